@@ -17,3 +17,90 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"{SHARED_DATA} is absent")
     return SHARED_DATA
+
+
+# A synthetic corpus whose statistics are known by construction: term "z<df>" occurs in exactly
+# df documents, with a known frequency, and every document is shorter than 40 tokens so Lucene's
+# one-byte length norm stores its length exactly. Tokens like "z0010" pass Anserini's English
+# analyzer unchanged (no stopword, no stemmable suffix).
+TINY_N = 60
+TINY_DFS = (1, 2, 10, 25, 40)
+
+
+def tiny_documents() -> dict[str, list[str]]:
+    """docid -> analyzed tokens, deterministic."""
+    docs: dict[str, list[str]] = {}
+    for i in range(TINY_N):
+        tokens: list[str] = []
+        for df in TINY_DFS:
+            if i % (TINY_N // df) == 0 and i // (TINY_N // df) < df:
+                tokens += [f"z{df:04d}"] * (1 + (i % 3))
+        tokens += [f"f{i:03d}x{j}" for j in range(2 + (i * 7) % 20)]  # filler, unique per document
+        docs[f"doc/{i:03d}.go:F{i}"] = tokens
+    return docs
+
+
+@pytest.fixture(scope="session")
+def tiny_corpus(tmp_path_factory) -> Path:
+    """The synthetic corpus as an Anserini JsonCollection file."""
+    import json
+
+    path = tmp_path_factory.mktemp("tiny") / "corpus.jsonl"
+    with open(path, "w") as f:
+        for docid, tokens in tiny_documents().items():
+            f.write(json.dumps({"id": docid, "contents": " ".join(tokens)}) + "\n")
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_index(tiny_corpus, tmp_path_factory) -> Path:
+    """A Lucene index of the synthetic corpus, built by qlog_pyserini.index (Anserini's indexer)."""
+    from qlog_pyserini.index import build_index
+
+    out = tmp_path_factory.mktemp("tiny-index") / "index"
+    build_index(tiny_corpus, out, threads=1, progress=False)
+    return out
+
+
+STDLIB_MODULES = ("argparse", "difflib", "shutil", "textwrap", "json.decoder", "json.encoder",
+                  "email.message", "http.client", "tarfile", "zipfile", "configparser", "calendar")
+
+
+@pytest.fixture(scope="session")
+def stdlib_code(tmp_path_factory) -> tuple[Path, Path]:
+    """A small real code corpus: documented functions of a few standard-library modules.
+
+    Returns (corpus.jsonl, topics.tsv): document = the function's source without its docstring,
+    query = the docstring's first line, docid = module:qualname.
+    """
+    import ast
+    import importlib
+    import json
+    import inspect
+
+    folder = tmp_path_factory.mktemp("stdlib")
+    corpus, topics = folder / "corpus.jsonl", folder / "topics.tsv"
+    with open(corpus, "w") as c, open(topics, "w") as t:
+        for name in STDLIB_MODULES:
+            source = inspect.getsource(importlib.import_module(name))
+            tree = ast.parse(source)
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    doc = ast.get_docstring(node)
+                    if not doc or len(doc.split()) < 3:
+                        continue
+                    body = node.body[1:] or [ast.Pass()]
+                    node.body = body
+                    docid = f"{name}:{node.name}:{node.lineno}"
+                    c.write(json.dumps({"id": docid, "contents": ast.unparse(node)}) + "\n")
+                    t.write(f"q-{docid}\t{' '.join(doc.split(chr(10))[0].split())}\n")
+    return corpus, topics
+
+
+@pytest.fixture(scope="session")
+def stdlib_index(stdlib_code, tmp_path_factory) -> Path:
+    from qlog_pyserini.index import build_index
+
+    out = tmp_path_factory.mktemp("stdlib-index") / "index"
+    build_index(stdlib_code[0], out, threads=2, progress=False)
+    return out
