@@ -2,12 +2,23 @@
 
 The formula lives in :mod:`qlog_pyserini.formula` (Python reference) and in
 ``java-similarity/.../QLogBM25Similarity.java`` (what Lucene runs). Importing this package
-does not start the JVM; the first :class:`QLogSearcher` does.
+imports nothing heavy and does not start the JVM; the first :class:`QLogSearcher` does.
 """
 
-from .formula import idf_q, ln_q
-from .searcher import QLogSearcher
-from .trec import Hit
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["QLogSearcher", "Hit", "idf_q", "ln_q"]
 __version__ = "0.1.0"
+
+_LAZY = {"QLogSearcher": ".searcher", "Hit": ".trec", "idf_q": ".formula", "ln_q": ".formula"}
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy, so that `python -m qlog_pyserini.<verb>` does not import its own module twice.
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

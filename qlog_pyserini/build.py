@@ -9,7 +9,6 @@ on first use by :mod:`qlog_pyserini.jvm`, or explicitly::
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import subprocess
@@ -19,7 +18,7 @@ import zipfile
 from pathlib import Path
 from typing import Sequence
 
-from .errors import QLogError, run_cli
+from .errors import ArgumentParser, QLogError, run_cli
 from .toolchain import MIN_JAVA, find_jdk, pyserini_jar
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +82,7 @@ def similarity_jar(force: bool = False, verbose: bool = False) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m qlog_pyserini.build",
         description="Compile the q-log BM25 Lucene similarity (java-similarity/) against the installed "
                     "Pyserini's Anserini fatjar with a JDK >= 21, and cache the jar. Searching builds it "

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
-from typing import Callable, Sequence
+from typing import Callable, NoReturn, Sequence
 
 
 class QLogError(Exception):
@@ -21,3 +22,10 @@ def run_cli(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[s
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
     sys.exit(code or 0)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with usage errors reported as one ``error: ...`` line (run ``--help`` for usage)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise QLogError(f"{message} (see {self.prog} --help)")

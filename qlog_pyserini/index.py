@@ -12,7 +12,6 @@ it is complete.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -26,7 +25,7 @@ from typing import Sequence
 from tqdm import tqdm
 
 from .documents import count_documents, iter_documents, write_json_collection
-from .errors import QLogError, run_cli
+from .errors import ArgumentParser, QLogError, run_cli
 from .toolchain import find_jdk, jvm_options, pyserini_jar
 
 INDEXER = "io.anserini.index.IndexCollection"
@@ -117,7 +116,7 @@ def _run_indexer(input_dir: Path, index_dir: Path, threads: int, expected: int, 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m qlog_pyserini.index",
         description="Build a standard Lucene index (Anserini JsonCollection, default English analyzer, "
                     "positions, doc vectors and raw documents stored) from a corpus, with Anserini's own "

@@ -8,15 +8,13 @@
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from tqdm import tqdm
 
-from .errors import QLogError, run_cli
+from .errors import ArgumentParser, QLogError, run_cli
 from .formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
 from .searcher import QLogSearcher, check_index_dir
 from .topics import read_topics
@@ -43,7 +41,7 @@ def default_run_tag(q: float, idf_form: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m qlog_pyserini.search",
         description="Search a Lucene index with BM25 whose IDF is the q-logarithm of the odds, "
                     "ln_q(x) = (x^(1-q) - 1)/(1 - q), and write a TREC run (qid Q0 docid rank score tag). "

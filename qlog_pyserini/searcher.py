@@ -84,8 +84,20 @@ class QLogSearcher:
         """Change only q (no reindex, the index stays open)."""
         self.set_qlog(q=q)
 
-    def set_similarity(self, similarity: Any) -> None:
-        """Install any Lucene ``Similarity`` object (a Java object made with :func:`qlog_pyserini.jvm.jclass`)."""
+    def set_similarity(self, similarity: Any, **params: Any) -> None:
+        """Install a model by name (see :mod:`qlog_pyserini.similarities`: ``bm25``, ``qlog``, ``idf-gamma``,
+        ``qld``, ``dfr``, ``dph``; k1 and b default to this searcher's) or any Lucene ``Similarity`` object.
+
+        ``set_similarity("qlog", q=0.3)`` is the same as ``set_qlog(q=0.3)``.
+        """
+        if isinstance(similarity, str):
+            if similarity == "qlog":
+                self.set_qlog(**{k: params[k] for k in ("k1", "b", "q", "idf_form") if k in params})
+                return
+            from .similarities import make_similarity
+
+            params = {"k1": self.k1, "b": self.b, **params}
+            similarity = make_similarity(similarity, **params)
         self._java.set_similarity(similarity)
 
     @property
