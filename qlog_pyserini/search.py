@@ -17,6 +17,7 @@ from tqdm import tqdm
 from .errors import ArgumentParser, QLogError, run_cli
 from .formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
 from .searcher import QLogSearcher, check_index_dir
+from .similarities import model
 from .topics import read_topics
 from .trec import Hit, check_id, write_run
 
@@ -36,8 +37,11 @@ def search_topics(searcher: QLogSearcher, topics: Mapping[str, str], hits: int =
     return results
 
 
-def default_run_tag(q: float, idf_form: str) -> str:
-    return f"qlog-bm25-q{q:g}-{idf_form}"
+def default_run_tag(similarity: str, q: float = 1.0, idf_form: str = "lucene", gamma: float = 1.0,
+                    mu: float = 1000.0) -> str:
+    """A whitespace-free tag naming the model and its parameter, e.g. ``qlog-bm25-q0.3-lucene``."""
+    return {"qlog": f"qlog-bm25-q{q:g}-{idf_form}", "idf-gamma": f"bm25-idf-gamma{gamma:g}",
+            "qld": f"qld-mu{mu:g}"}.get(similarity, similarity)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -58,9 +62,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--idf-form", default="lucene", metavar="lucene|rsj",
                         help="odds inside ln_q: 'lucene' = 1 + (N-n+0.5)/(n+0.5) (default; q=1 is Lucene's BM25), "
                              "'rsj' = (N-n+0.5)/(n+0.5), the paper's form, IDF floored at 0")
+    parser.add_argument("--similarity", default="qlog", metavar="NAME",
+                        help="ranking model: qlog (default), bm25, idf-gamma (BM25 with idf^gamma), qld "
+                             "(Dirichlet LM), dfr (DFR InL2), dph (DFR DPH); see qlog_pyserini.similarities")
+    parser.add_argument("--gamma", type=float, default=1.0, help="exponent for --similarity idf-gamma (default 1)")
+    parser.add_argument("--mu", type=float, default=1000.0, help="Dirichlet mu for --similarity qld (default 1000, as Pyserini)")
     parser.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
     parser.add_argument("--threads", type=int, default=1, help="search threads (default 1)")
-    parser.add_argument("--run-tag", default=None, help="run tag in column 6 (default qlog-bm25-q<Q>-<form>)")
+    parser.add_argument("--run-tag", default=None, help="run tag in column 6 (default qlog-bm25-q<Q>-<form> for qlog, "
+                                                         "else the model name and its parameter)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
 
@@ -73,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise QLogError(f"--hits must be at least 1, got {args.hits}")
     if args.threads < 1:
         raise QLogError(f"--threads must be at least 1, got {args.threads}")
-    tag = check_id(args.run_tag or default_run_tag(q, form), "run tag")
+    tag = check_id(args.run_tag or default_run_tag(args.similarity, q, form, args.gamma, args.mu), "run tag")
     out_dir = Path(args.output).parent
     if not (out_dir if str(out_dir) else Path(".")).is_dir():
         raise QLogError(f"output folder {str(out_dir)!r} does not exist")
@@ -84,7 +94,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     empty = sum(1 for text in topics.values() if not text.strip())
 
     try:
+        model(args.similarity)
         searcher = QLogSearcher(args.index, k1=args.k1, b=args.b, q=q, idf_form=form)
+        if args.similarity != "qlog":
+            searcher.set_similarity(args.similarity, gamma=args.gamma, mu=args.mu)
     except ValueError as e:
         raise QLogError(str(e)) from None
     print(f"similarity: {searcher.similarity} on {args.index} ({searcher.num_docs} docs), "

@@ -168,3 +168,15 @@ def test_index_cli_missing_corpus_and_existing_index(tmp_path, tiny_corpus):
     (tmp_path / "full" / "keep.txt").write_text("x")
     one_error_line(cli("index", "--corpus", tiny_corpus, "--index", tmp_path / "full"), "--overwrite")
     assert (tmp_path / "full" / "keep.txt").exists()
+
+
+def test_search_cli_baseline_by_name(tmp_path, stdlib_index, topics_tsv):
+    out = tmp_path / "run.txt"
+    proc = cli("search", "--index", stdlib_index, "--topics", topics_tsv, "--output", out,
+               "--similarity", "idf-gamma", "--gamma", "2", "--hits", "3")
+    assert proc.returncode == 0, proc.stderr
+    assert "IdfPowerBM25(k1=0.9,b=0.4,gamma=2.0)" in proc.stderr
+    assert out.read_text().split("\n", 1)[0].endswith(" bm25-idf-gamma2")
+    (tmp_path / "bad").mkdir()
+    _refused(tmp_path / "bad", "unknown similarity", "--index", stdlib_index, "--topics", topics_tsv,
+             "--similarity", "okapi")
