@@ -46,6 +46,7 @@ def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     if not parent.is_dir():
         raise QLogError(f"output folder {str(parent)!r} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the mode open() would
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
             yield f
@@ -56,6 +57,12 @@ def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def format_run_lines(qid: str, hits: Sequence[Hit], tag: str) -> Iterator[str]:
