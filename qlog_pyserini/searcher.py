@@ -12,6 +12,7 @@ descending, ties broken by docid ascending, exactly as Pyserini's ``LuceneSearch
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any, Sequence
@@ -133,6 +134,20 @@ class QLogSearcher:
         if text is None:
             raise QLogError(f"docid {docid!r} is not in the index")
         return text
+
+    def doc_text(self, docid: str) -> str:
+        """The indexed text of ``docid`` (from the stored raw document); KeyError if absent."""
+        raw = self._java.doc_raw(docid)
+        if raw is None:
+            contents = self._java.doc_contents(docid)
+            if contents is None:
+                raise KeyError(docid)
+            return contents
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            return raw
+        return obj.get("contents", raw) if isinstance(obj, dict) else raw
 
     def close(self) -> None:
         self._java.close()
