@@ -104,3 +104,15 @@ def stdlib_index(stdlib_code, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("stdlib-index") / "index"
     build_index(stdlib_code[0], out, threads=2, progress=False)
     return out
+
+
+@pytest.fixture(scope="session")
+def stdlib_qrels(stdlib_code) -> Path:
+    """TREC qrels for the stdlib fixture: each query's own function is relevant."""
+    topics = stdlib_code[1]
+    path = topics.parent / "qrels.txt"
+    with open(topics) as t, open(path, "w") as q:
+        for line in t:
+            qid = line.split("\t", 1)[0]
+            q.write(f"{qid} 0 {qid[2:]} 1\n")
+    return path
