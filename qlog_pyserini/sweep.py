@@ -35,6 +35,7 @@ from .compare import compare_runs, format_markdown
 from .errors import ArgumentParser, QLogError, run_cli
 from .evaluation import parse_metrics, trec_eval
 from .formula import DEFAULT_B, DEFAULT_K1, check_form
+from .provenance import command_line, provenance
 from .search import search_topics
 from .searcher import QLogSearcher, check_index_dir
 from .similarities import model
@@ -263,7 +264,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                             similarity=args.similarity, metric=parse_metrics(args.metric)[0], idf_form=args.idf_form,
                             k1=args.k1, b=args.b, hits=args.hits, threads=args.threads, budgets=budgets,
                             resamples=args.resamples, seed=args.seed, name=args.name, progress=not args.quiet,
-                            overwrite=args.overwrite)
+                            overwrite=args.overwrite,
+                            extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))})
     except ValueError as e:
         raise QLogError(str(e)) from None
     p = summary["parameter"]

@@ -62,3 +62,22 @@ def test_sweep_refusals(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
     with pytest.raises(QLogError, match="--overwrite"):
         run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, tmp_path / "full", [1.0], progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]  # no staging folder left
+
+
+def test_table_gathers_sweeps(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
+    from qlog_pyserini.table import format_markdown, load_summary, main, table_rows
+
+    out = tmp_path / "sweep"
+    s = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out, [0.5], hits=20, resamples=200,
+                  progress=False, name="stdlib-mini")
+    table = table_rows([load_summary(out)])
+    row = table.iloc[0]
+    assert row["corpus"] == "stdlib-mini" and row["bm25"] == s["baseline_score"]
+    assert row["gain"] == pytest.approx(s["oracle_score"] - s["baseline_score"], abs=1e-9)
+    md = format_markdown(table)
+    assert md.count("\n") == 3 and "| stdlib-mini |" in md
+    assert main(["--sweeps", str(out), "--output", str(tmp_path / "t.md"), "--csv", str(tmp_path / "t.csv")]) == 0
+    assert "Produced by `python -m qlog_pyserini.table" in (tmp_path / "t.md").read_text()
+    assert pd.read_csv(tmp_path / "t.csv").shape[0] == 1
+    with pytest.raises(QLogError, match="not a sweep folder"):
+        load_summary(tmp_path)
