@@ -1,6 +1,7 @@
 """Build a standard Lucene index from a BEIR/CoIR or Anserini JsonCollection corpus, with Anserini's indexer.
 
     python -m qlog_pyserini.index --corpus corpus.jsonl --index indexes/mycode [--threads 2]
+    python -m qlog_pyserini.index --corpus corpus.jsonl --index indexes/mycode-ids --analyzer identifier
 
 The index is exactly what Pyserini/Anserini would build (``JsonCollection``,
 ``DefaultLuceneDocumentGenerator``, Anserini's default English analyzer: the frozen generic
@@ -8,6 +9,12 @@ tokenization q-log BM25 is meant for), so any Pyserini user can search it with p
 Documents are validated first (docids must be unique and whitespace-free), then handed to
 Anserini's ``IndexCollection`` in a staging folder; the index appears at ``--index`` only when
 it is complete.
+
+``--analyzer identifier`` (the tokenizer ablation) splits identifiers as well; see
+:mod:`qlog_pyserini.analysis`. Anserini's ``IndexCollection`` cannot take another analyzer, so
+that index is built by ``io.qlog.index.AnalyzerIndexer``, which reads and makes documents with
+Anserini's own classes and writes the same fields (with ``default`` its BM25 runs equal
+``IndexCollection``'s), and records the analyzer in the index for the searcher.
 """
 
 from __future__ import annotations
@@ -24,11 +31,14 @@ from typing import Sequence
 
 from tqdm import tqdm
 
+from .analysis import ANALYZERS, INDEXER_CLASS, check_analyzer
+from .build import similarity_jar
 from .documents import count_documents, iter_documents, write_json_collection
 from .errors import ArgumentParser, QLogError, run_cli
 from .toolchain import find_jdk, jvm_options, pyserini_jar
 
 INDEXER = "io.anserini.index.IndexCollection"
+STORAGE_FLAGS = ("-storePositions", "-storeDocvectors", "-storeRaw")
 
 
 @dataclass(frozen=True)
@@ -51,14 +61,28 @@ def anserini_index_command(input_dir: Path, index_dir: Path, threads: int) -> li
     """The ``IndexCollection`` command line Pyserini documents for JSON corpora."""
     return [str(find_jdk().java), *jvm_options(), "-cp", str(pyserini_jar()), INDEXER,
             "-collection", "JsonCollection", "-generator", "DefaultLuceneDocumentGenerator",
-            "-input", str(input_dir), "-index", str(index_dir), "-threads", str(threads),
-            "-storePositions", "-storeDocvectors", "-storeRaw"]
+            "-input", str(input_dir), "-index", str(index_dir), "-threads", str(threads), *STORAGE_FLAGS]
+
+
+def analyzer_index_command(input_dir: Path, index_dir: Path, threads: int, analyzer: str) -> list[str]:
+    """The ``AnalyzerIndexer`` command line: the same collection, generator and stored data, any analyzer."""
+    return [str(find_jdk().java), *jvm_options(), "-cp", os.pathsep.join([str(pyserini_jar()), str(similarity_jar())]),
+            INDEXER_CLASS, "-analyzer", check_analyzer(analyzer),
+            "-input", str(input_dir), "-index", str(index_dir), "-threads", str(threads), *STORAGE_FLAGS]
+
+
+def index_command(input_dir: Path, index_dir: Path, threads: int, analyzer: str = "default") -> list[str]:
+    """Anserini's ``IndexCollection`` for ``default`` (the index Pyserini builds), else ``AnalyzerIndexer``."""
+    if check_analyzer(analyzer) == "default":
+        return anserini_index_command(input_dir, index_dir, threads)
+    return analyzer_index_command(input_dir, index_dir, threads, analyzer)
 
 
 def build_index(corpus: str | os.PathLike, index_dir: str | os.PathLike, threads: int = 1,
-                overwrite: bool = False, progress: bool = True) -> IndexSummary:
-    """Index ``corpus`` (file or folder of jsonl) into ``index_dir``; returns the document count."""
+                overwrite: bool = False, progress: bool = True, analyzer: str = "default") -> IndexSummary:
+    """Index ``corpus`` (file or folder of jsonl) into ``index_dir`` with ``analyzer``; returns the document count."""
     corpus, index_dir = Path(corpus), Path(index_dir)
+    check_analyzer(analyzer)
     if not corpus.exists():
         raise QLogError(f"corpus {str(corpus)!r} does not exist")
     if threads < 1:
@@ -73,7 +97,8 @@ def build_index(corpus: str | os.PathLike, index_dir: str | os.PathLike, threads
         written = write_json_collection(docs, staging / "json")
         if written == 0:
             raise QLogError(f"corpus {str(corpus)!r} holds no documents")
-        counters = _run_indexer(staging / "json", staging / "index", threads, written, progress)
+        cmd = index_command(staging / "json", staging / "index", threads, analyzer)
+        counters = _run_indexer(cmd, written, progress)
         indexed, empty = counters.get("indexed", -1), counters.get("empty", 0)
         if empty:
             # Anserini skips documents whose contents are empty; they cannot match any query anyway.
@@ -93,9 +118,8 @@ _COUNTER = re.compile(r"\s(indexed|unindexable|empty|skipped|errors):\s+([\d,]+)
 _PROGRESS = re.compile(r"([\d,]+) documents indexed")
 
 
-def _run_indexer(input_dir: Path, index_dir: Path, threads: int, expected: int, progress: bool) -> dict[str, int]:
-    """Run Anserini's indexer, mirroring its progress in a bar; returns its final counters."""
-    cmd = anserini_index_command(input_dir, index_dir, threads)
+def _run_indexer(cmd: list[str], expected: int, progress: bool) -> dict[str, int]:
+    """Run an indexer command, mirroring its progress in a bar; returns its final counters."""
     bar = tqdm(total=expected, desc="indexing", unit="doc", file=sys.stderr, disable=not progress)
     log: list[str] = []
     counters: dict[str, int] = {}
@@ -111,8 +135,12 @@ def _run_indexer(input_dir: Path, index_dir: Path, threads: int, expected: int, 
     bar.update(max(0, counters.get("indexed", 0) - bar.n))
     if proc.returncode != 0 or "indexed" not in counters:
         tail = "\n".join(log[-15:])
-        raise QLogError(f"Anserini's indexer failed (exit {proc.returncode}):\n{tail}")
+        raise QLogError(f"the indexer {_indexer_name(cmd)} failed (exit {proc.returncode}):\n{tail}")
     return counters
+
+
+def _indexer_name(cmd: list[str]) -> str:
+    return next((c for c in cmd if c in (INDEXER, INDEXER_CLASS)), cmd[0])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -121,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Build a standard Lucene index (Anserini JsonCollection, default English analyzer, "
                     "positions, doc vectors and raw documents stored) from a corpus, with Anserini's own "
                     "indexer. The same index serves BM25 and q-log BM25: only the similarity differs at "
-                    "search time.")
+                    "search time. --analyzer identifier builds the tokenizer ablation's index instead.")
     parser.add_argument("--corpus", required=True, metavar="PATH",
                         help="a .jsonl file or a folder of them; each line either BEIR/CoIR "
                              "{\"_id\", \"title\", \"text\"} (indexed as title + newline + text) or Anserini "
@@ -129,12 +157,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--index", required=True, metavar="DIR", help="the index folder to create")
     parser.add_argument("--threads", type=int, default=max(1, (os.cpu_count() or 1)), metavar="N",
                         help="indexing threads (default: all cores)")
+    parser.add_argument("--analyzer", choices=ANALYZERS, default="default",
+                        help="default: Anserini's default English analyzer, the index is built by Anserini's "
+                             "IndexCollection exactly as Pyserini builds it; identifier: the same analyzer plus "
+                             "identifier splitting (handleWebSocketUpgrade, HTTPServer2 and parse_json_value also "
+                             "index their parts), for the tokenizer ablation. The choice is recorded in the index "
+                             "and QLogSearcher analyzes queries the same way (default: default)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing non-empty --index")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
     summary = build_index(args.corpus, args.index, threads=args.threads, overwrite=args.overwrite,
-                          progress=not args.quiet)
-    print(f"indexed {summary.documents} documents into {summary.index_dir}", file=sys.stderr)
+                          progress=not args.quiet, analyzer=args.analyzer)
+    print(f"indexed {summary.documents} documents into {summary.index_dir} ({args.analyzer} analyzer)",
+          file=sys.stderr)
     return 0
 
 

@@ -8,6 +8,9 @@
 
 Hits are :class:`qlog_pyserini.trec.Hit` (``docid``, ``score``) in Anserini's order: score
 descending, ties broken by docid ascending, exactly as Pyserini's ``LuceneSearcher``.
+
+Queries are analyzed as the index was (``default`` or ``identifier``, see
+:mod:`qlog_pyserini.analysis`), read from the index unless ``analyzer=`` says otherwise.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .analysis import check_analyzer, index_analyzer, java_analyzer
 from .errors import QLogError
 from .formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
 from .jvm import jclass, java_list
@@ -58,12 +62,19 @@ class QLogSearcher:
         k1, b: BM25 parameters (Pyserini's defaults 0.9, 0.4).
         q: the q of the q-logarithm IDF; 1 is Lucene's BM25.
         idf_form: ``lucene`` (1 + RSJ odds, default) or ``rsj`` (the paper's odds, IDF floored at 0).
+        analyzer: how queries are analyzed, ``default`` or ``identifier``; by default the analyzer the
+            index records (``default`` for any index built by Anserini/Pyserini). Set it only to study
+            a mismatch: a query analyzed unlike the documents misses terms.
     """
 
     def __init__(self, index_dir: str | os.PathLike, k1: float = DEFAULT_K1, b: float = DEFAULT_B,
-                 q: float = 1.0, idf_form: str = "lucene") -> None:
+                 q: float = 1.0, idf_form: str = "lucene", analyzer: str | None = None) -> None:
         self.index_dir = check_index_dir(index_dir)
-        self._java = jclass("io.qlog.search.QLogSearcher")(str(self.index_dir))
+        self.analyzer = index_analyzer(self.index_dir) if analyzer is None else check_analyzer(analyzer)
+        cls = jclass("io.qlog.search.QLogSearcher")
+        # default keeps SimpleSearcher's own analyzer object: exactly Anserini's query analysis.
+        self._java = (cls(str(self.index_dir)) if self.analyzer == "default"
+                      else cls(str(self.index_dir), java_analyzer(self.analyzer)))
         self.k1, self.b, self.q, self.idf_form = k1, b, 1.0, "lucene"
         self.set_qlog(k1=k1, b=b, q=q, idf_form=idf_form)
 
