@@ -5,14 +5,23 @@ import io.anserini.search.ScoredDoc;
 import io.anserini.search.SimpleSearcher;
 import io.qlog.similarities.QLogBM25Similarity;
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.FieldDoc;
+import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopFieldDocs;
+import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.search.similarities.Similarity;
 
 /**
@@ -21,7 +30,10 @@ import org.apache.lucene.search.similarities.Similarity;
  * {@code IndexReader} is kept and only a new {@code IndexSearcher} view is made over it.
  *
  * <p>Results also come back as one tab-separated string, {@code qid TAB docid TAB score} a line,
- * because crossing the JNI bridge once per hit is what makes large runs slow from Python.
+ * because crossing the JNI bridge once per hit is what makes large runs slow from Python. They are
+ * made as Anserini makes them (the same Lucene search with the same {@code Sort}, then scores rounded
+ * to 4 decimals and tied scores separated by 1e-6 steps, as its {@code ScoreTiesAdjusterReranker}
+ * does) but without loading every hit's stored document: the docid is read from the sort values.
  */
 public class QLogSearcher extends SimpleSearcher {
 
@@ -66,32 +78,88 @@ public class QLogSearcher extends SimpleSearcher {
   /** Top-k hits of one query as {@code docid TAB score} lines, in Anserini's order. */
   public String search_tsv(String query, int k) throws IOException {
     StringBuilder out = new StringBuilder();
-    append(out, null, search(query, k));
+    appendHits(out, null, query, k);
     return out.toString();
   }
 
   /** Top-k hits of many queries on {@code threads} threads as {@code qid TAB docid TAB score} lines. */
-  public String batch_search_tsv(List<String> queries, List<String> qids, int k, int threads) {
-    Map<String, ScoredDoc[]> results = batch_search(queries, qids, k, threads);
-    StringBuilder out = new StringBuilder();
-    for (String qid : qids) {
-      ScoredDoc[] hits = results.get(qid);
-      if (hits != null) {
-        append(out, qid, hits);
-      }
+  public String batch_search_tsv(List<String> queries, List<String> qids, int k, int threads)
+      throws IOException, InterruptedException, ExecutionException {
+    if (queries.size() != qids.size()) {
+      throw new IllegalArgumentException(queries.size() + " queries but " + qids.size() + " qids");
     }
-    return out.toString();
+    String[] parts = new String[qids.size()];
+    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int i = 0; i < parts.length; i++) {
+        final int at = i;
+        done.add(pool.submit(() -> {
+          StringBuilder out = new StringBuilder();
+          appendHits(out, qids.get(at), queries.get(at), k);
+          parts[at] = out.toString();
+          return null;
+        }));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } finally {
+      pool.shutdown();
+    }
+    return String.join("", parts);
   }
 
-  private static void append(StringBuilder out, String qid, ScoredDoc[] hits) {
-    for (ScoredDoc hit : hits) {
-      if (qid != null) {
-        out.append(qid).append('\t');
+  private void appendHits(StringBuilder out, String qid, String query, int k) throws IOException {
+    if (useRM3 || useRocchio) { // feedback goes through Anserini's reranker cascade: take its path
+      for (ScoredDoc hit : search(query, k)) {
+        appendLine(out, qid, hit.docid, hit.score);
       }
-      // Float.toString is the shortest text that reads back to the same float.
-      out.append(hit.docid).append('\t').append(Float.toString(hit.score)).append('\n');
+      return;
+    }
+    TopFieldDocs top = currentSearcher().search(parse(query), k, tieBreakingSort(), true);
+    float previous = 0f;
+    int tied = 0;
+    for (int i = 0; i < top.scoreDocs.length; i++) {
+      FieldDoc hit = (FieldDoc) top.scoreDocs[i];
+      // ScoreTiesAdjusterReranker, step for step: round to 4 decimals, then push each score that ties
+      // (within 1e-4) with the one above it down by 1e-6 per tie, so trec_eval keeps this order.
+      float score = (float) (Math.round(hit.score * 10000d) / 10000d);
+      if (i == 0 || previous - score > 1e-4f) {
+        tied = 0;
+      } else {
+        tied++;
+        score -= 1e-6f * tied;
+      }
+      previous = score;
+      appendLine(out, qid, ((BytesRef) hit.fields[1]).utf8ToString(), score);
     }
   }
+
+  private static void appendLine(StringBuilder out, String qid, String docid, float score) {
+    if (qid != null) {
+      out.append(qid).append('\t');
+    }
+    // Float.toString is the shortest text that reads back to the same float.
+    out.append(docid).append('\t').append(Float.toString(score)).append('\n');
+  }
+
+  /** Anserini's own (private) score-then-docid Sort, read once so the two can never differ. */
+  private static Sort tieBreakingSort() {
+    Sort sort = TIE_BREAKING_SORT;
+    if (sort == null) {
+      try {
+        Field f = SimpleSearcher.class.getDeclaredField("BREAK_SCORE_TIES_BY_DOCID");
+        f.setAccessible(true);
+        sort = TIE_BREAKING_SORT = (Sort) f.get(null);
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("Anserini's SimpleSearcher has no BREAK_SCORE_TIES_BY_DOCID", e);
+      }
+    }
+    return sort;
+  }
+
+  private static volatile Sort TIE_BREAKING_SORT;
 
   private synchronized IndexSearcher currentSearcher() {
     if (searcher == null) {
