@@ -3,7 +3,8 @@
     python -m qlog_pyserini.search --index DIR --topics FILE --output run.txt --q 0.05
 
 ``--q 1`` (the default) is Pyserini's BM25 exactly: same docids, ranks and scores as
-``LuceneSearcher`` with ``set_bm25(0.9, 0.4)``.
+``LuceneSearcher`` with ``set_bm25(0.9, 0.4)``. ``--q auto`` predicts q from the index's hapax
+density with no labels (:mod:`qlog_pyserini.predict`) and logs h_tok and the chosen q.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from tqdm import tqdm
 
 from .errors import ArgumentParser, QLogError, run_cli
 from .formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
+from .predict import add_auto_arguments, describe, is_auto, predict_from_args
 from .searcher import QLogSearcher, check_index_dir
 from .similarities import model
 from .topics import read_topics
@@ -56,7 +58,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="queries: TSV (qid<TAB>text), BEIR/CoIR queries.jsonl, or TREC topics. "
                              "A query whose text is empty (or only stopwords) gets no hits and no run lines.")
     parser.add_argument("--output", required=True, metavar="RUN", help="TREC run file to write (atomically; its folder must exist)")
-    parser.add_argument("--q", type=float, default=1.0, help="q of the q-logarithm IDF (default 1 = BM25); finite")
+    parser.add_argument("--q", default="1", metavar="Q|auto",
+                        help="q of the q-logarithm IDF (default 1 = BM25); finite, or 'auto': predicted from the "
+                             "index's hapax density with no labels, q = clip(1 - c * h_tok, q_min, 1), "
+                             "logged on stderr (see --auto-*)")
+    add_auto_arguments(parser)
     parser.add_argument("--k1", type=float, default=DEFAULT_K1, help=f"BM25 k1 (default {DEFAULT_K1}, as Pyserini)")
     parser.add_argument("--b", type=float, default=DEFAULT_B, help=f"BM25 b (default {DEFAULT_B}, as Pyserini)")
     parser.add_argument("--idf-form", default="lucene", metavar="lucene|rsj",
@@ -74,8 +80,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
 
+    auto = is_auto(args.q)
+    if auto and args.similarity != "qlog":
+        raise QLogError(f"--q auto applies to --similarity qlog only, not {args.similarity!r}")
     try:
-        q = check_q(args.q)
+        q = 1.0 if auto else check_q(args.q)
         form = check_form(args.idf_form)
     except ValueError as e:
         raise QLogError(str(e)) from None
@@ -91,6 +100,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     topics = read_topics(args.topics)
     if not topics:
         raise QLogError(f"topics file {args.topics!r} holds no queries")
+    if auto:
+        prediction = predict_from_args(args.index, args)
+        print(describe(prediction), file=sys.stderr)
+        q = prediction.q
+        tag = args.run_tag or default_run_tag(args.similarity, q, form)
     empty = sum(1 for text in topics.values() if not text.strip())
 
     try:
