@@ -35,6 +35,7 @@ from .compare import compare_runs, format_markdown
 from .errors import ArgumentParser, QLogError, run_cli
 from .evaluation import parse_metrics, trec_eval
 from .formula import DEFAULT_B, DEFAULT_K1, check_form
+from .predict import add_auto_arguments, describe, is_auto, predict_from_args
 from .provenance import command_line, provenance
 from .search import search_topics
 from .searcher import QLogSearcher, check_index_dir
@@ -102,8 +103,13 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
               metric: str = "ndcg_cut.10", idf_form: str = "lucene", k1: float = DEFAULT_K1,
               b: float = DEFAULT_B, hits: int = 1000, threads: int = 1, budgets: Sequence[int] = (8192,),
               resamples: int = 10000, seed: int = 0, name: str | None = None, progress: bool = True,
-              overwrite: bool = False, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Run the sweep and write its folder (atomically: built beside ``out_dir``, renamed at the end)."""
+              overwrite: bool = False, extra: dict[str, Any] | None = None,
+              prediction: Any = None) -> dict[str, Any]:
+    """Run the sweep and write its folder (atomically: built beside ``out_dir``, renamed at the end).
+
+    ``prediction`` (a :class:`qlog_pyserini.predict.Prediction`, from ``--q-grid ...,auto``) adds the
+    label-free q to the grid and records it, with its score, as ``q_pred`` in the summary.
+    """
     started = time.perf_counter()
     spec = model(similarity)
     if spec.sweep_parameter is None:
@@ -124,7 +130,8 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
         raise QLogError(f"parent folder of --out {str(out)!r} does not exist")
 
     reference = BM25_EQUIVALENT.get(parameter)
-    grid = sorted(set(grid) | ({reference} if reference is not None else set()))
+    grid = sorted(set(grid) | ({reference} if reference is not None else set())
+                  | ({round(prediction.q, 10)} if prediction is not None else set()))
     searcher = QLogSearcher(index_dir, k1=k1, b=b, idf_form=idf_form)
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.sweep-", dir=out.parent))
     try:
@@ -167,6 +174,7 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
             "recall_at_tokens": budget_recall, "docs": searcher.num_docs, "queries": len(topics),
             "judged_queries": len(judged), "hits": hits, "seconds": round(seconds, 2),
             "similarity_string": searcher.similarity, **(extra or {}),
+            **({"q_pred": {**asdict(prediction), "score": scores[round(prediction.q, 10)]}} if prediction else {}),
         }
         with atomic_output(stage / "sweep.csv") as f:
             table.to_csv(f, index=False)
@@ -240,7 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder (created; see the module doc)")
     parser.add_argument("--q-grid", "--grid", dest="grid", default=DEFAULT_GRID,
                         help=f"comma-separated values; 'a,b,...,z' fills the progression (default {DEFAULT_GRID}); "
-                             "the BM25 value (q = 1, gamma = 1) is always added")
+                             "the BM25 value (q = 1, gamma = 1) is always added; the word 'auto' adds the label-free "
+                             "q predicted from the index's hapax density (see --auto-*) and reports it")
     parser.add_argument("--similarity", default="qlog", help="qlog (default), idf-gamma or qld")
     parser.add_argument("--metric", default="ndcg_cut.10", help="trec_eval metric that picks the oracle (default ndcg_cut.10)")
     parser.add_argument("--idf-form", default="lucene", help="lucene (default) or rsj; see qlog_pyserini.search")
@@ -254,7 +263,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--name", default=None, help="corpus name for tables (default: the index folder's name)")
     parser.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_auto_arguments(parser)
     args = parser.parse_args(argv)
+    tokens = [t for t in args.grid.split(",") if t.strip()]
+    prediction = None
+    if any(is_auto(t) for t in tokens):
+        if args.similarity != "qlog":
+            raise QLogError("'auto' in the grid predicts q, so it needs --similarity qlog")
+        check_index_dir(args.index)
+        prediction = predict_from_args(args.index, args)
+        print(describe(prediction), file=sys.stderr)
+        args.grid = ",".join(t for t in tokens if not is_auto(t)) or "1"
     try:
         budgets = [int(x) for x in args.budgets.split(",") if x.strip()]
     except ValueError:
@@ -265,7 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                             k1=args.k1, b=args.b, hits=args.hits, threads=args.threads, budgets=budgets,
                             resamples=args.resamples, seed=args.seed, name=args.name, progress=not args.quiet,
                             overwrite=args.overwrite,
-                            extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))})
+                            extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))},
+                            prediction=prediction)
     except ValueError as e:
         raise QLogError(str(e)) from None
     p = summary["parameter"]

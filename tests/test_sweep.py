@@ -81,3 +81,19 @@ def test_table_gathers_sweeps(tmp_path, stdlib_index, stdlib_code, stdlib_qrels)
     assert pd.read_csv(tmp_path / "t.csv").shape[0] == 1
     with pytest.raises(QLogError, match="not a sweep folder"):
         load_summary(tmp_path)
+
+
+def test_sweep_cli_auto_adds_the_predicted_q(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
+    from qlog_pyserini.predict import predict_q
+    from qlog_pyserini.sweep import main
+
+    out = tmp_path / "sweep"
+    assert main(["--index", str(stdlib_index), "--topics", str(stdlib_code[1]), "--qrels", str(stdlib_qrels),
+                 "--out", str(out), "--q-grid", "0.5,auto", "--hits", "20", "--resamples", "100", "--quiet"]) == 0
+    saved = json.loads((out / "summary.json").read_text())
+    want = predict_q(stdlib_index)
+    assert saved["q_pred"]["q"] == pytest.approx(want.q) and saved["q_pred"]["h_tok"] == pytest.approx(want.h_tok)
+    table = pd.read_csv(out / "sweep.csv")
+    row = table.loc[(table["q"] - round(want.q, 10)).abs() < 1e-9]
+    assert len(row) == 1 and saved["q_pred"]["score"] == float(row["ndcg_cut.10"].iloc[0])
+    assert "provenance" in saved and saved["provenance"]["command"].startswith("python -m qlog_pyserini.sweep")
