@@ -33,6 +33,9 @@ Decisions, so the benchmark has no query text leaking into documents and no junk
       ``obj.f = function``, object pairs and class fields are named by their binding.
     * functions whose syntax tree contains a parse error are skipped (their extent is unreliable).
     * the document is dedented by the indentation of its first line.
+    * queries are sampled only among functions whose query text (case and spacing aside) no other
+      function shares: a shared doc comment has several right answers but one judged relevant.
+      Such functions stay in the corpus as documents; the manifest counts them.
 
 Ids are ``<label>/<relative/path>:<Qualified.Name>``, e.g. ``go1.19/net/http/server.go:Server.Serve``
 (enclosing classes, modules and functions joined by ``.``; a Go method is ``Receiver.Name``).
@@ -92,6 +95,8 @@ GRAMMAR_PACKAGES = {
 }
 
 MIN_QUERY_WORDS = 3
+# Bump when a change alters which functions are extracted or their code (cached counts depend on it).
+EXTRACTOR_VERSION = 1
 GENERATED_HEAD_BYTES = 4096
 
 # site-packages: a tree that holds an installed environment holds other people's code
@@ -748,6 +753,10 @@ def _jsonl(path: Path, rows: Iterable[dict]) -> None:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
+def _query_key(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
 def build_benchmark(sources: Sequence[tuple[str | os.PathLike, str | None]], out_dir: str | os.PathLike,
                     languages: Sequence[str] | None = None, n_queries: int | None = None,
                     query_fraction: float | None = None, seed: int = 42, max_docs: int | None = None,
@@ -835,15 +844,24 @@ def build_benchmark(sources: Sequence[tuple[str | os.PathLike, str | None]], out
     if max_docs is not None and max_docs < len(docs):
         keep = sorted(rng.sample(range(len(docs)), max_docs))
         docs = [docs[i] for i in keep]
+    # A query whose text is shared by several functions (generated code, overloads, locale tables)
+    # has several equally right answers but only one judged relevant: never ask it (as CodeSearchNet
+    # removes near-duplicates). Those functions stay in the corpus as documents.
+    text_count = Counter(_query_key(d.query) for d in docs)
+    candidates = [i for i, d in enumerate(docs) if text_count[_query_key(d.query)] == 1]
+    ambiguous = len(docs) - len(candidates)
+    if not candidates:
+        raise QLogError("every documented function shares its doc comment with another; no query is unambiguous")
     if n_queries is not None:
-        if n_queries > len(docs):
-            raise QLogError(f"{n_queries} queries asked for, but there are only {len(docs)} documents")
+        if n_queries > len(candidates):
+            raise QLogError(f"{n_queries} queries asked for, but only {len(candidates)} of the {len(docs)} documents "
+                            f"have a doc comment no other function shares")
         k = n_queries
     elif query_fraction is not None:
-        k = max(1, round(query_fraction * len(docs)))
+        k = max(1, round(query_fraction * len(candidates)))
     else:
-        k = len(docs)
-    query_docs = [docs[i] for i in sorted(rng.sample(range(len(docs)), k))]
+        k = len(candidates)
+    query_docs = [docs[i] for i in sorted(rng.sample(candidates, k))]
 
     manifest = {
         "format": "BEIR/CoIR: corpus.jsonl, queries.jsonl, qrels/test.tsv",
@@ -857,6 +875,7 @@ def build_benchmark(sources: Sequence[tuple[str | os.PathLike, str | None]], out
         "counts": {
             **{k: stats[k] for k in sorted(stats)},
             "duplicates_dropped": duplicates,
+            "shared_query_text_not_sampled": ambiguous,
             "documents": len(docs),
             "queries": len(query_docs),
             "documents_per_language": dict(sorted(Counter(d.language for d in docs).items())),
