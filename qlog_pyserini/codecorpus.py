@@ -68,6 +68,7 @@ import re
 import shutil
 import sys
 import tempfile
+import warnings
 import zipfile
 from collections import Counter
 from dataclasses import dataclass
@@ -238,7 +239,9 @@ def _line_doc_query(texts: Sequence[str], language: str) -> str:
 def _docstring_query(node: Any) -> str:
     raw = node.text.decode("utf-8", "replace")
     try:
-        value = ast.literal_eval(raw)
+        with warnings.catch_warnings():  # old code's invalid escapes ("\p") would warn once per docstring
+            warnings.simplefilter("ignore", SyntaxWarning)
+            value = ast.literal_eval(raw)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         value = None
     if not isinstance(value, str):  # Python 2 prefixes and the like: use the raw contents
