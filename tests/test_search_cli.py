@@ -152,6 +152,17 @@ def test_index_cli_beir_corpus_with_unusual_docids(tmp_path):
     assert s.num_docs == 3
     assert s.search("handlewebsocketupgrade", 5)[0].docid == "<dbpedia:Foo>"
     assert s.search("parsejsonvalue", 5)[0].docid == "a/b.go:12"
+    # ... and through a run file and trec_eval
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("q:1\thandleWebSocketUpgrade\nq/2\tparseJSONValue reads\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q:1 0 <dbpedia:Foo> 1\nq/2 0 a/b.go:12 1\n")
+    proc = cli("search", "--index", tmp_path / "idx", "--topics", topics, "--output", tmp_path / "run.txt", "--q", "0.5")
+    assert proc.returncode == 0, proc.stderr
+    from qlog_pyserini.evaluation import trec_eval
+
+    ev = trec_eval(qrels, tmp_path / "run.txt", metrics=["recip_rank"])
+    assert ev.aggregate["recip_rank"] == 1.0 and list(ev.per_query.index) == ["q:1", "q/2"]
 
 
 def test_index_cli_refuses_whitespace_docid_and_leaves_nothing(tmp_path):
