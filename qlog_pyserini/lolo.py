@@ -42,6 +42,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .corpus_stats import DEFAULT_SAMPLE_DOCS, FEATURES, H_TOK_VARIANTS, corpus_stats, features
 from .errors import ArgumentParser, QLogError, run_cli
+from .provenance import command_line, provenance, provenance_markdown
 from .formula import DEFAULT_B, DEFAULT_K1, check_form
 from .predict import DEFAULT_Q_MIN, DEFAULT_VARIANT, PAPER_C, q_from_h
 from .trec import atomic_output
@@ -411,6 +412,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for w in evaluator.warnings:
         print(f"warning: {w}", file=sys.stderr)
     report = format_markdown(results, metrics.pop(), notes)
+    report += "\n" + provenance_markdown(provenance(command_line("qlog_pyserini.lolo", argv)))
     print(report, end="")
     if args.output:
         with atomic_output(args.output) as f:

@@ -8,12 +8,15 @@
 
     python -m qlog_pyserini.predict --index DIR [--variant V] [--c C] [--q-min Q]
 
-h_tok is one of the variants of :mod:`qlog_pyserini.corpus_stats`. The default variant,
-``hapax-per-token`` (hapax legomena per token over the whole index, Baayen's P), is
-PROVISIONAL: the paper's exact definition is not public, and the default will be chosen by the
-leave-one-language-out evidence of :mod:`qlog_pyserini.lolo`. Of the variants it is the one
-that reads most literally as "hapax density per token" and, with c = 7.28, gives q near 1 on
-text (CACM: 0.86) and well below 1 on code (CSN-Ruby: 0.27).
+h_tok is one of the variants of :mod:`qlog_pyserini.corpus_stats`; the paper's exact definition is
+not public. The default, ``hapax-per-token`` (hapax legomena per token over the whole index,
+Baayen's P), was chosen by leave-one-language-out evidence on nine corpora (``results/lolo.md``):
+with the paper's c = 7.28 it is the best of the variants (mean recovery -0.14; 0.46-0.99 on the six
+Debian code corpora, but it overshoots on CSN-Ruby and CoSQA, where q_opt is 0.6 and 0.95). No
+variant reproduces the paper's 0.72 with c = 7.28: c depends on h's scale. With c fitted on the
+other corpora, ``sample-df1-token-share`` recovers 0.75 and the ``sample-df-slope`` rule 0.82; use
+them with ``--variant`` and the ``c`` that ``lolo`` prints (fitted on all nine: 1.153 for
+``sample-df1-token-share``).
 
 The same form with another feature is the second rule of issue 4, item 5: ``df-slope`` uses
 ``max(0, s - 2)``, s the slope of the df distribution. It has no published constant, so ``c``
@@ -35,7 +38,7 @@ from .errors import ArgumentParser, QLogError, run_cli
 
 PAPER_C = 7.28
 DEFAULT_Q_MIN = 0.05
-DEFAULT_VARIANT = "hapax-per-token"  # provisional, see the module docstring
+DEFAULT_VARIANT = "hapax-per-token"  # chosen by evidence, see the module docstring
 AUTO = "auto"
 
 
@@ -124,7 +127,7 @@ def describe(pred: Prediction) -> str:
 def add_auto_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--auto-variant``, ``--auto-c`` and ``--auto-q-min``: the rule ``--q auto`` uses."""
     parser.add_argument("--auto-variant", default=DEFAULT_VARIANT, metavar="V",
-                        help=f"with --q auto: the h_tok variant (default {DEFAULT_VARIANT}, provisional); "
+                        help=f"with --q auto: the h_tok variant (default {DEFAULT_VARIANT}); "
                              f"one of {', '.join(FEATURES)}")
     parser.add_argument("--auto-c", type=float, default=None, metavar="C",
                         help=f"with --q auto: c in q = clip(1 - c * h_tok, q_min, 1) (default {PAPER_C:g}, the paper's)")
@@ -150,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "prediction and, for comparison, the q every h_tok variant would give.")
     parser.add_argument("--index", required=True, metavar="DIR", help="Lucene index built by qlog_pyserini.index or Anserini")
     parser.add_argument("--variant", default=DEFAULT_VARIANT, metavar="V",
-                        help=f"h_tok variant (default {DEFAULT_VARIANT}, provisional); one of {', '.join(FEATURES)}")
+                        help=f"h_tok variant (default {DEFAULT_VARIANT}); one of {', '.join(FEATURES)}")
     parser.add_argument("--c", type=float, default=None, help=f"c of the rule (default {PAPER_C:g} for h_tok variants)")
     parser.add_argument("--q-min", type=float, default=DEFAULT_Q_MIN, help=f"lowest q (default {DEFAULT_Q_MIN:g})")
     parser.add_argument("--field", default=DEFAULT_FIELD, help=f"indexed field (default {DEFAULT_FIELD})")
