@@ -30,7 +30,6 @@ import os
 import platform
 import random
 import shlex
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -39,7 +38,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .build import PROJECT_ROOT, similarity_jar
+from .build import similarity_jar
+from .provenance import cpu_model, git_commit
 from .errors import ArgumentParser, QLogError, run_cli
 from .formula import DEFAULT_B, DEFAULT_K1, check_q
 from .jvm import jclass, java_list
@@ -306,12 +306,7 @@ def _check_rows(bench: Any, bm25: Any, qlog: dict[float, Any], ks: list[int], sa
 
 def machine_info() -> dict[str, Any]:
     """CPU model, logical cores, RAM and OS of this machine."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
-    except OSError:
-        pass
+    cpu = cpu_model()
     try:
         ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
@@ -341,18 +336,6 @@ def versions() -> dict[str, Any]:
             "lucene": str(jclass("org.apache.lucene.util.Version").LATEST.toString()),
             "anserini_jar": pyserini_jar().name, "pyserini": pyserini,
             "qlog_pyserini": git_commit(), "similarity_jar": similarity_jar().name}
-
-
-def git_commit() -> str | None:
-    """``git describe`` of this source tree (commit, ``-dirty`` if tracked files changed), or None."""
-    try:
-        out = subprocess.run(["git", "-C", str(PROJECT_ROOT), "describe", "--always", "--dirty", "--abbrev=12"],
-                             capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0:
-        return None
-    return out.stdout.strip() or None
 
 
 def _folder_bytes(folder: Path) -> int:

@@ -183,7 +183,7 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
         with atomic_output(stage / "summary.json") as f:
             json.dump(summary, f, indent=2)
         with atomic_output(stage / "comparison.md") as f:
-            f.write(format_markdown(comparison, metric, f"bm25", f"{similarity} {parameter}={oracle:g}", seed=seed))
+            f.write(format_markdown(comparison, metric, "bm25", f"{similarity} {parameter}={oracle:g}", seed=seed))
         plot_sweep(table, parameter, metric, bm25_score, oracle, stage / "sweep.png", title=summary["name"])
         if out.exists():
             shutil.rmtree(out)
@@ -221,7 +221,7 @@ def plot_sweep(table: pd.DataFrame, parameter: str, metric: str, bm25_score: flo
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 4), dpi=120)
-    ax.plot(table[parameter], table[metric], marker="o", ms=3, label=f"q-log BM25" if parameter == "q" else parameter)
+    ax.plot(table[parameter], table[metric], marker="o", ms=3, label="q-log BM25" if parameter == "q" else parameter)
     ax.axhline(bm25_score, color="grey", ls="--", lw=1, label=f"BM25 = {bm25_score:.4f}")
     best = float(table.loc[table[parameter] == oracle, metric].iloc[0])
     ax.scatter([oracle], [best], color="red", zorder=3, label=f"oracle {parameter} = {oracle:g}: {best:.4f}")
