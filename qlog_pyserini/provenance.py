@@ -57,6 +57,20 @@ def command_line(module: str, argv: Sequence[str] | None) -> str:
     return " ".join(["python", "-m", module, *map(shlex.quote, map(str, args))])
 
 
+def _java_description(jdk) -> str:
+    """``25.0.3+9-LTS (Eclipse Adoptium)`` from the JDK's release file; the major version otherwise."""
+    fields = {}
+    try:
+        for line in (jdk.home / "release").read_text(errors="replace").splitlines():
+            key, _, value = line.partition("=")
+            fields[key.strip()] = value.strip().strip('"')
+    except OSError:
+        pass
+    version = fields.get("JAVA_RUNTIME_VERSION") or fields.get("JAVA_VERSION") or str(jdk.version)
+    vendor = fields.get("IMPLEMENTOR")
+    return f"{version} ({vendor})" if vendor else version
+
+
 def provenance(command: str | None = None) -> dict:
     """Date, command, versions (qlog-pyserini commit, pyserini, Anserini jar, Java, Python) and machine."""
     def version(pkg: str) -> str | None:
@@ -71,7 +85,7 @@ def provenance(command: str | None = None) -> dict:
         "command": command,
         "qlog_pyserini": version("qlog-pyserini"), "git_commit": git_commit(),
         "pyserini": version("pyserini"), "anserini_jar": pyserini_jar().name,
-        "java": f"{jdk.version} ({jdk.home.name})", "python": platform.python_version(),
+        "java": _java_description(jdk), "python": platform.python_version(),
         "machine": f"{cpu_model()}, {os.cpu_count()} cores, {memory_gib()} GiB",
     }
 
