@@ -15,13 +15,13 @@ it and trec_eval scores it 0 if it is judged. A warning logs how many topics are
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import os
 import re
 from typing import Iterator, Mapping
 
 from .errors import QLogError
+from .documents import json_lines
 from .trec import atomic_output, check_id
 
 log = logging.getLogger(__name__)
@@ -131,15 +131,7 @@ def _parse_tsv(path: str | os.PathLike, lines: list[str]) -> dict[str, str]:
 
 def _parse_jsonl(path: str | os.PathLike, lines: list[str]) -> dict[str, str]:
     out = _Topics(path)
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise QLogError(f"{path}:{lineno}: bad JSON: {e.msg} (column {e.colno})") from None
-        if not isinstance(obj, dict):
-            raise QLogError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+    for lineno, obj in json_lines(path, what="topics"):  # same JSON-lines checks as corpora
         qid = obj.get("_id", obj.get("id"))
         text = obj.get("text")
         if qid is None or text is None:
