@@ -12,7 +12,7 @@ from typing import Any
 __all__ = ["QLogSearcher", "Hit", "idf_q", "ln_q"]
 __version__ = "0.1.0"
 
-_LAZY = {"QLogSearcher": ".searcher", "Hit": ".trec", "idf_q": ".formula", "ln_q": ".formula"}
+_LAZY = {"QLogSearcher": ".search.searcher", "Hit": ".formats.trec", "idf_q": ".formula", "ln_q": ".formula"}
 
 
 def __getattr__(name: str) -> Any:

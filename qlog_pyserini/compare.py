@@ -1,79 +1,16 @@
-"""Is run B better than run A? ``python -m qlog_pyserini.compare --qrels QRELS --runs A B``.
-
-Both runs are scored per query by trec_eval (:mod:`qlog_pyserini.evaluation`, with ``-c``)
-over every query in the qrels, a query a run does not answer scoring 0, and the paired
-differences B - A go through :func:`qlog_pyserini.significance.compare_scores`: bootstrap
-interval and reversals, randomization test, paired t-test, wins/ties/losses.
-"""
+"""``python -m qlog_pyserini.compare``: the command line over :mod:`qlog_pyserini.eval.comparison`."""
 
 from __future__ import annotations
 
-import dataclasses
-import os
 from pathlib import Path
 from typing import Sequence
 
 import pandas as pd
 
-from .errors import ArgumentParser, QLogError, run_cli
-from .evaluation import per_query_scores
-from .significance import ComparisonResult, compare_scores
-from .trec import atomic_output
-
-DEFAULT_METRIC = "ndcg_cut.10"
-
-
-def paired_scores(qrels: str | os.PathLike, run_a: str | os.PathLike, run_b: str | os.PathLike,
-                  metric: str = DEFAULT_METRIC) -> pd.DataFrame:
-    """Per-query ``metric`` of both runs, columns ``a`` and ``b``, one row per qrels query (absent = 0)."""
-    a = per_query_scores(qrels, run_a, metric)
-    b = per_query_scores(qrels, run_b, metric)
-    # Both are indexed by the same qrels queries (trec_eval -c plus our 0-fill); align anyway.
-    return pd.DataFrame({"a": a, "b": b.reindex(a.index)})
-
-
-def compare_runs(qrels: str | os.PathLike, run_a: str | os.PathLike, run_b: str | os.PathLike,
-                 metric: str = DEFAULT_METRIC, resamples: int = 10000, seed: int = 0) -> ComparisonResult:
-    """Paired comparison of baseline ``run_a`` and system ``run_b`` on ``metric`` over all qrels queries."""
-    scores = paired_scores(qrels, run_a, run_b, metric)
-    return compare_scores(scores["a"], scores["b"], resamples=resamples, seed=seed)
-
-
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|")
-
-
-def _p(p: float) -> str:
-    return "n/a" if p != p else f"p = {p:.3g}"
-
-
-MARKDOWN_HEADER = ("| metric | A | B | B - A | rel. | 95% CI | bootstrap | randomization | t-test | W/T/L | queries |\n"
-                   "|---|---:|---:|---:|---:|---|---|---|---|---|---:|\n")
-
-
-def markdown_row(result: ComparisonResult, metric: str) -> str:
-    """One table row (under :data:`MARKDOWN_HEADER`) for a comparison on ``metric``."""
-    rel = "n/a" if result.rel_diff is None else f"{result.rel_diff:+.1%}"
-    return (f"| {_cell(metric)} | {result.mean_a:.4f} | {result.mean_b:.4f} | {result.diff:+.4f} | {rel} "
-            f"| [{result.ci_low:+.4f}, {result.ci_high:+.4f}] | {result.p_bootstrap_text()} "
-            f"| {_p(result.p_randomization)} | {_p(result.p_ttest)} "
-            f"| {result.wins}/{result.ties}/{result.losses} | {result.n_queries} |\n")
-
-
-def format_markdown(result: ComparisonResult, metric: str, name_a: str, name_b: str, seed: int | None = None) -> str:
-    """A markdown report: which run is which, how it was tested, and the one-row table."""
-    seeded = "" if seed is None else f", seed {seed}"
-    return (f"A (baseline): `{name_a}`  \nB (system): `{name_b}`\n\n"
-            f"Paired over {result.n_queries} qrels queries (a query a run lacks scores 0); "
-            f"95% CI and bootstrap p from {result.resamples} resamples{seeded}; "
-            f"bootstrap p = share of resamples whose mean B - A reverses the observed sign; "
-            f"randomization: two-sided sign-flip test; W/T/L counted for B.\n\n"
-            + MARKDOWN_HEADER + markdown_row(result, metric))
-
-
-def result_record(result: ComparisonResult, metric: str, name_a: str, name_b: str) -> dict[str, object]:
-    """The comparison as a flat record (one CSV row): metric, run_a, run_b, then every result field."""
-    return {"metric": metric, "run_a": name_a, "run_b": name_b, **dataclasses.asdict(result)}
+from qlog_pyserini.cli import ArgumentParser, run_cli
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.comparison import DEFAULT_METRIC, compare_runs, format_markdown, result_record
+from qlog_pyserini.formats.trec import atomic_output
 
 
 def build_parser() -> ArgumentParser:

@@ -2,8 +2,7 @@
 
     python -m qlog_pyserini.corpus --source ~/go/src=go1.19 --out work/csn-go --language go --queries 1000
 
-The Python API is :func:`qlog_pyserini.codecorpus.build_benchmark`; this module only parses arguments.
-"""
+The Python API is :func:`qlog_pyserini.codecorpus.build_benchmark`; this module only parses arguments."""
 
 from __future__ import annotations
 
@@ -12,8 +11,9 @@ import os
 import sys
 from typing import Sequence
 
-from .codecorpus import LANGUAGES, build_benchmark
-from .errors import QLogError, run_cli
+from qlog_pyserini.benchmarks.codecorpus import LANGUAGES, build_benchmark
+from qlog_pyserini.cli import run_cli
+from qlog_pyserini.errors import QLogError
 
 
 def parse_source(spec: str) -> tuple[str, str | None]:

@@ -4,8 +4,7 @@
     python -m qlog_pyserini.fetch --language go --print-sources   # PATH=LABEL lines for corpus --source
 
 The Python API is :func:`qlog_pyserini.sources.fetch` and :func:`qlog_pyserini.sources.source_roots`;
-this module only parses arguments.
-"""
+this module only parses arguments."""
 
 from __future__ import annotations
 
@@ -13,8 +12,9 @@ import os
 import sys
 from typing import Sequence
 
-from .errors import ArgumentParser, QLogError, run_cli
-from .sources import DEFAULT_CACHE, PLANS, fetch, source_roots
+from qlog_pyserini.benchmarks.debian import DEFAULT_CACHE, PLANS, fetch, source_roots
+from qlog_pyserini.cli import ArgumentParser, run_cli
+from qlog_pyserini.errors import QLogError
 
 
 def build_parser() -> ArgumentParser:

@@ -1,8 +1,7 @@
 """Prepare a collection for indexing and evaluation: ``python -m qlog_pyserini.prepare``.
 
 Writes ``corpus/`` (Anserini JsonCollection), ``topics.tsv``, ``qrels.txt`` and
-``manifest.json`` into ``--out``; see :mod:`qlog_pyserini.datasets` for what each format means.
-"""
+``manifest.json`` into ``--out``; see :mod:`qlog_pyserini.datasets` for what each format means."""
 
 from __future__ import annotations
 
@@ -10,11 +9,19 @@ import argparse
 import logging
 from typing import Sequence
 
-from .datasets import CSN_QUERY_FIELDS, PreparedDataset, check_output_folder, prepare_beir, prepare_cosqa, \
-    prepare_csn, prepare_trec
-from .errors import ArgumentParser, run_cli
+from qlog_pyserini.benchmarks.datasets import (
+    CSN_QUERY_FIELDS,
+    PreparedDataset,
+    check_output_folder,
+    prepare_beir,
+    prepare_cosqa,
+    prepare_csn,
+    prepare_trec,
+)
+from qlog_pyserini.cli import ArgumentParser, run_cli
 
 FORMATS = ("beir", "csn", "cosqa", "trec")
+
 
 EPILOG = """\
 inputs by format:

@@ -3,16 +3,15 @@
     python -m qlog_pyserini.stats --index DIR [--field contents] [--sample-docs 1000] [--seed 0]
 
 A thin CLI over :func:`qlog_pyserini.corpus_stats.corpus_stats`; see that module for every
-count and variant, and :mod:`qlog_pyserini.predict` for the q they give.
-"""
+count and variant, and :mod:`qlog_pyserini.predict` for the q they give."""
 
 from __future__ import annotations
 
 import json
 from typing import Sequence
 
-from .corpus_stats import DEFAULT_FIELD, DEFAULT_SAMPLE_DOCS, corpus_stats
-from .errors import ArgumentParser, run_cli
+from qlog_pyserini.cli import ArgumentParser, run_cli
+from qlog_pyserini.qpred.statistics import DEFAULT_FIELD, DEFAULT_SAMPLE_DOCS, corpus_stats
 
 
 def main(argv: Sequence[str] | None = None) -> int:

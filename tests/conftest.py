@@ -75,8 +75,8 @@ def stdlib_code(tmp_path_factory) -> tuple[Path, Path]:
     """
     import ast
     import importlib
-    import json
     import inspect
+    import json
 
     folder = tmp_path_factory.mktemp("stdlib")
     corpus, topics = folder / "corpus.jsonl", folder / "topics.tsv"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from qlog_pyserini.datasets import prepare_csn
-from qlog_pyserini.evaluation import trec_eval
-from qlog_pyserini.index import build_index
-from qlog_pyserini.search import search_topics
-from qlog_pyserini.searcher import QLogSearcher
-from qlog_pyserini.topics import read_topics
-from qlog_pyserini.trec import write_run
+from qlog_pyserini.benchmarks.datasets import prepare_csn
+from qlog_pyserini.eval.trec_eval import trec_eval
+from qlog_pyserini.formats.topics import read_topics
+from qlog_pyserini.formats.trec import write_run
+from qlog_pyserini.index.indexer import build_index
+from qlog_pyserini.search.batch import search_topics
+from qlog_pyserini.search.searcher import QLogSearcher
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,539 @@
+"""Dataset adapters: turn a published collection into one index-ready folder.
+
+Every adapter writes the same layout, so indexing, search and evaluation never need to know
+where the data came from::
+
+    out/corpus/docs00.jsonl ...  Anserini JsonCollection, {"id": ..., "contents": ...} a line
+    out/topics.tsv               qid<TAB>query text
+    out/qrels.txt                TREC qrels, qid 0 docid grade
+    out/manifest.json            format, source paths, counts, and what the adapter decided
+
+The folder is built beside ``out`` under a temporary name and renamed into place only when
+complete, so an interrupted run never leaves a half-written dataset that looks finished.
+
+Adapters: :func:`prepare_beir` (BEIR and CoIR folders), :func:`prepare_csn` (CodeSearchNet /
+CodeXGLUE jsonl), :func:`prepare_cosqa` (CoSQA retrieval test set), :func:`prepare_trec`
+(an Anserini corpus with TREC or TSV topics and TREC qrels).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import os
+import re
+import secrets
+import shutil
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.documents import iter_documents, json_lines, write_json_collection
+from qlog_pyserini.formats.topics import read_topics, write_topics_tsv
+from qlog_pyserini.formats.trec import atomic_output, check_id, read_qrels, write_qrels
+
+log = logging.getLogger(__name__)
+
+CORPUS_DIR = "corpus"
+TOPICS_FILE = "topics.tsv"
+QRELS_FILE = "qrels.txt"
+MANIFEST_FILE = "manifest.json"
+
+CSN_QUERY_FIELDS = ("docstring_tokens", "docstring")
+COSQA_QUERIES_FILE = "cosqa-retrieval-test-500.json"
+COSQA_CODE_FILE = "code_idx_map.txt"
+
+PathLike = str | os.PathLike
+
+
+@dataclass(frozen=True)
+class PreparedDataset:
+    """What an adapter wrote: the folder and its counts (``qrels`` counts judgment lines)."""
+
+    format: str
+    out: Path
+    documents: int
+    queries: int
+    judged_queries: int
+    qrels: int
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def corpus_dir(self) -> Path:
+        return self.out / CORPUS_DIR
+
+    @property
+    def topics_path(self) -> Path:
+        return self.out / TOPICS_FILE
+
+    @property
+    def qrels_path(self) -> Path:
+        return self.out / QRELS_FILE
+
+
+# --- BEIR / CoIR -------------------------------------------------------------------------------
+
+def prepare_beir(folder: PathLike, out: PathLike, split: str = "test", overwrite: bool = False) -> PreparedDataset:
+    """Prepare a BEIR or CoIR folder: ``corpus.jsonl``, ``queries.jsonl``, ``qrels/<split>.tsv``.
+
+    The qrels file is tab-separated ``query-id corpus-id score`` with a header line; grades are
+    kept as given (graded relevance). As in BEIR's own loader, only queries that appear in the
+    split's qrels are kept. A qrels query missing from ``queries.jsonl`` is an error; judged
+    docids missing from the corpus are counted in the manifest and logged.
+    """
+    folder = Path(folder)
+    corpus = _first_existing(folder, ("corpus.jsonl", "corpus.jsonl.gz"), "BEIR corpus")
+    queries_path = _first_existing(folder, ("queries.jsonl",), "BEIR queries")
+    qrels_path = folder / "qrels" / f"{split}.tsv"
+    if not qrels_path.is_file():
+        splits = sorted(p.stem for p in (folder / "qrels").glob("*.tsv"))
+        raise QLogError(f"BEIR qrels {str(qrels_path)!r} not found (splits present: {', '.join(splits) or 'none'})")
+
+    qrels = read_beir_qrels(qrels_path)
+    queries = read_topics(queries_path, fmt="jsonl")
+    missing = [qid for qid in qrels if qid not in queries]
+    if missing:
+        raise QLogError(f"{qrels_path}: {len(missing)} judged queries are not in {queries_path.name} "
+                        f"(first: {missing[0]!r})")
+    topics = {qid: text for qid, text in queries.items() if qid in qrels}
+    qrels = {qid: qrels[qid] for qid in topics}  # the topics' order, so both files read alike
+    sources = {"corpus": corpus, "queries": queries_path, "qrels": qrels_path}
+    with _staged(out, overwrite) as tmp:
+        documents, notes = _write_corpus(iter_documents(corpus), tmp, qrels)
+        notes["split"] = split
+        notes["queries_without_qrels_dropped"] = len(queries) - len(topics)
+        return _finish(tmp, out, "beir", sources, documents, topics, qrels, notes)
+
+
+def read_beir_qrels(path: PathLike) -> dict[str, dict[str, int]]:
+    """Read BEIR qrels (``query-id<TAB>corpus-id<TAB>score``, header optional) as ``{qid: {docid: grade}}``."""
+    qrels: dict[str, dict[str, int]] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        raise QLogError(f"qrels file {str(path)!r} not found") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise QLogError(f"cannot read qrels file {str(path)!r}: {e}") from None
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip() or (lineno == 1 and line.lower().startswith("query-id")):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 3:
+            raise QLogError(f"{path}:{lineno}: a BEIR qrels line needs 3 tab-separated columns "
+                            f"(query-id corpus-id score), got {len(parts)}")
+        qid, docid, score = parts
+        where = f" at {path}:{lineno}"
+        check_id(qid, "qid", where)
+        check_id(docid, "docid", where)
+        try:
+            grade = int(score)
+        except ValueError:
+            raise QLogError(f"{path}:{lineno}: score {score!r} is not an integer") from None
+        judged = qrels.setdefault(qid, {})
+        if docid in judged and judged[docid] != grade:
+            raise QLogError(f"{path}:{lineno}: ({qid}, {docid}) judged {grade} here but "
+                            f"{judged[docid]} at line {first_line[(qid, docid)]}")
+        first_line.setdefault((qid, docid), lineno)
+        judged[docid] = grade
+    return qrels
+
+
+# --- CodeSearchNet / CodeXGLUE -----------------------------------------------------------------
+
+_GITHUB_BLOB = re.compile(r"^https?://github\.com/(?P<repo>[^/]+/[^/]+)/blob/[^/]+/(?P<rest>.+)$")
+
+
+def prepare_csn(files: Sequence[PathLike], out: PathLike, query_files: Sequence[PathLike] | None = None,
+                query_field: str = "docstring_tokens", overwrite: bool = False) -> PreparedDataset:
+    """Prepare CodeSearchNet / CodeXGLUE jsonl files as a docstring-to-code retrieval task.
+
+    - Corpus: every function of every file in ``files``; the document is the ``code`` field.
+      In CodeXGLUE Ruby (and Go, Java, JavaScript, PHP) ``code`` does not contain the
+      docstring, which was the comment block above the function; nothing is removed. In Python
+      ``code`` does contain it, as the first string literal of the body; that literal is
+      removed (:func:`remove_python_docstring`), otherwise the query would be in its answer.
+      Comments inside the body are code and are kept.
+    - Queries: one per function of ``query_files`` (default: the first of ``files``, which must
+      be among ``files``). ``query_field="docstring_tokens"`` (default) joins the tokens with
+      spaces: the first paragraph of the docstring, as CodeSearchNet truncates it and as the
+      CodeXGLUE / GraphCodeBERT / UniXcoder code-search scripts build the query;
+      ``"docstring"`` is the whole docstring, ``@param``/``@return`` blocks included, which
+      name the code's own identifiers. Functions whose query text is empty are skipped (counted).
+    - Relevance: exactly one relevant document per query, its own function (grade 1).
+    - Ids: from the GitHub ``url``, ``owner/repo/path#Lstart-Lend`` (the commit hash dropped,
+      since the repo, path and line span already identify the function); without a GitHub url,
+      ``repo/path:func_name``. Whitespace becomes ``_``; a repeated id gets ``~2``, ``~3``, ...
+      in input order. A query's qid is its function's docid.
+    """
+    if query_field not in CSN_QUERY_FIELDS:
+        raise ValueError(f"illegal query_field: {query_field!r}, must be one of {', '.join(CSN_QUERY_FIELDS)}")
+    if not files:
+        raise QLogError("prepare_csn needs at least one input file")
+    files = [Path(f) for f in files]
+    resolved = [f.resolve() for f in files]
+    query_files = [Path(f) for f in (query_files if query_files else files[:1])]
+    for q in query_files:
+        if q.resolve() not in resolved:
+            raise QLogError(f"query file {str(q)!r} is not one of the corpus files: its functions "
+                            f"would have no relevant document")
+    query_set = {q.resolve() for q in query_files}
+
+    docs: list[tuple[str, str]] = []
+    topics: dict[str, str] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    used: set[str] = set()
+    removed = in_code = skipped = 0
+    for file, real in zip(files, resolved):
+        wants_queries = real in query_set
+        for lineno, row in json_lines(file, "CodeSearchNet"):
+            where = f"{file}:{lineno}"
+            code = row.get("code")
+            if not isinstance(code, str):
+                raise QLogError(f"{where}: a CodeSearchNet row needs a string \"code\" field")
+            docid = _unique(csn_docid(row, where), used)
+            docstring = _norm(row["docstring"]) if isinstance(row.get("docstring"), str) else ""
+            if str(row.get("language", "")).lower() == "python":
+                stripped = remove_python_docstring(code)
+                removed += stripped != code
+                code = stripped
+            elif docstring and docstring in _norm(code):
+                in_code += 1
+            docs.append((docid, code))
+            if wants_queries:
+                text = _csn_query(row, query_field, where)
+                if not text:
+                    skipped += 1
+                    continue
+                topics[docid] = text
+                qrels[docid] = {docid: 1}
+    if skipped:
+        log.warning("skipped %d functions whose %s is empty", skipped, query_field)
+    if in_code:
+        log.warning("%d functions still contain their docstring text in the code (e.g. as an inline "
+                    "comment); kept as code", in_code)
+    notes = {
+        "query_field": query_field,
+        "query_files": [str(q.resolve()) for q in query_files],
+        "docid_scheme": "owner/repo/path#Lstart-Lend from the GitHub url, else repo/path:func_name",
+        "python_docstrings_removed": removed,
+        "docstring_text_still_in_code": in_code,
+        "queries_skipped_empty": skipped,
+    }
+    sources = {f"corpus_{i}": f for i, f in enumerate(files)}
+    with _staged(out, overwrite) as tmp:
+        documents, corpus_notes = _write_corpus(docs, tmp, qrels)
+        return _finish(tmp, out, "csn", sources, documents, topics, qrels, {**notes, **corpus_notes})
+
+
+def csn_docid(row: Mapping[str, Any], where: str = "") -> str:
+    """A readable docid for a CodeSearchNet row: ``owner/repo/path#Lstart-Lend`` or ``repo/path:func_name``."""
+    url = row.get("url")
+    m = _GITHUB_BLOB.match(url) if isinstance(url, str) else None
+    if m:
+        base = f"{m['repo']}/{m['rest']}"
+    else:
+        parts = [row.get(k) for k in ("repo", "path", "func_name")]
+        if not all(isinstance(p, str) and p for p in parts):
+            raise QLogError(f"{where}: a CodeSearchNet row needs a GitHub \"url\" or \"repo\", \"path\" "
+                            f"and \"func_name\" to name it")
+        base = f"{parts[0]}/{parts[1]}:{parts[2]}"
+    return re.sub(r"\s+", "_", base.strip())
+
+
+def remove_python_docstring(code: str) -> str:
+    """``code`` without the docstring of its first ``def``/``class`` (the first statement if a string).
+
+    Uses the tokenizer, so a string assigned or returned later in the body is never touched.
+    Code the tokenizer rejects (some Python 2) is returned unchanged.
+    """
+    span = _python_docstring_span(code)
+    if span is None:
+        return code
+    start, end = span
+    # Take the whole line when the literal stands alone on it, so no blank line is left behind.
+    line_start = code.rfind("\n", 0, start) + 1
+    if not code[line_start:start].strip():
+        start = line_start
+    line_end = code.find("\n", end)
+    line_end = len(code) if line_end < 0 else line_end + 1
+    if not code[end:line_end].strip():
+        end = line_end
+    return code[:start] + code[end:]
+
+
+def _python_docstring_span(code: str) -> tuple[int, int] | None:
+    line_starts = [0]
+    for line in code.splitlines(keepends=True):
+        line_starts.append(line_starts[-1] + len(line))
+    state, depth = "start", 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+            if state == "start":
+                if tok.type == tokenize.NAME and tok.string in ("def", "class"):
+                    state = "header"
+            elif state == "header":
+                # The ':' that ends the header is the first one outside brackets
+                # (annotations, defaults and lambdas in the signature have their own).
+                if tok.type == tokenize.OP and tok.string in "([{":
+                    depth += 1
+                elif tok.type == tokenize.OP and tok.string in ")]}":
+                    depth -= 1
+                elif tok.type == tokenize.OP and tok.string == ":" and depth == 0:
+                    state = "body"
+            elif tok.type in (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.COMMENT):
+                continue
+            elif tok.type == tokenize.STRING:
+                (r0, c0), (r1, c1) = tok.start, tok.end
+                return line_starts[r0 - 1] + c0, line_starts[r1 - 1] + c1
+            else:
+                return None
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return None
+
+
+def _csn_query(row: Mapping[str, Any], query_field: str, where: str) -> str:
+    value = row.get(query_field)
+    if query_field == "docstring_tokens":
+        if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+            raise QLogError(f"{where}: \"docstring_tokens\" must be a list of strings")
+        value = " ".join(value)
+    elif not isinstance(value, str):
+        raise QLogError(f"{where}: \"docstring\" must be a string")
+    return " ".join(value.split())
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _unique(base: str, used: set[str]) -> str:
+    docid, n = base, 1
+    while docid in used:
+        n += 1
+        docid = f"{base}~{n}"
+    used.add(docid)
+    return docid
+
+
+# --- CoSQA -------------------------------------------------------------------------------------
+
+def prepare_cosqa(folder: PathLike, out: PathLike, overwrite: bool = False) -> PreparedDataset:
+    """Prepare CoSQA: 500 web queries over its 6,267-function code base.
+
+    Reads ``cosqa-retrieval-test-500.json`` (items ``idx, doc, code, retrieval_idx``: the qid,
+    the query, the relevant function and its id) and ``code_idx_map.txt`` (``{code: id}``).
+    Docids are ``code-<id>`` with the integer id of the map, so they line up with the original
+    ``retrieval_idx``. Code is kept as published, docstrings included: CoSQA queries are web
+    searches, not docstrings, and the original benchmark searches this exact text. Items with
+    ``label`` 0 (not relevant) are skipped and counted.
+    """
+    folder = Path(folder)
+    queries_path, code_path = folder / COSQA_QUERIES_FILE, folder / COSQA_CODE_FILE
+    code_ids = _read_cosqa_code_map(code_path)
+    known = set(code_ids.values())
+    items = _load_json(queries_path, "CoSQA queries")
+    if not isinstance(items, list):
+        raise QLogError(f"{queries_path}: expected a JSON array of query items")
+    topics: dict[str, str] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    not_relevant = mismatched = 0
+    for n, item in enumerate(items, start=1):
+        where = f"{queries_path}: item {n}"
+        if not isinstance(item, dict) or not all(k in item for k in ("idx", "doc", "retrieval_idx")):
+            raise QLogError(f"{where} needs \"idx\", \"doc\" and \"retrieval_idx\"")
+        qid, text, target = item["idx"], item["doc"], item["retrieval_idx"]
+        check_id(qid, "qid", f" at {where}")
+        if not isinstance(text, str):
+            raise QLogError(f"{where}: \"doc\" must be a string")
+        if not isinstance(target, int) or isinstance(target, bool) or target not in known:
+            raise QLogError(f"{where}: retrieval_idx {target!r} is not an id of {code_path.name}")
+        if item.get("label", 1) != 1:
+            not_relevant += 1
+            continue
+        if isinstance(item.get("code"), str) and code_ids.get(item["code"], target) != target:
+            mismatched += 1
+        if qid in topics and topics[qid] != text:
+            raise QLogError(f"{where}: qid {qid!r} appears earlier with a different query")
+        topics[qid] = text
+        qrels.setdefault(qid, {})[_cosqa_docid(target)] = 1
+    if mismatched:
+        log.warning("%d CoSQA items carry code that code_idx_map gives another id; retrieval_idx was used",
+                    mismatched)
+    docs = ((_cosqa_docid(i), code) for code, i in sorted(code_ids.items(), key=lambda kv: kv[1]))
+    notes = {"docid_scheme": "code-<id> from code_idx_map", "items_label_0_skipped": not_relevant,
+             "items_code_id_mismatch": mismatched}
+    sources = {"queries": queries_path, "code": code_path}
+    with _staged(out, overwrite) as tmp:
+        documents, corpus_notes = _write_corpus(docs, tmp, qrels)
+        return _finish(tmp, out, "cosqa", sources, documents, topics, qrels, {**notes, **corpus_notes})
+
+
+def _cosqa_docid(code_id: int) -> str:
+    return f"code-{code_id}"
+
+
+def _read_cosqa_code_map(path: Path) -> dict[str, int]:
+    def pairs(items: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        return items  # keep duplicates visible; json's dict would silently keep the last
+
+    raw = _load_json(path, "CoSQA code map", object_pairs_hook=pairs)
+    if not isinstance(raw, list):
+        raise QLogError(f"{path}: expected a JSON object mapping code to an integer id")
+    code_ids: dict[str, int] = {}
+    owner: dict[int, str] = {}
+    for code, i in raw:
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise QLogError(f"{path}: id {i!r} is not an integer")
+        if code_ids.get(code, i) != i:
+            raise QLogError(f"{path}: the same code is mapped to ids {code_ids[code]} and {i}")
+        if owner.get(i, code) != code:
+            raise QLogError(f"{path}: id {i} is given to two different functions")
+        code_ids[code], owner[i] = i, code
+    return code_ids
+
+
+def _load_json(path: Path, what: str, **kwargs: Any) -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f, **kwargs)
+    except FileNotFoundError:
+        raise QLogError(f"{what} file {str(path)!r} not found") from None
+    except json.JSONDecodeError as e:
+        raise QLogError(f"{path}:{e.lineno}: bad JSON: {e.msg} (column {e.colno})") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise QLogError(f"cannot read {what} file {str(path)!r}: {e}") from None
+
+
+# --- TREC / Anserini ---------------------------------------------------------------------------
+
+def prepare_trec(corpus: PathLike, topics: PathLike, qrels: PathLike, out: PathLike,
+                 overwrite: bool = False) -> PreparedDataset:
+    """Prepare an Anserini-style collection: a JSON corpus, topics (TREC, TSV or jsonl), TREC qrels.
+
+    The corpus is re-written through :func:`~qlog_pyserini.documents.iter_documents`, so bad or
+    duplicate docids are caught here, not mid-indexing. All topics are kept, judged or not
+    (trec_eval averages over the judged ones). Judged docids missing from the corpus and judged
+    qids missing from the topics are kept in the qrels, counted in the manifest and logged:
+    they usually mean the qrels and corpus spell ids differently.
+    """
+    topic_map = read_topics(topics)
+    judgments = read_qrels(qrels)
+    unknown = [qid for qid in judgments if qid not in topic_map]
+    if unknown:
+        log.warning("%d judged topics are not in %s (first: %s)", len(unknown), topics, unknown[0])
+    ordered = {qid: judgments[qid] for qid in [*topic_map, *unknown] if qid in judgments}
+    sources = {"corpus": corpus, "topics": topics, "qrels": qrels}
+    with _staged(out, overwrite) as tmp:
+        documents, notes = _write_corpus(iter_documents(corpus), tmp, ordered)
+        notes["judged_qids_not_in_topics"] = len(unknown)
+        return _finish(tmp, out, "trec", sources, documents, topic_map, ordered, notes)
+
+
+# --- shared ------------------------------------------------------------------------------------
+
+def _first_existing(folder: Path, names: Sequence[str], what: str) -> Path:
+    for name in names:
+        if (folder / name).is_file():
+            return folder / name
+    if not folder.is_dir():
+        raise QLogError(f"folder {str(folder)!r} not found")
+    raise QLogError(f"{what} file {names[0]!r} not found in {str(folder)!r}")
+
+
+def _write_corpus(docs: Iterable[tuple[str, str]], tmp: Path,
+                  qrels: Mapping[str, Mapping[str, int]]) -> tuple[int, dict[str, Any]]:
+    """Write the corpus shards; count judged docids the corpus lacks (a sign of mismatched ids)."""
+    judged = {docid for docs_ in qrels.values() for docid in docs_}
+    found: set[str] = set()
+
+    def watch(it: Iterable[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+        for docid, contents in it:
+            if docid in judged:
+                found.add(docid)
+            yield docid, contents
+
+    documents = write_json_collection(watch(docs), tmp / CORPUS_DIR)
+    if documents == 0:
+        raise QLogError("the corpus holds no documents")
+    missing_lines = sum(1 for d in qrels.values() for docid in d if docid not in found)
+    if missing_lines:
+        log.warning("%d qrels lines (%d distinct docids) name documents that are not in the corpus",
+                    missing_lines, len(judged - found))
+    return documents, {"qrels_lines_docid_not_in_corpus": missing_lines,
+                       "qrels_docids_not_in_corpus": len(judged - found)}
+
+
+def _finish(tmp: Path, out: PathLike, fmt: str, sources: Mapping[str, PathLike], documents: int,
+            topics: Mapping[str, str], qrels: Mapping[str, Mapping[str, int]],
+            notes: dict[str, Any]) -> PreparedDataset:
+    if not topics:
+        raise QLogError("no queries to write")
+    write_topics_tsv(tmp / TOPICS_FILE, topics)
+    write_qrels(tmp / QRELS_FILE, qrels)
+    result = PreparedDataset(format=fmt, out=Path(out), documents=documents, queries=len(topics),
+                             judged_queries=sum(1 for q in qrels if qrels[q]),
+                             qrels=sum(len(d) for d in qrels.values()), notes=notes)
+    manifest = {
+        "format": fmt,
+        "sources": {k: str(Path(v).resolve()) for k, v in sources.items()},
+        "files": {"corpus": CORPUS_DIR, "topics": TOPICS_FILE, "qrels": QRELS_FILE},
+        "counts": {"documents": result.documents, "queries": result.queries,
+                   "judged_queries": result.judged_queries, "qrels": result.qrels},
+        "notes": notes,
+    }
+    with atomic_output(tmp / MANIFEST_FILE) as f:
+        json.dump(manifest, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    return result
+
+
+def check_output_folder(out: PathLike, overwrite: bool) -> None:
+    """Raise :class:`QLogError` unless ``out`` may receive a prepared dataset.
+
+    A missing or empty folder is fine. A non-empty one needs ``overwrite``, and even then must
+    hold a ``manifest.json``: replacing means deleting, and only a folder this module wrote is
+    deleted, never one a mistyped path happens to name.
+    """
+    out = Path(out)
+    if not out.parent.is_dir():
+        raise QLogError(f"output folder {str(out.parent)!r} does not exist")
+    if out.exists() and not out.is_dir():
+        raise QLogError(f"output {str(out)!r} exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()):
+        if not overwrite:
+            raise QLogError(f"output folder {str(out)!r} is not empty; pass --overwrite to replace it")
+        if not (out / MANIFEST_FILE).is_file():
+            raise QLogError(f"refusing to replace {str(out)!r}: it has no {MANIFEST_FILE}, so it is "
+                            f"not a folder written by prepare")
+
+
+@contextlib.contextmanager
+def _staged(out: PathLike, overwrite: bool) -> Iterator[Path]:
+    """A fresh folder beside ``out``, renamed to ``out`` when the block succeeds, removed if not."""
+    out = Path(out)
+    check_output_folder(out, overwrite)
+    # os.mkdir, not tempfile.mkdtemp: mkdtemp makes the folder private (0700) and it would stay so.
+    tmp = out.parent / f".{out.name}.{secrets.token_hex(4)}.tmp"
+    tmp.mkdir()
+    try:
+        yield tmp
+        check_output_folder(out, overwrite)
+        if out.is_dir() and any(out.iterdir()):
+            old = tmp.with_name(tmp.name + ".old")
+            os.rename(out, old)
+            os.rename(tmp, out)
+            shutil.rmtree(old)
+        else:
+            if out.is_dir():
+                out.rmdir()
+            os.rename(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

@@ -1,0 +1,244 @@
+"""Scores from the real trec_eval: the C binary that ships inside Pyserini's Anserini fatjar.
+
+Every number comes from ``java -cp <fatjar> trec_eval [-c] [-q] -m M1 -m M2 ... QRELS RUN``,
+the same program Pyserini's ``pyserini.eval.trec_eval`` runs, so our figures match the
+community's to the last printed digit. Python only builds the command and reads the output.
+
+Metric names are trec_eval's ``-m`` arguments: ``name`` or ``name.params`` with comma-separated
+params (``ndcg_cut.10``, ``recall.100``, ``P.5,10``). trec_eval prints them as ``name_param``
+(``ndcg_cut_10``); we hand them back under ``name.param`` (``ndcg_cut.10``), so the key you
+asked for is the key you get. A request that expands to several values (``P.5,10``, or
+``recall`` with its default cutoffs) yields one entry per value (``P.5``, ``P.10``).
+
+Facts about the wrapped program that shape this module:
+
+- Anserini's wrapper copies the binary's error messages to *stdout* and exits 0 even when the
+  binary gave up, so failure is recognised by any stdout line that is not a
+  ``measure qid value`` row (they all start with ``trec_eval``), not by the exit code.
+- A qrels argument that is not an existing file is looked up in Anserini's online qrels
+  registry; we check both paths first so a typo is an error here, never a network request.
+- trec_eval prints 4 decimals, and orders documents by score (ties broken by docid), ignoring
+  the rank column.
+- With ``-c`` the average runs over every query in the qrels (a query the run lacks scores 0),
+  but ``-q`` still lists only the queries the run has. :func:`trec_eval` fills the missing ones
+  with 0.0, the value every effectiveness measure takes on an empty ranking, so the mean of a
+  per-query column equals the aggregate. (Count measures such as ``num_rel`` are not 0 for an
+  absent query; their per-query fill is meaningless, so do not average those.)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import pandas as pd
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.trec import read_qrels
+from qlog_pyserini.jvm.toolchain import find_jdk, pyserini_jar
+
+DEFAULT_METRICS: tuple[str, ...] = ("ndcg_cut.10", "recip_rank", "recall.100", "map")
+
+# A trec_eval measure: a name, then optionally '.' and parameters. Anything else (whitespace, a
+# leading '-') could be read by trec_eval as another option, so it is refused before it gets there.
+_METRIC_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_.,+-]+)?")
+# The binary's messages sometimes run into each other without a newline
+# ("duplicate docs d1trec_eval: Can't calculate ..."); split before each 'trec_eval:'/'trec_eval.'.
+_MESSAGE_SPLIT = re.compile(r"(?<=\S)(?=trec_eval[:.])")
+SUMMARY_QID = "all"
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """What trec_eval said about one run.
+
+    ``aggregate`` maps each metric (under the name it was asked for, e.g. ``ndcg_cut.10``) to its
+    summary value; ``per_query`` has one row per query (index ``qid``) and one column per metric,
+    in the order the metrics were requested. ``per_query`` is empty when it was not asked for.
+    """
+
+    aggregate: dict[str, float]
+    per_query: pd.DataFrame = field(repr=False)
+
+
+def parse_metrics(text: str) -> list[str]:
+    """Split a comma-separated metric list, keeping each measure's own parameters with it.
+
+    A piece that does not start with a letter continues the previous measure's parameter list,
+    so ``"ndcg_cut.10,P.5,10,map"`` gives ``["ndcg_cut.10", "P.5,10", "map"]``.
+    """
+    metrics: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if piece[0].isalpha() or not metrics:
+            metrics.append(piece)
+        else:
+            if "." not in metrics[-1]:
+                raise QLogError(f"metric parameter {piece!r} follows {metrics[-1]!r}, which has no '.params' part")
+            metrics[-1] += "," + piece
+    if not metrics:
+        raise QLogError(f"no metric in {text!r}")
+    return metrics
+
+
+def _check_metrics(metrics: str | Iterable[str]) -> list[str]:
+    names = parse_metrics(metrics) if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise QLogError("at least one metric is needed")
+    unique: list[str] = []
+    for m in names:
+        if not isinstance(m, str) or not _METRIC_RE.fullmatch(m):
+            raise QLogError(f"illegal metric name {m!r}: expected a trec_eval measure such as 'ndcg_cut.10' or 'map'")
+        if m not in unique:
+            unique.append(m)
+    return unique
+
+
+def _exposed_name(measure: str, requested: Sequence[str]) -> tuple[int, str]:
+    """(index of the request that produced ``measure``, name to show it under).
+
+    ``ndcg_cut_10`` from request ``ndcg_cut.10`` becomes ``ndcg_cut.10``. Without explicit
+    params a request matches its own name or ``name_<digits...>`` (trec_eval's default cutoffs),
+    so ``ndcg`` does not swallow ``ndcg_rel``. Unmatched measures (from nicknames such as
+    ``official``) keep trec_eval's name and sort after everything requested.
+    """
+    best: tuple[int, int, str] | None = None  # (base length, request index, exposed name)
+    for i, req in enumerate(requested):
+        base, _, params = req.partition(".")
+        name = None
+        if measure == base and not params:
+            name = base
+        elif measure.startswith(base + "_"):
+            suffix = measure[len(base) + 1:]
+            if (suffix in params.split(",")) if params else suffix[:1].isdigit():
+                name = f"{base}.{suffix}"
+        # The longest matching base wins: 'ndcg_cut.10' beats 'ndcg' for 'ndcg_cut_10'.
+        if name is not None and (best is None or len(base) > best[0]):
+            best = (len(base), i, name)
+    return (best[1], best[2]) if best else (len(requested), measure)
+
+
+def parse_trec_eval_output(stdout: str, metrics: Sequence[str]) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """Read trec_eval's ``measure <tab> qid <tab> value`` lines.
+
+    Returns ``(aggregate, per_query)`` where ``aggregate`` is ``{metric: value}`` from the
+    ``all`` rows and ``per_query`` is ``{metric: {qid: value}}``, both keyed by the names of
+    ``metrics`` (see :func:`_exposed_name`) in request order. Rows whose value is not a number
+    (``runid``, ``relstring``) are skipped. Any line that is not such a row is one of the
+    binary's error messages and raises :class:`QLogError` quoting it.
+    """
+    rows: list[tuple[int, int, str, str, float]] = []  # (request index, line order, name, qid, value)
+    for order, line in enumerate(stdout.splitlines()):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 3 or parts[0].startswith("trec_eval"):
+            message = _MESSAGE_SPLIT.split(line.strip())[0]
+            raise QLogError(f"trec_eval failed: {message}")
+        measure, qid, value = parts
+        try:
+            number = float(value)
+        except ValueError:
+            continue
+        index, name = _exposed_name(measure, metrics)
+        rows.append((index, order, name, qid, number))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    aggregate: dict[str, float] = {}
+    per_query: dict[str, dict[str, float]] = {}
+    for _, _, name, qid, number in rows:
+        if qid == SUMMARY_QID:
+            aggregate[name] = number
+        else:
+            per_query.setdefault(name, {})[qid] = number
+    return aggregate, per_query
+
+
+def _check_file(path: str | os.PathLike, what: str) -> Path:
+    p = Path(path)
+    if not p.is_file():
+        raise QLogError(f"{what} file {str(path)!r} not found")
+    if p.stat().st_size == 0:
+        raise QLogError(f"{what} file {str(path)!r} is empty; trec_eval cannot score it")
+    # Absolute, so Anserini never mistakes it for the name of a qrels in its online registry.
+    return p.resolve()
+
+
+def trec_eval_command(qrels_path: str | os.PathLike, run_path: str | os.PathLike, metrics: Sequence[str],
+                      per_query: bool = True, complete: bool = True) -> list[str]:
+    """The exact command :func:`trec_eval` runs (useful to reproduce a number by hand)."""
+    cmd = [str(find_jdk().java), "-cp", str(pyserini_jar()), "trec_eval"]
+    if complete:
+        cmd.append("-c")
+    if per_query:
+        cmd.append("-q")
+    for m in metrics:
+        cmd += ["-m", m]
+    return cmd + [str(qrels_path), str(run_path)]
+
+
+def trec_eval(qrels_path: str | os.PathLike, run_path: str | os.PathLike,
+              metrics: str | Sequence[str] = DEFAULT_METRICS, per_query: bool = True,
+              complete: bool = True) -> EvalResult:
+    """Score a TREC run against TREC qrels with trec_eval.
+
+    ``metrics`` are trec_eval measures (a sequence, or one comma-separated string parsed by
+    :func:`parse_metrics`); each is passed as its own ``-m``. ``per_query`` adds ``-q``.
+    ``complete`` adds ``-c``: queries in the qrels but not in the run score 0 and count in the
+    average, and are filled in as 0.0 rows of ``per_query``. Without it, only queries the run
+    answered are scored. Per-query rows follow the qrels' query order.
+
+    Raises :class:`QLogError` for a missing or empty file, a bad metric name, and anything
+    trec_eval refuses (its first message is quoted).
+    """
+    names = _check_metrics(metrics)
+    qrels_file = _check_file(qrels_path, "qrels")
+    run_file = _check_file(run_path, "run")
+    qrels_qids = list(read_qrels(qrels_file))
+    if SUMMARY_QID in qrels_qids:
+        raise QLogError(f"qrels file {str(qrels_path)!r} has a query named {SUMMARY_QID!r}, "
+                        "which trec_eval uses for its summary rows")
+
+    cmd = trec_eval_command(qrels_file, run_file, names, per_query=per_query, complete=complete)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise QLogError(f"cannot start trec_eval ({cmd[0]}): {e}") from None
+    if proc.returncode != 0:
+        first = next((ln.strip() for ln in proc.stderr.splitlines() if ln.strip()), f"exit code {proc.returncode}")
+        raise QLogError(f"trec_eval failed: {first}")
+    aggregate, by_metric = parse_trec_eval_output(proc.stdout, names)
+    if not aggregate:
+        # No summary and no message on stdout: the JVM side failed (a Java exception on stderr).
+        first = next((ln.strip() for ln in proc.stderr.splitlines() if ln.strip()), "it printed nothing")
+        raise QLogError(f"trec_eval failed: {first}")
+
+    columns = list(aggregate)
+    if per_query:
+        table = pd.DataFrame({name: pd.Series(by_metric.get(name, {}), dtype=float) for name in columns})
+        seen = set(table.index)
+        order = [q for q in qrels_qids if q in seen or complete]
+        table = table.reindex(order)
+        if complete:
+            table = table.fillna(0.0)
+    else:
+        table = pd.DataFrame(columns=columns, dtype=float)
+    table.index.name = "qid"
+    return EvalResult(aggregate=aggregate, per_query=table)
+
+
+def per_query_scores(qrels_path: str | os.PathLike, run_path: str | os.PathLike, metric: str) -> pd.Series:
+    """One metric per query over every query in the qrels (absent ones score 0, as ``-c``).
+
+    ``metric`` must name a single value (``ndcg_cut.10``, not ``P.5,10`` or bare ``recall``).
+    The Series is indexed by qid and named after ``metric``.
+    """
+    result = trec_eval(qrels_path, run_path, metrics=(metric,), per_query=True, complete=True)
+    if list(result.per_query.columns) != [metric]:
+        raise QLogError(f"metric {metric!r} gives {len(result.per_query.columns)} values "
+                        f"({', '.join(result.per_query.columns)}); name exactly one, e.g. 'recall.100'")
+    return result.per_query[metric].rename(metric)

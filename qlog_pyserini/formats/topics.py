@@ -1,0 +1,223 @@
+"""Topics (queries) in, as ``{qid: text}``: TSV, BEIR/CoIR ``queries.jsonl``, and TREC SGML.
+
+:func:`read_topics` detects the format from the first non-blank line:
+
+- ``{...}``: JSON lines, ``{"_id": ..., "text": ...}`` (BEIR, CoIR) or ``{"id": ..., "text": ...}``;
+- ``<top>``: TREC ad hoc topics (``<num> Number: 51``, ``<title> ...``); the query is the title;
+- ``<DOC>``: the CACM form (``<DOC> <DOCNO> 1 </DOCNO> text </DOC>``); the query is the body;
+- anything else: TSV, ``qid<TAB>text`` one a line (Pyserini's and Anserini's TSV topics).
+
+Empty query text is kept, not dropped: dropping it would silently shrink the topic set and
+change averages. The searcher returns no hits for an empty query, so the run has no lines for
+it and trec_eval scores it 0 if it is judged. A warning logs how many topics are empty.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import re
+from typing import Iterator, Mapping
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.documents import json_lines
+from qlog_pyserini.formats.trec import atomic_output, check_id
+
+log = logging.getLogger(__name__)
+
+FORMATS = ("tsv", "jsonl", "trec")
+
+_TREC_TOP = re.compile(r"<top(\s|>|$)", re.IGNORECASE)
+_TREC_DOC = re.compile(r"<doc(\s|>|$)", re.IGNORECASE)
+_DOCNO = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.IGNORECASE)
+# Anserini keeps what follows the first ':' of the <title> line ("<title> Topic: Airbus
+# Subsidies"); that also cuts titles that contain a colon, so only known labels are stripped.
+_TITLE_LABEL = re.compile(r"^\s*(topic|title)\s*:\s*", re.IGNORECASE)
+
+
+def read_topics(path: str | os.PathLike, fmt: str | None = None) -> dict[str, str]:
+    """Read topics into ``{qid: text}``, in file order.
+
+    ``fmt`` is one of ``tsv``, ``jsonl``, ``trec`` (both TREC forms), or ``None`` to detect it.
+    Every qid must be a non-empty string without whitespace and unique in the file; a
+    violation, a malformed line or an unreadable file raises :class:`QLogError` naming the file
+    and line. Query text is returned as written (TREC titles and bodies whitespace-collapsed);
+    empty text is kept and counted in a logged warning (see the module docstring).
+    """
+    if fmt is not None and fmt not in FORMATS:
+        raise ValueError(f"illegal topic format: {fmt!r}, must be one of {', '.join(FORMATS)}")
+    lines = _read_lines(path)
+    if fmt is None:
+        fmt = _detect(path, lines)
+    if fmt == "jsonl":
+        topics = _parse_jsonl(path, lines)
+    elif fmt == "trec":
+        topics = _parse_trec(path, lines)
+    else:
+        topics = _parse_tsv(path, lines)
+    empty = sum(1 for text in topics.values() if not text.strip())
+    if empty:
+        log.warning("%s: %d of %d topics have empty query text; they are kept and retrieve nothing",
+                    path, empty, len(topics))
+    return topics
+
+
+def write_topics_tsv(path: str | os.PathLike, topics: Mapping[str, str]) -> None:
+    """Write ``qid<TAB>text`` lines atomically, in ``topics`` order.
+
+    Whitespace runs in the text (tabs and newlines included) become one space, since either
+    would break the one-query-a-line format.
+    """
+    with atomic_output(path) as f:
+        for qid, text in topics.items():
+            check_id(qid, "qid")
+            f.write(f"{qid}\t{' '.join(text.split())}\n")
+
+
+def _read_lines(path: str | os.PathLike) -> list[str]:
+    # utf-8-sig: a BOM from a Windows editor would otherwise become part of the first qid.
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            return f.read().splitlines()
+    except FileNotFoundError:
+        raise QLogError(f"topics file {str(path)!r} not found") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise QLogError(f"cannot read topics file {str(path)!r}: {e}") from None
+
+
+def _detect(path: str | os.PathLike, lines: list[str]) -> str:
+    first = next((line.strip() for line in lines if line.strip()), None)
+    if first is None:
+        raise QLogError(f"topics file {str(path)!r} is empty")
+    if first.startswith("{"):
+        return "jsonl"
+    if _TREC_TOP.match(first) or _TREC_DOC.match(first):
+        return "trec"
+    if first.startswith("<") and "\t" not in first:
+        raise QLogError(f"{path}: not a recognized topic format (expected TSV, JSON lines, "
+                        f"or TREC <top>/<DOC> topics), first line {first[:60]!r}")
+    return "tsv"
+
+
+class _Topics:
+    """Collects topics, rejecting bad and duplicate qids with the line where each was seen."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = path
+        self.topics: dict[str, str] = {}
+        self.first_line: dict[str, int] = {}
+
+    def add(self, qid: str, text: str, lineno: int) -> None:
+        check_id(qid, "qid", f" at {self.path}:{lineno}")
+        if qid in self.first_line:
+            raise QLogError(f"{self.path}:{lineno}: duplicate qid {qid!r} "
+                            f"(first at line {self.first_line[qid]})")
+        self.first_line[qid] = lineno
+        self.topics[qid] = text
+
+
+def _parse_tsv(path: str | os.PathLike, lines: list[str]) -> dict[str, str]:
+    out = _Topics(path)
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if "\t" not in line:
+            raise QLogError(f"{path}:{lineno}: a TSV topic line needs qid<TAB>text, found no tab")
+        qid, text = line.split("\t", 1)
+        out.add(qid, text.strip(), lineno)
+    return out.topics
+
+
+def _parse_jsonl(path: str | os.PathLike, lines: list[str]) -> dict[str, str]:
+    out = _Topics(path)
+    for lineno, obj in json_lines(path, what="topics"):  # same JSON-lines checks as corpora
+        qid = obj.get("_id", obj.get("id"))
+        text = obj.get("text")
+        if qid is None or text is None:
+            raise QLogError(f"{path}:{lineno}: a query needs \"_id\" (or \"id\") and \"text\", "
+                            f"found keys {sorted(obj)}")
+        # BEIR writes ids as strings, but some exports write integer ids.
+        if isinstance(qid, int) and not isinstance(qid, bool):
+            qid = str(qid)
+        if not isinstance(qid, str) or not isinstance(text, str):
+            raise QLogError(f"{path}:{lineno}: \"_id\" and \"text\" must be strings")
+        out.add(qid, text, lineno)
+    return out.topics
+
+
+def _parse_trec(path: str | os.PathLike, lines: list[str]) -> dict[str, str]:
+    out = _Topics(path)
+    it = iter(enumerate(lines, start=1))
+    for lineno, line in it:
+        stripped = line.strip()
+        if _TREC_TOP.match(stripped):
+            _parse_top(path, lineno, it, out)
+        elif _TREC_DOC.match(stripped):
+            _parse_doc(path, lineno, it, out, rest=re.sub(r"^<doc[^>]*>", "", stripped, flags=re.IGNORECASE))
+        elif stripped:
+            raise QLogError(f"{path}:{lineno}: expected <top> or <DOC>, found {stripped[:60]!r}")
+    return out.topics
+
+
+def _parse_top(path: str | os.PathLike, start: int, it: Iterator[tuple[int, str]], out: _Topics) -> None:
+    """One ``<top> ... </top>`` topic; the query is the title, which may span lines."""
+    qid: str | None = None
+    qid_line = start
+    title: list[str] | None = None
+    in_title = False
+    for lineno, line in it:
+        stripped = line.strip()
+        low = stripped.lower()
+        if in_title and low.startswith("<") and not low.startswith("</title>"):
+            in_title = False
+        if _TREC_TOP.match(low):
+            raise QLogError(f"{path}:{lineno}: <top> opened before the <top> at line {start} was closed")
+        if low.startswith("</top>"):
+            if qid is None:
+                raise QLogError(f"{path}:{start}: topic has no <num>")
+            if title is None:
+                raise QLogError(f"{path}:{start}: topic {qid} has no <title>")
+            out.add(qid, " ".join(" ".join(title).split()), qid_line)
+            return
+        if low.startswith("<num>"):
+            body = re.sub(r"</num>", "", stripped[5:], flags=re.IGNORECASE)
+            # '<num> Number: 301' (TREC) or '<num>176</num>' (FIRE)
+            qid = body.split(":", 1)[1].strip() if ":" in body else body.strip()
+            qid_line = lineno
+        elif low.startswith("<title>"):
+            in_title = True
+            title = [_TITLE_LABEL.sub("", stripped[7:])]
+        elif in_title:
+            title.append(stripped)
+        if in_title and title and "</title>" in title[-1].lower():
+            title[-1] = re.sub(r"</title>.*", "", title[-1], flags=re.IGNORECASE)
+            in_title = False
+    raise QLogError(f"{path}:{start}: <top> is never closed by </top>")
+
+
+def _parse_doc(path: str | os.PathLike, start: int, it: Iterator[tuple[int, str]], out: _Topics,
+               rest: str) -> None:
+    """One CACM-style ``<DOC> <DOCNO> id </DOCNO> body </DOC>`` topic; the query is the body."""
+    qid: str | None = None
+    qid_line = start
+    body: list[str] = []
+    pending = [(start, rest)] if rest.strip() else []
+    for lineno, line in itertools.chain(pending, it):
+        if qid is None:
+            m = _DOCNO.search(line)
+            if m:
+                qid, qid_line = m.group(1), lineno
+                line = line[m.end():]
+            elif line.strip():
+                raise QLogError(f"{path}:{lineno}: expected <DOCNO> id </DOCNO>, found {line.strip()[:60]!r}")
+        end = line.lower().find("</doc>")
+        if end >= 0:
+            if qid is None:
+                raise QLogError(f"{path}:{start}: <DOC> has no <DOCNO>")
+            body.append(line[:end])
+            out.add(qid, " ".join(" ".join(body).split()), qid_line)
+            return
+        body.append(line)
+    raise QLogError(f"{path}:{start}: <DOC> is never closed by </DOC>")
+

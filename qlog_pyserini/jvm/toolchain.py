@@ -1,0 +1,139 @@
+"""Finding what the Java side needs: a JDK >= 21 and the installed Pyserini's Anserini fatjar.
+
+Nothing here is hard-coded to a machine. The JDK is looked up in this order:
+``QLOG_JAVA_HOME``, ``JAVA_HOME``, the JDK folders of the system JVM directory
+(``/usr/lib/jvm`` and friends, newest first), then ``javac`` on ``PATH``.
+The first one that is a full JDK (has ``javac``) of version >= 21 wins.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from qlog_pyserini.errors import QLogError
+
+MIN_JAVA = 21
+SYSTEM_JVM_DIRS = ("/usr/lib/jvm", "/usr/java", "/opt/java", "/Library/Java/JavaVirtualMachines")
+
+
+@dataclass(frozen=True)
+class Jdk:
+    home: Path
+    version: int
+
+    @property
+    def java(self) -> Path:
+        return self.home / "bin" / "java"
+
+    @property
+    def javac(self) -> Path:
+        return self.home / "bin" / "javac"
+
+    @property
+    def jar(self) -> Path:
+        return self.home / "bin" / "jar"
+
+
+def _release_version(home: Path) -> int | None:
+    """Major version from the JDK's ``release`` file (no process started), else from ``java -version``."""
+    release = home / "release"
+    text = ""
+    if release.is_file():
+        text = release.read_text(errors="replace")
+        m = re.search(r'JAVA_VERSION="(\d+)(?:\.(\d+))?', text)
+        if m:
+            major = int(m.group(1))
+            return int(m.group(2)) if major == 1 and m.group(2) else major
+    try:
+        out = subprocess.run([str(home / "bin" / "java"), "-version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)
+    if not m:
+        return None
+    major = int(m.group(1))
+    return int(m.group(2)) if major == 1 and m.group(2) else major
+
+
+def _candidates() -> list[Path]:
+    homes: list[Path] = []
+    for var in ("QLOG_JAVA_HOME", "JAVA_HOME"):
+        if os.environ.get(var):
+            homes.append(Path(os.environ[var]))
+    for root in SYSTEM_JVM_DIRS:
+        for entry in sorted(glob.glob(os.path.join(root, "*")), reverse=True):
+            p = Path(entry)
+            homes.append(p / "Contents" / "Home" if (p / "Contents" / "Home").is_dir() else p)
+    javac = shutil.which("javac")
+    if javac:
+        homes.append(Path(os.path.realpath(javac)).parent.parent)
+    seen, unique = set(), []
+    for h in homes:
+        r = h.resolve() if h.exists() else h
+        if r not in seen:
+            seen.add(r)
+            unique.append(r)
+    return unique
+
+
+@functools.cache
+def find_jdk(min_version: int = MIN_JAVA) -> Jdk:
+    """The newest-listed JDK of at least ``min_version`` with ``javac``, or a clear :class:`QLogError`."""
+    found: list[str] = []
+    best: Jdk | None = None
+    for home in _candidates():
+        if not (home / "bin" / "javac").is_file():
+            continue
+        version = _release_version(home)
+        if version is None:
+            continue
+        found.append(f"{home} (Java {version})")
+        if version >= min_version and (best is None or version > best.version):
+            best = Jdk(home, version)
+    if best is not None:
+        return best
+    if found:
+        raise QLogError(
+            f"a JDK >= {min_version} is needed (Pyserini's jar holds Java {min_version} classes); "
+            f"found only {', '.join(found)}. Install one (e.g. 'apt-get install openjdk-{min_version}-jdk') "
+            f"or point JAVA_HOME at it")
+    raise QLogError(
+        f"no JDK found (looked at JAVA_HOME, {', '.join(SYSTEM_JVM_DIRS)} and PATH); install a JDK >= {min_version} "
+        f"(e.g. 'apt-get install openjdk-{min_version}-jdk') or point JAVA_HOME at it")
+
+
+@functools.cache
+def pyserini_jar() -> Path:
+    """The ``anserini-*-fatjar.jar`` of the installed Pyserini (found without importing pyserini)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("pyserini")
+    if spec is None or not spec.submodule_search_locations:
+        raise QLogError("pyserini is not installed; install it with 'pip install --no-deps pyserini==2.4.0'")
+    jars_dir = Path(list(spec.submodule_search_locations)[0]) / "resources" / "jars"
+    jars = sorted(jars_dir.glob("anserini-*-fatjar.jar"), key=lambda p: p.stat().st_mtime)
+    if not jars:
+        raise QLogError(f"pyserini is installed but has no anserini-*-fatjar.jar in {jars_dir}; reinstall pyserini==2.4.0")
+    return jars[-1]
+
+
+def pyserini_logging_config() -> Path | None:
+    """Pyserini's log4j/JUL config that keeps the JVM's start-up chatter quiet, if present."""
+    p = pyserini_jar().parent / "logging.properties"
+    return p if p.is_file() else None
+
+
+def jvm_options() -> list[str]:
+    """The JVM options Pyserini starts its JVM with (vector API module, native access, quiet logs)."""
+    opts = ["--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Dslf4j.internal.verbosity=WARN"]
+    cfg = pyserini_logging_config()
+    if cfg is not None and not os.environ.get("PYSERINI_VERBOSE_JVM"):
+        opts.append(f"-Djava.util.logging.config.file={cfg}")
+    return opts

@@ -1,0 +1,40 @@
+"""Search topics against a Lucene index with q-log BM25 and write a TREC run.
+
+    python -m qlog_pyserini.search --index DIR --topics FILE --output run.txt --q 0.05
+
+``--q 1`` (the default) is Pyserini's BM25 exactly: same docids, ranks and scores as
+``LuceneSearcher`` with ``set_bm25(0.9, 0.4)``. ``--q auto`` predicts q from the index's hapax
+density with no labels (:mod:`qlog_pyserini.predict`) and logs h_tok and the chosen q.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Mapping
+
+from tqdm import tqdm
+
+from qlog_pyserini.formats.trec import Hit
+from qlog_pyserini.search.searcher import QLogSearcher
+
+BATCH = 64  # queries per Java batch call: large enough to keep threads busy, small enough for a live progress bar
+
+
+def search_topics(searcher: QLogSearcher, topics: Mapping[str, str], hits: int = 1000, threads: int = 1,
+                  progress: bool = True) -> dict[str, list[Hit]]:
+    """Run every topic through ``searcher``; ``{qid: hits}`` in topic order."""
+    qids = list(topics)
+    results: dict[str, list[Hit]] = {}
+    with tqdm(total=len(qids), desc="searching", unit="q", file=sys.stderr, disable=not progress) as bar:
+        for start in range(0, len(qids), BATCH):
+            chunk = qids[start:start + BATCH]
+            results.update(searcher.batch_search([topics[q] for q in chunk], chunk, k=hits, threads=threads))
+            bar.update(len(chunk))
+    return results
+
+
+def default_run_tag(similarity: str, q: float = 1.0, idf_form: str = "lucene", gamma: float = 1.0,
+                    mu: float = 1000.0) -> str:
+    """A whitespace-free tag naming the model and its parameter, e.g. ``qlog-bm25-q0.3-lucene``."""
+    return {"qlog": f"qlog-bm25-q{q:g}-{idf_form}", "idf-gamma": f"bm25-idf-gamma{gamma:g}",
+            "qld": f"qld-mu{mu:g}"}.get(similarity, similarity)

@@ -1,0 +1,187 @@
+"""Python API: search a standard Lucene index with q-log BM25 (or any similarity) from Python.
+
+    >>> from qlog_pyserini import QLogSearcher
+    >>> s = QLogSearcher("indexes/csn-ruby", q=0.7)
+    >>> hits = s.search("parse the json body of a request", k=10)
+    >>> s.set_q(0.05)                      # new IDF, same open index, no reindex
+    >>> print(s.explain("parse json", hits[0].docid))
+
+Hits are :class:`qlog_pyserini.trec.Hit` (``docid``, ``score``) in Anserini's order: score
+descending, ties broken by docid ascending, exactly as Pyserini's ``LuceneSearcher``.
+
+Queries are analyzed as the index was (``default`` or ``identifier``, see
+:mod:`qlog_pyserini.analysis`), read from the index unless ``analyzer=`` says otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.trec import Hit
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
+from qlog_pyserini.jvm.bridge import java_list, jclass
+from qlog_pyserini.search.analyzers import check_analyzer, index_analyzer, java_analyzer
+
+
+def check_index_dir(index_dir: str | os.PathLike) -> Path:
+    """``index_dir`` if it holds a Lucene index (a ``segments_N`` file), else :class:`QLogError`."""
+    path = Path(index_dir)
+    if not path.exists():
+        raise QLogError(f"index {str(path)!r} does not exist")
+    if not path.is_dir():
+        raise QLogError(f"index {str(path)!r} is not a folder")
+    if not any(p.name.startswith("segments_") for p in path.iterdir()):
+        raise QLogError(f"{str(path)!r} is not a Lucene index (no segments_N file)")
+    return path
+
+
+def _score(text: str) -> float:
+    # Java sends the shortest decimal of a float; reading it as float32 recovers that exact float.
+    return float(np.float32(text))
+
+
+def _parse_tsv_hits(text: str) -> list[Hit]:
+    hits = []
+    for line in text.splitlines():
+        docid, score = line.split("\t")
+        hits.append(Hit(docid, _score(score)))
+    return hits
+
+
+class QLogSearcher:
+    """Searches one open Lucene index; the similarity can be changed at any time without reopening it.
+
+    Args:
+        index_dir: a Lucene index built by Anserini/Pyserini (``contents`` field, ``id`` docids).
+        k1, b: BM25 parameters (Pyserini's defaults 0.9, 0.4).
+        q: the q of the q-logarithm IDF; 1 is Lucene's BM25.
+        idf_form: ``lucene`` (1 + RSJ odds, default) or ``rsj`` (the paper's odds, IDF floored at 0).
+        analyzer: how queries are analyzed, ``default`` or ``identifier``; by default the analyzer the
+            index records (``default`` for any index built by Anserini/Pyserini). Set it only to study
+            a mismatch: a query analyzed unlike the documents misses terms.
+    """
+
+    def __init__(self, index_dir: str | os.PathLike, k1: float = DEFAULT_K1, b: float = DEFAULT_B,
+                 q: float = 1.0, idf_form: str = "lucene", analyzer: str | None = None) -> None:
+        self.index_dir = check_index_dir(index_dir)
+        self.analyzer = index_analyzer(self.index_dir) if analyzer is None else check_analyzer(analyzer)
+        cls = jclass("io.qlog.search.QLogSearcher")
+        # default keeps SimpleSearcher's own analyzer object: exactly Anserini's query analysis.
+        self._java = (cls(str(self.index_dir)) if self.analyzer == "default"
+                      else cls(str(self.index_dir), java_analyzer(self.analyzer)))
+        self.k1, self.b, self.q, self.idf_form = k1, b, 1.0, "lucene"
+        self.set_qlog(k1=k1, b=b, q=q, idf_form=idf_form)
+
+    def set_qlog(self, k1: float | None = None, b: float | None = None, q: float | None = None,
+                 idf_form: str | None = None) -> None:
+        """Install q-log BM25 with the given parameters (unchanged ones keep their values)."""
+        k1 = self.k1 if k1 is None else float(k1)
+        b = self.b if b is None else float(b)
+        q = self.q if q is None else check_q(q)
+        form = self.idf_form if idf_form is None else check_form(idf_form)
+        if not (k1 >= 0 and k1 != float("inf")):
+            raise ValueError(f"illegal k1 value: {k1}, must be a non-negative finite number")
+        if not 0 <= b <= 1:
+            raise ValueError(f"illegal b value: {b}, must be between 0 and 1")
+        self._java.set_qlog(k1, b, q, form)
+        self.k1, self.b, self.q, self.idf_form = k1, b, q, form
+
+    def set_q(self, q: float) -> None:
+        """Change only q (no reindex, the index stays open)."""
+        self.set_qlog(q=q)
+
+    def set_similarity(self, similarity: Any, **params: Any) -> None:
+        """Install a model by name (see :mod:`qlog_pyserini.similarities`: ``bm25``, ``qlog``, ``idf-gamma``,
+        ``qld``, ``dfr``, ``dph``; k1 and b default to this searcher's) or any Lucene ``Similarity`` object.
+
+        ``set_similarity("qlog", q=0.3)`` is the same as ``set_qlog(q=0.3)``.
+        """
+        if isinstance(similarity, str):
+            if similarity == "qlog":
+                self.set_qlog(**{k: params[k] for k in ("k1", "b", "q", "idf_form") if k in params})
+                return
+            from qlog_pyserini.search.similarities import make_similarity
+
+            params = {"k1": self.k1, "b": self.b, **params}
+            similarity = make_similarity(similarity, **params)
+        self._java.set_similarity(similarity)
+
+    @property
+    def similarity(self) -> str:
+        """The installed similarity as Lucene names it, e.g. ``QLogBM25(k1=0.9,b=0.4,q=0.7,form=lucene)``."""
+        return self._java.get_similarity().toString()
+
+    @property
+    def num_docs(self) -> int:
+        return int(self._java.get_total_num_docs())
+
+    def search(self, query: str, k: int = 10) -> list[Hit]:
+        """Top ``k`` hits for ``query`` (an empty or all-stopword query gives no hits)."""
+        return _parse_tsv_hits(self._java.search_tsv(query, int(k)))
+
+    def batch_search(self, queries: Sequence[str], qids: Sequence[str], k: int = 10,
+                     threads: int = 1) -> dict[str, list[Hit]]:
+        """Top ``k`` hits per query, searched on ``threads`` Java threads; ``{qid: hits}`` in ``qids`` order."""
+        if len(queries) != len(qids):
+            raise ValueError(f"{len(queries)} queries but {len(qids)} qids")
+        if len(set(qids)) != len(qids):
+            raise ValueError("qids must be unique")
+        text = self._java.batch_search_tsv(java_list(list(queries)), java_list(list(qids)), int(k), int(threads))
+        results: dict[str, list[Hit]] = {qid: [] for qid in qids}
+        for line in text.splitlines():
+            qid, docid, score = line.split("\t")
+            results[qid].append(Hit(docid, _score(score)))
+        return results
+
+    def explain(self, query: str, docid: str) -> str:
+        """Lucene's explanation of ``docid``'s score for ``query``, naming the q-log IDF, q and the odds form."""
+        text = self._java.explain(query, docid)
+        if text is None:
+            raise QLogError(f"docid {docid!r} is not in the index")
+        return text
+
+    def doc_text(self, docid: str) -> str:
+        """The indexed text of ``docid`` (from the stored raw document); KeyError if absent."""
+        raw = self._java.doc_raw(docid)
+        if raw is None:
+            contents = self._java.doc_contents(docid)
+            if contents is None:
+                raise KeyError(docid)
+            return contents
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            return raw
+        return obj.get("contents", raw) if isinstance(obj, dict) else raw
+
+    def close(self) -> None:
+        self._java.close()
+
+    def __enter__(self) -> "QLogSearcher":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def anserini_bm25_searcher(index_dir: str | os.PathLike, k1: float = DEFAULT_K1, b: float = DEFAULT_B) -> Any:
+    """Anserini's own ``SimpleSearcher`` with ``set_bm25(k1, b)``: the reference q = 1 must equal."""
+    s = jclass("io.anserini.search.SimpleSearcher")(str(check_index_dir(index_dir)))
+    s.set_bm25(float(k1), float(b))
+    return s
+
+
+def hits_from_anserini(scored_docs: Sequence[Any]) -> list[Hit]:
+    """Python hits from an array of Anserini ``ScoredDoc``."""
+    return [Hit(d.docid, float(d.score)) for d in scored_docs]
+
+
+def results_from_anserini(results: Any) -> dict[str, list[Hit]]:
+    """Python ``{qid: hits}`` from Anserini's ``Map<String, ScoredDoc[]>``."""
+    return {qid: hits_from_anserini(results.get(qid)) for qid in results.keySet().toArray()}

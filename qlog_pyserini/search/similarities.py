@@ -1,0 +1,90 @@
+"""Ranking models selectable by name: q-log BM25 and the baselines it must beat.
+
+| name        | Lucene class                                            | swept parameter |
+|-------------|---------------------------------------------------------|-----------------|
+| `bm25`      | `BM25Similarity(k1, b)`                                 | -               |
+| `qlog`      | `io.qlog.similarities.QLogBM25Similarity(k1, b, q, form)` | q             |
+| `idf-gamma` | `io.qlog.similarities.IdfPowerBM25Similarity(k1, b, gamma)`: idf^gamma | gamma |
+| `qld`       | `LMDirichletSimilarity(mu)`, mu = 1000 as Pyserini       | mu              |
+| `dfr`       | `DFRSimilarity(BasicModelIn, AfterEffectL, NormalizationH2(c = 1))`: InL2, Terrier's classic DFR configuration | - |
+| `dph`       | `io.qlog.similarities.DPHSimilarity`: Terrier's parameter-free DPH | -      |
+
+Formulas are in each Java class's Javadoc; the Lucene DFR and LM ones are Lucene's own.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
+from qlog_pyserini.jvm.bridge import jclass
+
+DEFAULT_MU = 1000.0
+DFR_C = 1.0
+
+
+@dataclass(frozen=True)
+class Model:
+    """A named ranking model: how to build its Lucene similarity, and which parameter a sweep varies."""
+
+    name: str
+    sweep_parameter: str | None
+    build: Callable[..., Any]
+    description: str
+
+
+def _positive(name: str, value: float) -> float:
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"illegal {name} value: {value}, must be a finite number > 0")
+    return value
+
+
+def _bm25(k1: float, b: float, **_: Any) -> Any:
+    return jclass("org.apache.lucene.search.similarities.BM25Similarity")(float(k1), float(b))
+
+
+def _qlog(k1: float, b: float, q: float = 1.0, idf_form: str = "lucene", **_: Any) -> Any:
+    return jclass("io.qlog.similarities.QLogBM25Similarity")(float(k1), float(b), check_q(q), check_form(idf_form))
+
+
+def _idf_gamma(k1: float, b: float, gamma: float = 1.0, **_: Any) -> Any:
+    return jclass("io.qlog.similarities.IdfPowerBM25Similarity")(float(k1), float(b), _positive("gamma", gamma))
+
+
+def _qld(mu: float = DEFAULT_MU, **_: Any) -> Any:
+    return jclass("org.apache.lucene.search.similarities.LMDirichletSimilarity")(_positive("mu", mu))
+
+
+def _dfr(**_: Any) -> Any:
+    pkg = "org.apache.lucene.search.similarities."
+    return jclass(pkg + "DFRSimilarity")(jclass(pkg + "BasicModelIn")(), jclass(pkg + "AfterEffectL")(),
+                                         jclass(pkg + "NormalizationH2")(DFR_C))
+
+
+def _dph(**_: Any) -> Any:
+    return jclass("io.qlog.similarities.DPHSimilarity")()
+
+
+MODELS: dict[str, Model] = {m.name: m for m in (
+    Model("bm25", None, _bm25, "Lucene BM25 (k1, b)"),
+    Model("qlog", "q", _qlog, "BM25 with the q-logarithm IDF (k1, b, q, idf form)"),
+    Model("idf-gamma", "gamma", _idf_gamma, "BM25 with IDF raised to the power gamma"),
+    Model("qld", "mu", _qld, "query likelihood, Dirichlet smoothing (mu)"),
+    Model("dfr", None, _dfr, f"DFR InL2 (BasicModelIn, AfterEffectL, NormalizationH2 c={DFR_C:g})"),
+    Model("dph", None, _dph, "DFR DPH, parameter-free (Terrier's formula)"),
+)}
+
+
+def model(name: str) -> Model:
+    """The model called ``name``, or ValueError listing the known ones."""
+    if name not in MODELS:
+        raise ValueError(f"unknown similarity {name!r}, must be one of {', '.join(MODELS)}")
+    return MODELS[name]
+
+
+def make_similarity(name: str, k1: float = DEFAULT_K1, b: float = DEFAULT_B, **params: Any) -> Any:
+    """A Lucene ``Similarity`` for model ``name``; ``params`` are q, idf_form, gamma or mu as it needs."""
+    return model(name).build(k1=k1, b=b, **params)
