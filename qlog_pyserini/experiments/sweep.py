@@ -42,7 +42,6 @@ from qlog_pyserini.search.searcher import QLogSearcher, check_index_dir
 from qlog_pyserini.search.similarities import model
 
 DEFAULT_GRID = "0.05,0.1,...,1.0,1.25,1.5"
-DEFAULT_METRICS = ("ndcg_cut.10", "recip_rank", "recall.100", "map")
 BM25_EQUIVALENT = {"q": 1.0, "gamma": 1.0}  # the parameter value at which the model is BM25
 
 
