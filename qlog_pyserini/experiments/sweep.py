@@ -33,7 +33,7 @@ from tqdm import tqdm
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import recall_at_budgets, recall_at_token_budgets
 from qlog_pyserini.eval.comparison import compare_runs, format_markdown
-from qlog_pyserini.eval.trec_eval import trec_eval
+from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, trec_eval
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import atomic_output, read_qrels, write_run
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
