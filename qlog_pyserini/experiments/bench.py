@@ -24,9 +24,7 @@ prints the markdown and writes it to ``--output``.
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
-import platform
 import random
 import time
 from dataclasses import dataclass
@@ -36,13 +34,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.experiments.provenance import cpu_model, git_commit
+from qlog_pyserini.experiments.provenance import jvm_versions, load_average, machine
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
 from qlog_pyserini.jvm.bridge import java_list, jclass
-from qlog_pyserini.jvm.build import similarity_jar
-from qlog_pyserini.jvm.toolchain import find_jdk, pyserini_jar
 from qlog_pyserini.search.searcher import check_index_dir
+from qlog_pyserini.search.similarities import make_similarity
 
 BENCH_CLASS = "io.qlog.bench.SearchBenchmark"
 PATHS = ("top-k", "anserini-sort")
@@ -95,6 +92,35 @@ def run_benchmark(index_dir: str | os.PathLike, topics: str | os.PathLike, ks: S
     ks, threads = list(dict.fromkeys(int(k) for k in ks)), list(dict.fromkeys(int(t) for t in threads))
     qs, paths = list(dict.fromkeys(check_q(q) for q in qs)), list(dict.fromkeys(paths))
     _check_settings(ks, threads, repeats, paths, warmup, sweep_points, check_queries)
+    texts = _query_texts(topics, max_queries)
+
+    started = time.perf_counter()
+    bench = jclass(BENCH_CLASS).open(str(index_path), java_list(texts))
+    try:
+        bm25 = make_similarity("bm25", k1, b)
+        qlog = {q: _qlog(k1, b, q) for q in qs}
+        result = _describe(bench, index_path, topics, texts, bm25, qlog)
+        result["settings"].update(ks=ks, threads=threads, repeats=repeats, qs=qs, paths=paths, warmup=warmup,
+                                  k1=k1, b=b, seed=seed, check_queries=check_queries, sweep_points=sweep_points)
+        configs = [(path, k, t) for path in paths for k in ks for t in threads]
+        passes = _timed_rounds(bench, bm25, qlog, configs, repeats, warmup, say)
+        result["latency"] = _latency_rows(passes, len(texts))
+        result["ratios"] = _ratio_rows(passes, configs, qs)
+        _measure_pruning(result, bench, bm25, qlog, say)
+        # The sweep runs what a real sweep runs: Anserini's search at the deepest k on all threads.
+        sweep_path = "anserini-sort" if "anserini-sort" in paths else paths[0]
+        say(f"{sweep_points}-point q sweep: {sweep_path} k={max(ks)} threads={max(threads)}")
+        result["sweep"] = _sweep(bench, k1, b, sweep_points, max(ks), max(threads), sweep_path)
+        result["sweep"]["queries"] = len(texts)
+    finally:
+        bench.close()
+    result["elapsed_seconds"] = time.perf_counter() - started
+    result["load_average_after"] = load_average()
+    return result
+
+
+def _query_texts(topics: str | os.PathLike, max_queries: int | None) -> list[str]:
+    """The topics' texts, the first ``max_queries`` of them when given."""
     texts = list(read_topics(topics).values())
     if max_queries is not None:
         if max_queries < 1:
@@ -102,49 +128,35 @@ def run_benchmark(index_dir: str | os.PathLike, topics: str | os.PathLike, ks: S
         texts = texts[:max_queries]
     if not texts:
         raise QLogError(f"topics file {str(topics)!r} holds no queries")
+    return texts
 
-    started = time.perf_counter()
-    bench = jclass(BENCH_CLASS).open(str(index_path), java_list(texts))
-    try:
-        bm25 = _bm25(k1, b)
-        qlog = {q: _qlog(k1, b, q) for q in qs}
-        term_counts = list(bench.queryTermCounts())
-        result: dict[str, Any] = {
-            "machine": machine_info(),
-            "versions": versions(),
-            "command": None,
-            "index": {"path": str(index_path), "documents": int(bench.numDocs()), "size_bytes": _folder_bytes(index_path)},
-            "queries": {"topics": str(topics), "count": len(texts),
-                        "without_terms": sum(1 for c in term_counts if c == 0),
-                        "mean_terms": float(np.mean(term_counts))},
-            "settings": {"ks": ks, "threads": threads, "repeats": repeats, "qs": qs, "paths": paths,
-                         "warmup": warmup, "k1": k1, "b": b, "seed": seed, "check_queries": check_queries,
-                         "sweep_points": sweep_points, "bm25": str(bm25.toString()),
-                         "qlog": {q: str(s.toString()) for q, s in qlog.items()}},
-        }
-        configs = [(path, k, t) for path in paths for k in ks for t in threads]
-        passes = _timed_rounds(bench, bm25, qlog, configs, repeats, warmup, say)
-        n = len(texts)
-        result["latency"] = _latency_rows(passes, n)
-        result["ratios"] = _ratio_rows(passes, configs, qs)
 
-        say(f"pruning at k={PRUNING_K}")
-        result["pruning"] = _pruning_rows(bench, bm25, qlog, paths)
-        say(f"pruned top-k vs exhaustive scoring on {min(check_queries, n)} queries")
-        sample = sorted(random.Random(seed).sample(range(n), min(check_queries, n)))
-        result["check"] = _check_rows(bench, bm25, qlog, sorted({PRUNING_K, *ks}), sample)
-        result["check_passed"] = all(row["mismatches"] == 0 for row in result["check"])
+def _describe(bench: Any, index_path: Path, topics: str | os.PathLike, texts: list[str], bm25: Any,
+              qlog: dict[float, Any]) -> dict[str, Any]:
+    """What was measured on what: machine, versions, index, queries and the similarities compared."""
+    term_counts = list(bench.queryTermCounts())
+    return {
+        "machine": machine(),
+        "versions": jvm_versions(),
+        "command": None,
+        "index": {"path": str(index_path), "documents": int(bench.numDocs()), "size_bytes": _folder_bytes(index_path)},
+        "queries": {"topics": str(topics), "count": len(texts),
+                    "without_terms": sum(1 for c in term_counts if c == 0),
+                    "mean_terms": float(np.mean(term_counts))},
+        "settings": {"bm25": str(bm25.toString()), "qlog": {q: str(s.toString()) for q, s in qlog.items()}},
+    }
 
-        # The sweep runs what a real sweep runs: Anserini's search at the deepest k on all threads.
-        sweep_path = "anserini-sort" if "anserini-sort" in paths else paths[0]
-        say(f"{sweep_points}-point q sweep: {sweep_path} k={max(ks)} threads={max(threads)}")
-        result["sweep"] = _sweep(bench, k1, b, sweep_points, max(ks), max(threads), sweep_path)
-        result["sweep"]["queries"] = n
-    finally:
-        bench.close()
-    result["elapsed_seconds"] = time.perf_counter() - started
-    result["load_average_after"] = _load_average()
-    return result
+
+def _measure_pruning(result: dict[str, Any], bench: Any, bm25: Any, qlog: dict[float, Any],
+                     say: Callable[[str], None]) -> None:
+    """Pruning evidence at k = 10, and pruned top-k against exhaustive scoring on a seeded query sample."""
+    st, n = result["settings"], result["queries"]["count"]
+    say(f"pruning at k={PRUNING_K}")
+    result["pruning"] = _pruning_rows(bench, bm25, qlog, st["paths"])
+    say(f"pruned top-k vs exhaustive scoring on {min(st['check_queries'], n)} queries")
+    sample = sorted(random.Random(st["seed"]).sample(range(n), min(st["check_queries"], n)))
+    result["check"] = _check_rows(bench, bm25, qlog, sorted({PRUNING_K, *st["ks"]}), sample)
+    result["check_passed"] = all(row["mismatches"] == 0 for row in result["check"])
 
 
 @dataclass(frozen=True)
@@ -182,7 +194,7 @@ def _timed_rounds(bench: Any, bm25: Any, qlog: dict[float, Any], configs: list[t
 def _sweep(bench: Any, k1: float, b: float, points: int, k: int, threads: int, path: str) -> dict[str, Any]:
     """Time one search pass per q = 1/points, 2/points, ..., 1, all on the already open index."""
     qs = [round((i + 1) / points, 6) for i in range(points)]
-    sims = java_list_of([_qlog(k1, b, q) for q in qs])
+    sims = java_list(_qlog(k1, b, q) for q in qs)
     t0 = time.perf_counter()
     walls = list(bench.sweep(sims, k, threads, path))
     outer = time.perf_counter() - t0
@@ -204,20 +216,8 @@ def _check_settings(ks: list[int], threads: list[int], repeats: int, paths: list
         raise QLogError(f"--paths must be among {', '.join(PATHS)}, got {paths}")
 
 
-def _bm25(k1: float, b: float) -> Any:
-    return jclass("org.apache.lucene.search.similarities.BM25Similarity")(float(k1), float(b))
-
-
 def _qlog(k1: float, b: float, q: float) -> Any:
-    return jclass("io.qlog.similarities.QLogBM25Similarity")(float(k1), float(b), float(q), "lucene")
-
-
-def java_list_of(items: list[Any]) -> Any:
-    """A ``java.util.ArrayList`` of Java objects."""
-    lst = jclass("java.util.ArrayList")()
-    for item in items:
-        lst.add(item)
-    return lst
+    return make_similarity("qlog", k1, b, q=q, idf_form="lucene")
 
 
 def _label(kind: str, q: float | None) -> str:
@@ -297,43 +297,6 @@ def _check_rows(bench: Any, bm25: Any, qlog: dict[float, Any], ks: list[int], sa
     return rows
 
 
-# ---------------------------------------------------------------------------- machine and versions
-
-
-def machine_info() -> dict[str, Any]:
-    """CPU model, logical cores, RAM and OS of this machine."""
-    cpu = cpu_model()
-    try:
-        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        ram = None
-    return {"cpu": cpu, "cores": os.cpu_count(), "ram_bytes": ram, "os": platform.platform(),
-            "python": platform.python_version(), "load_average": _load_average()}
-
-
-def _load_average() -> list[float] | None:
-    """1, 5 and 15 minute load averages: other work on the machine shows up in the timings."""
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except (OSError, AttributeError):
-        return None
-
-
-def versions() -> dict[str, Any]:
-    """Java, Lucene, Anserini, Pyserini and qlog-pyserini versions (JVM started)."""
-    system = jclass("java.lang.System")
-    runtime = jclass("java.lang.Runtime").getRuntime()
-    try:
-        pyserini = importlib.metadata.version("pyserini")
-    except importlib.metadata.PackageNotFoundError:
-        pyserini = None
-    return {"java": f"{system.getProperty('java.vm.name')} {system.getProperty('java.runtime.version')}",
-            "jdk_home": str(find_jdk().home), "jvm_max_heap_bytes": int(runtime.maxMemory()),
-            "lucene": str(jclass("org.apache.lucene.util.Version").LATEST.toString()),
-            "anserini_jar": pyserini_jar().name, "pyserini": pyserini,
-            "qlog_pyserini": git_commit(), "similarity_jar": similarity_jar().name}
-
-
 def _folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
@@ -363,8 +326,18 @@ def _summary(spreads: Any) -> str:
 
 def format_markdown(result: dict[str, Any]) -> str:
     """The benchmark as a markdown report: machine, versions, command, index, then one section per measurement."""
-    m, v, ix, qs, st = result["machine"], result["versions"], result["index"], result["queries"], result["settings"]
     out = ["# q-log BM25 vs Lucene BM25: query-time benchmark", ""]
+    for section in (_setup_section, _method_section, _latency_section, _ratio_section, _pruning_section,
+                    _check_section, _sweep_section):
+        out += section(result)
+    out += ["", f"Benchmark wall time: {result['elapsed_seconds']:.0f} s.", ""]
+    return "\n".join(out)
+
+
+def _setup_section(result: dict[str, Any]) -> list[str]:
+    """Machine, versions, command, index and queries."""
+    m, v, ix, qs, st = result["machine"], result["versions"], result["index"], result["queries"], result["settings"]
+    out: list[str] = []
     out += ["## Machine and versions", "",
             f"- machine: {m['cpu']}, {m['cores']} logical cores, {_gib(m['ram_bytes'])} RAM; {m['os']}",
             f"- Java: {v['java']} (max heap {_gib(v['jvm_max_heap_bytes'])}); Lucene {v['lucene']}; "
@@ -377,6 +350,13 @@ def format_markdown(result: dict[str, Any]) -> str:
             f"- queries: {qs['count']:,} from `{qs['topics']}`, {qs['mean_terms']:.1f} terms on average after "
             f"analysis, {qs['without_terms']} without any term",
             f"- BM25 (A): `{st['bm25']}`; q-log (B): " + ", ".join(f"`{s}`" for s in st["qlog"].values()), ""]
+    return out
+
+
+def _method_section(result: dict[str, Any]) -> list[str]:
+    """How the timing was done."""
+    st = result["settings"]
+    out: list[str] = []
     out += ["## Method", "",
             "Timing is inside the JVM (`io.qlog.bench.SearchBenchmark`): `System.nanoTime` around each "
             "search call, queries parsed beforehand, one open index and one `IndexSearcher` whose similarity "
@@ -387,6 +367,12 @@ def format_markdown(result: dict[str, Any]) -> str:
             "Multi-thread passes use a fixed "
             "pool taking queries from a shared counter. Paths:", ""]
     out += [f"- `{p}`: {PATH_NOTES[p]}" for p in st["paths"]]
+    return out
+
+
+def _latency_section(result: dict[str, Any]) -> list[str]:
+    """Latency percentiles and QPS per configuration and similarity."""
+    out: list[str] = []
     out += ["", "## Latency and throughput", "",
             "Per-query latency percentiles over all timed passes of a similarity (BM25 is timed once per "
             "A-B pair, so it has len(q) times more passes); QPS = queries / pass wall time, median [min-max] "
@@ -397,6 +383,13 @@ def format_markdown(result: dict[str, Any]) -> str:
                     f"{r['p95_ms']:.3f}", f"{r['p99_ms']:.3f}",
                     f"{r['qps_median']:.0f} [{r['qps_min']:.0f}-{r['qps_max']:.0f}]",
                     "-" if r["cpu_ms_per_query"] is None else f"{r['cpu_ms_per_query']:.3f}"] for r in result["latency"]])
+    return out
+
+
+def _ratio_section(result: dict[str, Any]) -> list[str]:
+    """The A-B throughput and CPU-time ratios, per configuration and summarized by q."""
+    st = result["settings"]
+    out: list[str] = []
     out += ["", "## Throughput ratio q-log / BM25", "",
             "Per A-B pair, QPS ratio = QPS(q-log) / QPS(BM25) = wall(BM25) / wall(q-log), and CPU ratio = "
             "CPU time(BM25) / CPU time(q-log) of the search threads; > 1 means q-log is cheaper. The CPU ratio "
@@ -420,6 +413,12 @@ def format_markdown(result: dict[str, Any]) -> str:
         if all(r["cpu"] for r in rows):
             line += f"; CPU ratio {_summary(r['cpu'] for r in rows)}"
         out.append(line)
+    return out
+
+
+def _pruning_section(result: dict[str, Any]) -> list[str]:
+    """Total-hits relation and documents scored at k = 10."""
+    out: list[str] = []
     out += ["", f"## Pruning (k = {PRUNING_K})", "",
             "`pruned` = queries whose total hits came back as a lower bound (relation GREATER_THAN_OR_EQUAL_TO: "
             "the collector stopped counting and let the scorer skip blocks); `collected` = documents the scorer "
@@ -430,6 +429,12 @@ def format_markdown(result: dict[str, Any]) -> str:
                   [[r["path"], r["threshold"], r["similarity"], f"{r['pruned_queries']}/{r['queries']}",
                     f"{r['matches_mean']:.0f}", f"{r['collected_mean']:.0f}", f"{100 * r['collected_fraction']:.2f}%"]
                    for r in result["pruning"]])
+    return out
+
+
+def _check_section(result: dict[str, Any]) -> list[str]:
+    """Pruned top-k against exhaustive scoring."""
+    out: list[str] = []
     verdict = "PASSED" if result["check_passed"] else "FAILED"
     out += ["", "## Pruned top-k equals exhaustive scoring", "",
             f"Result: **{verdict}**. On a seeded sample of queries, the top k of a pruned search "
@@ -439,6 +444,12 @@ def format_markdown(result: dict[str, Any]) -> str:
     out += _table(["similarity", "k", "queries checked", "mismatches", "first mismatch"],
                   [[r["similarity"], r["k"], r["checked"], r["mismatches"], r["first_mismatch"] or "-"]
                    for r in result["check"]])
+    return out
+
+
+def _sweep_section(result: dict[str, Any]) -> list[str]:
+    """The timed q sweep on one open index."""
+    out: list[str] = []
     sw = result["sweep"]
     per = np.asarray(sw["seconds_per_point"])
     out += ["", f"## {len(sw['qs'])}-point q sweep", "",
@@ -449,8 +460,9 @@ def format_markdown(result: dict[str, Any]) -> str:
             f"- total: {sw['seconds_total']:.2f} s ({sw['seconds_total_from_python']:.2f} s seen from Python)",
             f"- per point: median {np.median(per):.3f} s, min {per.min():.3f} s, max {per.max():.3f} s", ""]
     out += _table(["q", "seconds"], [[f"{q:g}", f"{s:.3f}"] for q, s in zip(sw["qs"], sw["seconds_per_point"])])
-    out += ["", f"Benchmark wall time: {result['elapsed_seconds']:.0f} s.", ""]
-    return "\n".join(out)
+    return out
+
+
 
 
 # ---------------------------------------------------------------------------- CLI

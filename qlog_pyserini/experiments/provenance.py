@@ -10,7 +10,7 @@ import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from qlog_pyserini.jvm.toolchain import find_jdk, pyserini_jar
 from qlog_pyserini.project import PROJECT_ROOT
@@ -70,20 +70,53 @@ def _java_description(jdk) -> str:
     return f"{version} ({vendor})" if vendor else version
 
 
+def load_average() -> list[float] | None:
+    """1, 5 and 15 minute load averages: other work on the machine shows up in timings."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (OSError, AttributeError):
+        return None
+
+
+def machine() -> dict[str, Any]:
+    """CPU model, logical cores, RAM, OS, Python and the load average of this machine."""
+    try:
+        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        ram = None
+    return {"cpu": cpu_model(), "cores": os.cpu_count(), "ram_bytes": ram, "os": platform.platform(),
+            "python": platform.python_version(), "load_average": load_average()}
+
+
+def _version(pkg: str) -> str | None:
+    try:
+        return metadata.version(pkg)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def jvm_versions() -> dict[str, Any]:
+    """Java, Lucene, Anserini, Pyserini and qlog-pyserini versions as the running JVM reports them (starts it)."""
+    from qlog_pyserini.jvm.bridge import jclass
+    from qlog_pyserini.jvm.build import similarity_jar
+
+    system = jclass("java.lang.System")
+    runtime = jclass("java.lang.Runtime").getRuntime()
+    return {"java": f"{system.getProperty('java.vm.name')} {system.getProperty('java.runtime.version')}",
+            "jdk_home": str(find_jdk().home), "jvm_max_heap_bytes": int(runtime.maxMemory()),
+            "lucene": str(jclass("org.apache.lucene.util.Version").LATEST.toString()),
+            "anserini_jar": pyserini_jar().name, "pyserini": _version("pyserini"),
+            "qlog_pyserini": git_commit(), "similarity_jar": similarity_jar().name}
+
+
 def provenance(command: str | None = None) -> dict:
     """Date, command, versions (qlog-pyserini commit, pyserini, Anserini jar, Java, Python) and machine."""
-    def version(pkg: str) -> str | None:
-        try:
-            return metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            return None
-
     jdk = find_jdk()
     return {
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "command": command,
-        "qlog_pyserini": version("qlog-pyserini"), "git_commit": git_commit(),
-        "pyserini": version("pyserini"), "anserini_jar": pyserini_jar().name,
+        "qlog_pyserini": _version("qlog-pyserini"), "git_commit": git_commit(),
+        "pyserini": _version("pyserini"), "anserini_jar": pyserini_jar().name,
         "java": _java_description(jdk), "python": platform.python_version(),
         "machine": f"{cpu_model()}, {os.cpu_count()} cores, {memory_gib()} GiB",
     }

@@ -13,7 +13,7 @@ import contextlib
 import os
 import sys
 import threading
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.jvm.build import similarity_jar
@@ -94,8 +94,8 @@ def jcast(name: str, obj: Any) -> Any:
     return cast(name, obj)
 
 
-def java_list(items: list[str]) -> Any:
-    """A ``java.util.ArrayList<String>`` holding ``items``."""
+def java_list(items: Iterable[Any]) -> Any:
+    """A ``java.util.ArrayList`` holding ``items`` (strings or Java objects)."""
     lst = jclass("java.util.ArrayList")()
     for item in items:
         lst.add(item)
