@@ -1,7 +1,7 @@
 """Real source code for the code-search benchmarks, fetched from Debian packages and cached.
 
 A language's sources are Debian packages taken in a fixed order until they hold a target
-number of documented functions (as :func:`qlog_pyserini.codecorpus.extract_functions` finds
+number of documented functions (as :func:`qlog_pyserini.benchmarks.codecorpus.extract_functions` finds
 them, duplicates across packages counted once, exactly as ``build_benchmark`` keeps them):
 
     go          the newest ``golang-1.N-src`` (Go's standard library), then ``golang-*-dev``
@@ -23,7 +23,7 @@ the counts back instead of downloading or parsing again; counts are redone when
 ``codecorpus.EXTRACTOR_VERSION`` or a tree-sitter grammar changes.
 
 :func:`source_roots` turns a selection into the ``(path, label)`` pairs that
-:func:`qlog_pyserini.codecorpus.build_benchmark` takes. A source root is the folder a language's
+:func:`qlog_pyserini.benchmarks.codecorpus.build_benchmark` takes. A source root is the folder a language's
 code lives under in the package (``usr/share/gocode/src``, ``usr/lib/python3/dist-packages``,
 ...), so ids read ``<package>_<version>/<import path>:<name>``; a package with several roots
 (``libruby3.1``: the standard library and each bundled gem) gets one label per root,
@@ -55,11 +55,12 @@ from qlog_pyserini.benchmarks import codecorpus
 from qlog_pyserini.benchmarks.codecorpus import EXTENSIONS, GRAMMAR_PACKAGES, LANGUAGES, extract_functions
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import atomic_output
+from qlog_pyserini.progress import progress_bar
 from qlog_pyserini.project import PROJECT_ROOT
 
 DEFAULT_CACHE = PROJECT_ROOT / "cache" / "sources"
 
-HASH_SIZE = 16  # bytes per code hash, codecorpus._normalised_hash's digest size
+HASH_SIZE = 16  # bytes per code hash, codecorpus.normalised_hash's digest size
 
 
 @dataclass(frozen=True)
@@ -292,7 +293,7 @@ def count_functions(roots: Sequence[str], language: str) -> tuple[int, bytes]:
     for root in roots:
         for f in extract_functions(root, language, label="x"):
             n += 1
-            hashes.add(codecorpus._normalised_hash(f.code))
+            hashes.add(codecorpus.normalised_hash(f.code))
     return n, b"".join(sorted(hashes))
 
 
@@ -513,8 +514,7 @@ def fetch(language: str, cache: str | os.PathLike = DEFAULT_CACHE, target_functi
 
     bar = None
     if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=target or None, unit="fn", file=sys.stderr, desc=f"{language} functions")
+        bar = progress_bar(total=target or None, unit="fn", desc=f"{language} functions")
 
     def log(msg: str) -> None:
         (bar.write if bar is not None else lambda m: print(m, file=sys.stderr))(msg)

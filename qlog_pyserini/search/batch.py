@@ -9,12 +9,10 @@ density with no labels (:mod:`qlog_pyserini.predict`) and logs h_tok and the cho
 
 from __future__ import annotations
 
-import sys
 from typing import Mapping
 
-from tqdm import tqdm
-
 from qlog_pyserini.formats.trec import Hit
+from qlog_pyserini.progress import progress_bar
 from qlog_pyserini.search.searcher import QLogSearcher
 
 BATCH = 64  # queries per Java batch call: large enough to keep threads busy, small enough for a live progress bar
@@ -25,7 +23,7 @@ def search_topics(searcher: QLogSearcher, topics: Mapping[str, str], hits: int =
     """Run every topic through ``searcher``; ``{qid: hits}`` in topic order."""
     qids = list(topics)
     results: dict[str, list[Hit]] = {}
-    with tqdm(total=len(qids), desc="searching", unit="q", file=sys.stderr, disable=not progress) as bar:
+    with progress_bar(total=len(qids), desc="searching", unit="q", quiet=not progress) as bar:
         for start in range(0, len(qids), BATCH):
             chunk = qids[start:start + BATCH]
             results.update(searcher.batch_search([topics[q] for q in chunk], chunk, k=hits, threads=threads))

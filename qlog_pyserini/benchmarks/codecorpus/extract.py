@@ -1,113 +1,60 @@
-"""CodeSearchNet-style benchmarks from any source tree: documented functions become queries.
-
-Every function or method that carries a doc comment yields one :class:`Function`: its *query*
-is the first paragraph of the doc comment, its *document* the function's code without that
-comment. Files are parsed with tree-sitter grammars (never with regular expressions), once each.
-
-What counts as a doc comment, per language
-    Go          consecutive ``//`` lines directly above the declaration (``//go:`` style
-                directives dropped)
-    Java, PHP,  the ``/** ... */`` block directly above the declaration (annotations and
-    JavaScript  attributes sit between the comment and the name and are part of the code);
-                ``@tags`` end the description, ``{@link X}`` becomes ``X``, HTML tags go
-                (Java 23's ``///`` Markdown comments are not read)
-    Ruby        consecutive ``#`` lines directly above ``def`` (``@tags`` end the description)
-    Python      the docstring (first statement of the body, a plain string literal)
-
-"Directly above" means no blank line in between; a ``//`` or ``#`` line must also begin its own
-line (a trailing ``end # comment`` on the line above is a remark, not documentation).
-
-Decisions, so the benchmark has no query text leaking into documents and no junk documents
-    * query = first paragraph (up to a blank line, a ``@tag`` line or a Javadoc ``<p>``),
-      whitespace collapsed; skipped when it has fewer than 3 words.
-    * document = the declaration (decorators, annotations, ``export`` included) with its doc
-      comment removed, and with the doc comments of functions nested in it removed too: a
-      nested function's code stays in its parent's document, as in CodeSearchNet, but its
-      query text must not, or the parent would outrank the nested function on that query.
-    * declarations without an implementation are skipped: Java/PHP abstract and interface
-      methods, Go functions implemented in assembly, and Python functions whose body is only
-      the docstring (Python's abstract or protocol stubs). Their document would be a bare
-      signature. Empty bodies (``void f() {}``, ``def f; end``, ``pass``) are kept.
-    * anonymous functions (Go func literals, JS callbacks, PHP closures) have no name to
-      build an id from and are skipped; JS functions bound by ``const f = ...``,
-      ``obj.f = function``, object pairs and class fields are named by their binding.
-    * functions whose syntax tree contains a parse error are skipped (their extent is unreliable).
-    * the document is dedented by the indentation of its first line.
-    * queries are sampled only among functions whose query text (case and spacing aside) no other
-      function shares: a shared doc comment has several right answers but one judged relevant.
-      Such functions stay in the corpus as documents; the manifest counts them.
-
-Ids are ``<label>/<relative/path>:<Qualified.Name>``, e.g. ``go1.19/net/http/server.go:Server.Serve``
-(enclosing classes, modules and functions joined by ``.``; a Go method is ``Receiver.Name``).
-A repeated id (overloads) gets ``#2``, ``#3``... in source order. Whitespace in a path is
-written as ``%20`` and friends so that ids stay valid TREC identifiers.
-
-Skipped files: tests (``*_test.go``, ``test_*.py``, ``*_test.py``, ``conftest.py``,
-``*Test.java``, ``*Tests.java``, ``*Test.php``, ``*_spec.rb``, ``*_test.rb``, ``*.test.js``,
-``*.spec.js``, anything under ``test/``, ``tests/``, ``testdata/``, ``spec/``, ``__tests__/``,
-``*_test/``, ``*_tests/``), vendored code (``vendor/``, ``_vendor/``, ``node_modules/``,
-``third_party/``, and installed packages under ``site-packages/``, ``dist-packages/``), hidden
-folders, minified ``*.min.js``, and generated files (``Code generated ... DO NOT EDIT`` or
-``@generated`` in the first 4 KiB).
-"""
+"""Extraction: which files are read, and the documented functions tree-sitter finds in each
+(:class:`Function`, :func:`extract_source`, :func:`extract_functions`)."""
 
 from __future__ import annotations
 
-import ast
 import bisect
 import concurrent.futures
 import hashlib
-import html
-import importlib
-import importlib.metadata
-import json
 import multiprocessing
 import os
-import random
 import re
-import shutil
-import sys
-import tempfile
-import warnings
 import zipfile
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from qlog_pyserini.benchmarks.codecorpus.doc_comments import (
+    MIN_QUERY_WORDS,
+    _block_doc_query,
+    _docstring_query,
+    _line_doc_query,
+    _walk_type,
+)
+from qlog_pyserini.benchmarks.codecorpus.languages import (
+    _FUNCTION_TYPES,
+    _JS_SCOPE_VALUES,
+    _SCOPES,
+    EXTENSIONS,
+    LANGUAGES,
+    _grammar,
+)
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import check_id
 
-LANGUAGES = ("go", "java", "javascript", "php", "python", "ruby")
-
-EXTENSIONS = {
-    ".go": "go",
-    ".java": "java",
-    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-    ".php": "php",
-    ".py": "python",
-    ".rb": "ruby",
-}
-
-#: PyPI distributions whose versions go into the manifest (they decide what gets parsed).
-GRAMMAR_PACKAGES = {
-    "go": "tree-sitter-go", "java": "tree-sitter-java", "javascript": "tree-sitter-javascript",
-    "php": "tree-sitter-php", "python": "tree-sitter-python", "ruby": "tree-sitter-ruby",
-}
-
-MIN_QUERY_WORDS = 3
 # Bump when a change alters which functions are extracted or their code (cached counts depend on it).
 EXTRACTOR_VERSION = 1
+
+
 GENERATED_HEAD_BYTES = 4096
+
 
 # site-packages: a tree that holds an installed environment holds other people's code
 _VENDOR_DIRS = frozenset({"vendor", "_vendor", "node_modules", "third_party", "site-packages", "dist-packages"})
+
+
 _TEST_DIRS = frozenset({"test", "tests", "testdata", "spec", "__tests__"})
+
+
 _TEST_DIR_SUFFIXES = ("_test", "_tests")  # idlelib/idle_test and the like
+
+
 _TEST_FILE = re.compile(
     r"(_test\.go|^test_.*\.py|_test\.py|^conftest\.py|Tests?\.java|Test\.php"
     r"|_spec\.rb|_test\.rb|\.(test|spec)\.[mc]?js)$"
 )
+
+
 _GENERATED = re.compile(rb"Code generated .* DO NOT EDIT|@generated\b")
 
 
@@ -124,143 +71,7 @@ class Function:
     line: int  # 1-based line where the declaration starts
 
 
-# --------------------------------------------------------------------------------------
-# Grammars: which nodes are functions, which are comments, how names and doc comments look.
 
-_FN_QUERIES = {
-    "python": "(function_definition) @fn",
-    "go": "(function_declaration) @fn (method_declaration) @fn (comment) @comment",
-    "java": """(method_declaration) @fn (constructor_declaration) @fn
-               (compact_constructor_declaration) @fn (block_comment) @comment""",
-    "ruby": "(method) @fn (singleton_method) @fn (comment) @comment",
-    "php": "(function_definition) @fn (method_declaration) @fn (comment) @comment",
-    "javascript": """
-        (function_declaration) @fn (generator_function_declaration) @fn (method_definition) @fn
-        (variable_declarator value: [(function_expression) (arrow_function) (generator_function)]) @fn
-        (assignment_expression right: [(function_expression) (arrow_function) (generator_function)]) @fn
-        (pair value: [(function_expression) (arrow_function) (generator_function)]) @fn
-        (field_definition value: [(function_expression) (arrow_function) (generator_function)]) @fn
-        (comment) @comment""",
-}
-
-# Ancestors that add their name to a qualified name, besides enclosing functions.
-_SCOPES = {
-    "python": {"class_definition"},
-    "go": set(),
-    "java": {"class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
-             "annotation_type_declaration"},
-    "ruby": {"class", "module"},
-    "php": {"class_declaration", "interface_declaration", "trait_declaration", "enum_declaration"},
-    "javascript": {"class_declaration", "class"},
-}
-
-_JS_FUNCTION_VALUES = {"function_expression", "arrow_function", "generator_function"}
-_JS_SCOPE_VALUES = _JS_FUNCTION_VALUES | {"object", "class"}
-
-_GRAMMARS: dict[str, tuple[Any, Any]] = {}  # language -> (Parser, Query), built once per process
-
-
-def _grammar(language: str) -> tuple[Any, Any]:
-    if language not in _GRAMMARS:
-        import tree_sitter as ts
-
-        module = importlib.import_module(GRAMMAR_PACKAGES[language].replace("-", "_"))
-        # tree-sitter-php ships two grammars; language_php accepts HTML around <?php ... ?>.
-        lang = ts.Language(module.language_php() if language == "php" else module.language())
-        _GRAMMARS[language] = (ts.Parser(lang), ts.Query(lang, _FN_QUERIES[language]))
-    return _GRAMMARS[language]
-
-
-# --------------------------------------------------------------------------------------
-# Doc comment text -> query.
-
-_GO_DIRECTIVE = re.compile(r"^//(go:|line |extern |export |nolint\b|[a-z0-9]+:[a-z0-9])")
-_RUBY_DIRECTIVE = re.compile(r"^#\s*(rubocop:|frozen_string_literal:|encoding:|typed:|-\*-)")
-_INLINE_TAG = re.compile(r"\{@(\w+)\s*([^{}]*)\}")
-# Only real HTML tags: `<positional_bindings>` or `List<String>` in a doc comment is content.
-_HTML_TAG = re.compile(
-    r"</?(?:a|abbr|b|big|blockquote|br|caption|cite|code|dd|del|dfn|div|dl|dt|em|font|h[1-6]|hr|i|img"
-    r"|ins|kbd|li|ol|p|pre|q|s|samp|small|span|strike|strong|sub|sup|table|tbody|td|th|thead|tr|tt"
-    r"|u|ul|var)\b[^<>]*>", re.IGNORECASE)
-_PARAGRAPH_END = re.compile(r"^(@\w|<p\b)", re.IGNORECASE)
-
-
-def _first_paragraph(lines: Iterable[str]) -> str:
-    """Lines of a doc comment without markers -> its first paragraph, whitespace collapsed."""
-    kept: list[str] = []
-    for line in lines:
-        line = line.strip()
-        if not line:
-            if kept:
-                break
-            continue
-        if kept and _PARAGRAPH_END.match(line) or line.startswith("@"):
-            break  # a block tag, or a Javadoc <p> after some text, ends the description
-        kept.append(line)
-    return " ".join(" ".join(kept).split())
-
-
-def _inline_tag(m: re.Match) -> str:
-    tag, body = m.group(1), m.group(2).strip()
-    if tag in ("link", "linkplain") and " " in body:  # {@link Foo#bar label} -> label
-        return body.split(None, 1)[1]
-    if tag == "return":  # Javadoc renders {@return x} as "Returns x."
-        return f"Returns {body}"
-    return "" if tag == "inheritDoc" else body
-
-
-def _block_doc_query(text: str) -> str:
-    """``/** ... */`` (Javadoc, PHPDoc, JSDoc) -> first paragraph, tags and HTML removed."""
-    body = text[3:-2] if text.endswith("*/") else text[3:]
-    lines = [re.sub(r"^\s*\*+ ?", "", line) for line in body.split("\n")]
-    para = _first_paragraph(lines)
-    while True:  # innermost first: {@return the {@link Currency}}
-        para, n = _INLINE_TAG.subn(_inline_tag, para)
-        if not n:
-            break
-    para = html.unescape(_HTML_TAG.sub("", para))
-    return " ".join(para.split())
-
-
-def _line_doc_query(texts: Sequence[str], language: str) -> str:
-    lines = []
-    for t in texts:
-        if language == "go":
-            if _GO_DIRECTIVE.match(t):
-                continue
-            lines.append(t[2:])
-        else:
-            if _RUBY_DIRECTIVE.match(t):
-                continue
-            lines.append(t.lstrip("#"))
-    return _first_paragraph(lines)
-
-
-def _docstring_query(node: Any) -> str:
-    raw = node.text.decode("utf-8", "replace")
-    try:
-        with warnings.catch_warnings():  # old code's invalid escapes ("\p") would warn once per docstring
-            warnings.simplefilter("ignore", SyntaxWarning)
-            value = ast.literal_eval(raw)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        value = None
-    if not isinstance(value, str):  # Python 2 prefixes and the like: use the raw contents
-        value = "".join(c.text.decode("utf-8", "replace") for c in _walk_type(node, "string_content"))
-    # an escaped lone surrogate ("\\ud800") would make the UTF-8 output unwritable
-    value = value.encode("utf-8", "replace").decode("utf-8")
-    return _first_paragraph(value.split("\n"))
-
-
-def _walk_type(node: Any, type_: str) -> Iterator[Any]:
-    for c in node.named_children:
-        if c.type == type_:
-            yield c
-        else:
-            yield from _walk_type(c, type_)
-
-
-# --------------------------------------------------------------------------------------
-# Per-file extraction.
 
 @dataclass
 class _Found:
@@ -345,17 +156,6 @@ def _own_name(node: Any, language: str) -> str | None:
             key = _field_text(node, "key" if t == "pair" else "property")
             return key.strip("'\"`") if key is not None else None
     return _field_text(node, "name")
-
-
-_FUNCTION_TYPES = {
-    "python": {"function_definition"},
-    "go": {"function_declaration", "method_declaration"},
-    "java": {"method_declaration", "constructor_declaration", "compact_constructor_declaration"},
-    "ruby": {"method", "singleton_method"},
-    "php": {"function_definition", "method_declaration"},
-    "javascript": {"function_declaration", "generator_function_declaration", "method_definition",
-                   "variable_declarator", "assignment_expression", "pair", "field_definition"},
-}
 
 
 def _qualified_name(node: Any, language: str) -> str | None:
@@ -540,9 +340,6 @@ def extract_source(data: bytes, language: str) -> list[tuple[str, str, str, int]
         out.append((f.name, f.query, code, f.line))
     return out
 
-
-# --------------------------------------------------------------------------------------
-# Sources: folders, zips and single files, walked in sorted order.
 
 def _skip_reason(rel: str) -> str | None:
     """Why a file is left out by its path alone (``None``: keep it)."""
@@ -729,187 +526,5 @@ def extract_functions(path_or_zip: str | os.PathLike, language: str | None = Non
     return _iter_source(source, label, _plan(source, langs, stats), workers, stats)
 
 
-# --------------------------------------------------------------------------------------
-# Benchmark folder.
-
-def _normalised_hash(code: str) -> bytes:
+def normalised_hash(code: str) -> bytes:
     return hashlib.blake2b(" ".join(code.split()).encode("utf-8"), digest_size=16).digest()
-
-
-def _versions(languages: Sequence[str]) -> dict[str, str]:
-    out = {}
-    for dist in ["tree-sitter"] + [GRAMMAR_PACKAGES[lang] for lang in languages]:
-        try:
-            out[dist] = importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            out[dist] = "unknown"
-    return out
-
-
-def _is_nonempty_dir(path: Path) -> bool:
-    return path.is_dir() and any(path.iterdir())
-
-
-def _jsonl(path: Path, rows: Iterable[dict]) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-
-def _query_key(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
-def build_benchmark(sources: Sequence[tuple[str | os.PathLike, str | None]], out_dir: str | os.PathLike,
-                    languages: Sequence[str] | None = None, n_queries: int | None = None,
-                    query_fraction: float | None = None, seed: int = 42, max_docs: int | None = None,
-                    *, workers: int = 1, overwrite: bool = False, progress: bool = False) -> dict:
-    """Build a BEIR/CoIR benchmark folder from source trees and return its manifest.
-
-    Every documented function of ``sources`` (``(path, label)`` pairs; a ``None`` label becomes
-    the base name) is a document; duplicates (same code up to whitespace) keep the smallest id.
-    ``max_docs`` keeps a seeded random subset of documents. Queries are a seeded sample of the
-    documents -- ``n_queries`` of them, or ``query_fraction`` of them, or all when neither is
-    given -- each with its own function as the one relevant document (``qid = "q:" + doc id``).
-
-    Writes ``corpus.jsonl`` (``_id``, ``title`` = "", ``text`` = code), ``queries.jsonl``
-    (``_id``, ``text``), ``qrels/test.tsv`` and ``manifest.json`` into a temporary folder beside
-    ``out_dir`` that is renamed into place only when complete. A non-empty ``out_dir`` is
-    refused unless ``overwrite``. Same inputs, same bytes: nothing depends on time, hash order or
-    ``workers``.
-    """
-    if n_queries is not None and query_fraction is not None:
-        raise QLogError("give the number of queries or the query fraction, not both")
-    if n_queries is not None and n_queries < 1:
-        raise QLogError(f"illegal number of queries: {n_queries}, must be at least 1")
-    if query_fraction is not None and not 0.0 < query_fraction <= 1.0:
-        raise QLogError(f"illegal query fraction: {query_fraction}, must be in (0, 1]")
-    if max_docs is not None and max_docs < 1:
-        raise QLogError(f"illegal max docs: {max_docs}, must be at least 1")
-    if workers < 1:
-        raise QLogError(f"illegal number of workers: {workers}, must be at least 1")
-    if not sources:
-        raise QLogError("no source given")
-    langs = _check_languages(languages)
-    out = Path(out_dir)
-    if _is_nonempty_dir(out) and not overwrite:
-        raise QLogError(f"output folder {str(out)!r} is not empty (use overwrite to replace it)")
-    if out.exists() and not out.is_dir():
-        raise QLogError(f"output {str(out)!r} exists and is not a folder")
-
-    opened, labels = [], set()
-    for path, label in sources:
-        src = _Source(path)  # fails fast on a missing source, before any work
-        label = default_label(path) if label is None else label
-        check_id(label, "source label")
-        if label in labels:
-            raise QLogError(f"source label {label!r} is used twice; give each source its own label")
-        labels.add(label)
-        opened.append((src, label))
-
-    stats: Counter = Counter()
-    plans = []
-    for src, label in opened:
-        src_stats: Counter = Counter()
-        plans.append((src, label, _plan(src, langs, src_stats), src_stats))
-    bar = None
-    if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=sum(len(todo) for _, _, todo, _ in plans), unit="file", file=sys.stderr, desc="parsing")
-    per_source = []
-    functions: list[Function] = []
-    try:
-        for src, label, todo, src_stats in plans:
-            functions.extend(_iter_source(src, label, todo, workers, src_stats,
-                                          on_file=bar.update if bar is not None else None))
-            per_source.append({"label": label, "path": str(src.path), "kind": src.kind,
-                               **{k: src_stats[k] for k in sorted(src_stats)}})
-            stats.update(src_stats)
-    finally:
-        if bar is not None:
-            bar.close()
-
-    # duplicates: first by sorted id wins; everything below works on sorted ids
-    functions.sort(key=lambda f: f.id)
-    seen_code: set[bytes] = set()
-    docs: list[Function] = []
-    for f in functions:
-        h = _normalised_hash(f.code)
-        if h not in seen_code:
-            seen_code.add(h)
-            docs.append(f)
-    duplicates = len(functions) - len(docs)
-    del functions, seen_code
-    if not docs:
-        raise QLogError("no documented functions found in the sources")
-
-    rng = random.Random(seed)
-    if max_docs is not None and max_docs < len(docs):
-        keep = sorted(rng.sample(range(len(docs)), max_docs))
-        docs = [docs[i] for i in keep]
-    # A query whose text is shared by several functions (generated code, overloads, locale tables)
-    # has several equally right answers but only one judged relevant: never ask it (as CodeSearchNet
-    # removes near-duplicates). Those functions stay in the corpus as documents.
-    text_count = Counter(_query_key(d.query) for d in docs)
-    candidates = [i for i, d in enumerate(docs) if text_count[_query_key(d.query)] == 1]
-    ambiguous = len(docs) - len(candidates)
-    if not candidates:
-        raise QLogError("every documented function shares its doc comment with another; no query is unambiguous")
-    if n_queries is not None:
-        if n_queries > len(candidates):
-            raise QLogError(f"{n_queries} queries asked for, but only {len(candidates)} of the {len(docs)} documents "
-                            f"have a doc comment no other function shares")
-        k = n_queries
-    elif query_fraction is not None:
-        k = max(1, round(query_fraction * len(candidates)))
-    else:
-        k = len(candidates)
-    query_docs = [docs[i] for i in sorted(rng.sample(candidates, k))]
-
-    manifest = {
-        "format": "BEIR/CoIR: corpus.jsonl, queries.jsonl, qrels/test.tsv",
-        "sources": per_source,
-        "languages": list(langs),
-        "seed": seed,
-        "n_queries": n_queries,
-        "query_fraction": query_fraction,
-        "max_docs": max_docs,
-        "min_query_words": MIN_QUERY_WORDS,
-        "counts": {
-            **{k: stats[k] for k in sorted(stats)},
-            "duplicates_dropped": duplicates,
-            "shared_query_text_not_sampled": ambiguous,
-            "documents": len(docs),
-            "queries": len(query_docs),
-            "documents_per_language": dict(sorted(Counter(d.language for d in docs).items())),
-            "queries_per_language": dict(sorted(Counter(d.language for d in query_docs).items())),
-        },
-        "versions": _versions(langs),
-    }
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
-    try:
-        _jsonl(tmp / "corpus.jsonl", ({"_id": d.id, "title": "", "text": d.code} for d in docs))
-        _jsonl(tmp / "queries.jsonl", ({"_id": "q:" + d.id, "text": d.query} for d in query_docs))
-        (tmp / "qrels").mkdir()
-        with open(tmp / "qrels" / "test.tsv", "w", encoding="utf-8", newline="\n") as f:
-            f.write("query-id\tcorpus-id\tscore\n")
-            f.writelines(f"q:{d.id}\t{d.id}\t1\n" for d in query_docs)
-        with open(tmp / "manifest.json", "w", encoding="utf-8", newline="\n") as f:
-            json.dump(manifest, f, indent=2, ensure_ascii=False)
-            f.write("\n")
-        os.chmod(tmp, 0o755)  # mkdtemp makes it private; the result is an ordinary folder
-        if out.exists():
-            if _is_nonempty_dir(out) and not overwrite:
-                raise QLogError(f"output folder {str(out)!r} appeared while building; not replacing it")
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-            os.replace(out, old / "x")
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return manifest
