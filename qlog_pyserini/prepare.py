@@ -84,7 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _check_inputs(parser, args)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
     # Refuse a non-empty --out before reading a possibly large collection.
-    check_output_folder(args.out, args.overwrite)
+    inputs = [*(args.input or ()), *(args.queries or ()), args.corpus, args.topics, args.qrels]
+    check_output_folder(args.out, args.overwrite, inputs=[i for i in inputs if i])
     if args.format == "beir":
         result = prepare_beir(args.input[0], args.out, split=args.split, overwrite=args.overwrite)
     elif args.format == "csn":

@@ -24,7 +24,6 @@ import json
 import logging
 import os
 import re
-import secrets
 import shutil
 import tokenize
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import iter_documents, json_lines, write_json_collection
 from qlog_pyserini.formats.topics import read_topics, write_topics_tsv
 from qlog_pyserini.formats.trec import atomic_output, check_id, read_qrels, write_qrels
+from qlog_pyserini.safety import check_output_dir, publish_dir, staging_dir
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +177,10 @@ def prepare_csn(files: Sequence[PathLike], out: PathLike, query_files: Sequence[
         raise QLogError("prepare_csn needs at least one input file")
     files = [Path(f) for f in files]
     resolved = [f.resolve() for f in files]
+    twice = sorted({str(f) for f, r in zip(files, resolved) if resolved.count(r) > 1})
+    if twice:
+        # Every function would be in the corpus twice, and each query's twin judged non-relevant.
+        raise QLogError(f"input file {twice[0]!r} is given more than once")
     query_files = [Path(f) for f in (query_files if query_files else files[:1])]
     for q in query_files:
         if q.resolve() not in resolved:
@@ -494,24 +498,15 @@ def _finish(tmp: Path, out: PathLike, fmt: str, sources: Mapping[str, PathLike],
     return result
 
 
-def check_output_folder(out: PathLike, overwrite: bool) -> None:
+def check_output_folder(out: PathLike, overwrite: bool, inputs: Iterable[PathLike] = ()) -> None:
     """Raise :class:`QLogError` unless ``out`` may receive a prepared dataset.
 
     A missing or empty folder is fine. A non-empty one needs ``overwrite``, and even then must
-    hold a ``manifest.json``: replacing means deleting, and only a folder this module wrote is
-    deleted, never one a mistyped path happens to name.
+    hold a ``manifest.json`` (or our marker): replacing means deleting, and only a folder this
+    module wrote is deleted, never one a mistyped path happens to name; nor ``.``, a parent of an
+    input, or home (:func:`qlog_pyserini.safety.check_output_dir`).
     """
-    out = Path(out)
-    if not out.parent.is_dir():
-        raise QLogError(f"output folder {str(out.parent)!r} does not exist")
-    if out.exists() and not out.is_dir():
-        raise QLogError(f"output {str(out)!r} exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()):
-        if not overwrite:
-            raise QLogError(f"output folder {str(out)!r} is not empty; pass --overwrite to replace it")
-        if not (out / MANIFEST_FILE).is_file():
-            raise QLogError(f"refusing to replace {str(out)!r}: it has no {MANIFEST_FILE}, so it is "
-                            f"not a folder written by prepare")
+    check_output_dir(out, "prepare", inputs=inputs, overwrite=overwrite)
 
 
 @contextlib.contextmanager
@@ -519,21 +514,10 @@ def _staged(out: PathLike, overwrite: bool) -> Iterator[Path]:
     """A fresh folder beside ``out``, renamed to ``out`` when the block succeeds, removed if not."""
     out = Path(out)
     check_output_folder(out, overwrite)
-    # os.mkdir, not tempfile.mkdtemp: mkdtemp makes the folder private (0700) and it would stay so.
-    tmp = out.parent / f".{out.name}.{secrets.token_hex(4)}.tmp"
-    tmp.mkdir()
+    tmp = staging_dir(out, "staging")  # .<name>.staging-<pid>-XXXX: a killed run's is swept by the next
     try:
         yield tmp
-        check_output_folder(out, overwrite)
-        if out.is_dir() and any(out.iterdir()):
-            old = tmp.with_name(tmp.name + ".old")
-            os.rename(out, old)
-            os.rename(tmp, out)
-            shutil.rmtree(old)
-        else:
-            if out.is_dir():
-                out.rmdir()
-            os.rename(tmp, out)
+        publish_dir(tmp, out, "prepare", overwrite=overwrite)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

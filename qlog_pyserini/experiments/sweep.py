@@ -21,7 +21,6 @@ import math
 import os
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -37,6 +36,7 @@ from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, trec_eval
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import atomic_output, read_qrels, write_run
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
+from qlog_pyserini.safety import check_output_dir, publish_dir, staging_dir
 from qlog_pyserini.search.batch import search_topics
 from qlog_pyserini.search.searcher import QLogSearcher, check_index_dir
 from qlog_pyserini.search.similarities import model
@@ -120,17 +120,14 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
     judged = [q for q in topics if q in qrels]
     if not judged:
         raise QLogError(f"no query of {topics_path} has judgments in {qrels_path}")
-    out = Path(out_dir)
-    if out.exists() and any(out.iterdir()) and not overwrite:
-        raise QLogError(f"--out {str(out)!r} exists and is not empty; pass --overwrite to replace it")
-    if not out.parent.is_dir():
-        raise QLogError(f"parent folder of --out {str(out)!r} does not exist")
+    # Only ever replace a sweep folder this tool wrote, never '.' or a parent of an input (safety).
+    out = check_output_dir(out_dir, "sweep", inputs=[index_dir, topics_path, qrels_path], overwrite=overwrite)
 
     reference = BM25_EQUIVALENT.get(parameter)
     grid = sorted(set(grid) | ({reference} if reference is not None else set())
                   | ({round(prediction.q, 10)} if prediction is not None else set()))
     searcher = QLogSearcher(index_dir, k1=k1, b=b, idf_form=idf_form)
-    stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.sweep-", dir=out.parent))
+    stage = staging_dir(out, "sweep")
     try:
         (stage / "runs").mkdir()
         runs: dict[float, Path] = {}
@@ -182,9 +179,7 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
         with atomic_output(stage / "comparison.md") as f:
             f.write(format_markdown(comparison, metric, "bm25", f"{similarity} {parameter}={oracle:g}", seed=seed))
         plot_sweep(table, parameter, metric, bm25_score, oracle, stage / "sweep.png", title=summary["name"])
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(stage, out)
+        publish_dir(stage, out, "sweep", overwrite=overwrite)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
         searcher.close()

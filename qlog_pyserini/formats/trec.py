@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO, Iterable, Iterator, Mapping, Sequence
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.safety import check_output_file, sweep_stale, temp_prefix
 
 
 @dataclass(frozen=True)
@@ -41,11 +42,12 @@ def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     A crash or an exception leaves no partial file behind. The parent folder must exist:
     a missing folder is a user error, not something to create silently.
     """
-    path = Path(path)
+    path = check_output_file(path, "output")
     parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise QLogError(f"output folder {str(parent)!r} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
+    # The temporary's name carries our pid, so a later run can tell a killed run's leftover from
+    # a live one's and remove it (safety.sweep_stale).
+    sweep_stale(parent, path.name)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=".tmp", dir=parent)
     os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the mode open() would
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as f:

@@ -24,16 +24,15 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-
-from tqdm import tqdm
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import count_documents, iter_documents, write_json_collection
 from qlog_pyserini.jvm.build import similarity_jar
 from qlog_pyserini.jvm.toolchain import find_jdk, jvm_options, pyserini_jar
+from qlog_pyserini.progress import progress_bar
+from qlog_pyserini.safety import check_output_dir, popen, publish_dir, reaped, staging_dir
 from qlog_pyserini.search.analyzers import INDEXER_CLASS, check_analyzer
 
 INDEXER = "io.anserini.index.IndexCollection"
@@ -44,16 +43,6 @@ STORAGE_FLAGS = ("-storePositions", "-storeDocvectors", "-storeRaw")
 class IndexSummary:
     index_dir: Path
     documents: int
-
-
-def _prepare_destination(index_dir: Path, overwrite: bool) -> None:
-    if index_dir.exists():
-        if not index_dir.is_dir():
-            raise QLogError(f"--index {str(index_dir)!r} exists and is not a folder")
-        if any(index_dir.iterdir()) and not overwrite:
-            raise QLogError(f"--index {str(index_dir)!r} exists and is not empty; pass --overwrite to replace it")
-    if not index_dir.parent.is_dir():
-        raise QLogError(f"parent folder of --index {str(index_dir)!r} does not exist")
 
 
 def anserini_index_command(input_dir: Path, index_dir: Path, threads: int) -> list[str]:
@@ -86,13 +75,15 @@ def build_index(corpus: str | os.PathLike, index_dir: str | os.PathLike, threads
         raise QLogError(f"corpus {str(corpus)!r} does not exist")
     if threads < 1:
         raise QLogError(f"--threads must be at least 1, got {threads}")
-    _prepare_destination(index_dir, overwrite)
-    staging = Path(tempfile.mkdtemp(prefix=f".{index_dir.name}.building-", dir=index_dir.parent))
+    # Only ever replace an index this tool (or Anserini) wrote, never '.', a parent of the corpus,
+    # or a folder holding anything but an index (safety.check_output_dir).
+    check_output_dir(index_dir, "index", option="--index", inputs=[corpus], overwrite=overwrite)
+    staging = staging_dir(index_dir, "building")
     try:
         total = count_documents(corpus) if progress else None
         docs = iter_documents(corpus)
         if progress:
-            docs = tqdm(docs, total=total, desc="validating", unit="doc", file=sys.stderr)
+            docs = progress_bar(docs, total=total, desc="validating", unit="doc")
         written = write_json_collection(docs, staging / "json")
         if written == 0:
             raise QLogError(f"corpus {str(corpus)!r} holds no documents")
@@ -105,9 +96,7 @@ def build_index(corpus: str | os.PathLike, index_dir: str | os.PathLike, threads
         if indexed + empty != written:
             raise QLogError(f"Anserini indexed {indexed} documents (and skipped {empty} empty ones) "
                             f"but the corpus has {written}: {counters}")
-        if index_dir.exists():
-            shutil.rmtree(index_dir)
-        os.replace(staging / "index", index_dir)
+        publish_dir(staging / "index", index_dir, "index", overwrite=overwrite)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return IndexSummary(index_dir, indexed)
@@ -119,10 +108,12 @@ _PROGRESS = re.compile(r"([\d,]+) documents indexed")
 
 def _run_indexer(cmd: list[str], expected: int, progress: bool) -> dict[str, int]:
     """Run an indexer command, mirroring its progress in a bar; returns its final counters."""
-    bar = tqdm(total=expected, desc="indexing", unit="doc", file=sys.stderr, disable=not progress)
+    bar = progress_bar(total=expected, desc="indexing", unit="doc", quiet=not progress)
     log: list[str] = []
     counters: dict[str, int] = {}
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
+    # The indexer dies with us (SIGKILL included) and is killed on Ctrl-C/SIGTERM: see safety.popen.
+    proc = popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    with reaped(proc):
         assert proc.stdout is not None
         for line in proc.stdout:
             log.append(line.rstrip())
@@ -130,6 +121,7 @@ def _run_indexer(cmd: list[str], expected: int, progress: bool) -> dict[str, int
                 counters[m.group(1)] = int(m.group(2).replace(",", ""))
             elif (m := _PROGRESS.search(line)):
                 bar.update(max(0, int(m.group(1).replace(",", "")) - bar.n))
+        proc.wait()
     bar.close()
     bar.update(max(0, counters.get("indexed", 0) - bar.n))
     if proc.returncode != 0 or "indexed" not in counters:

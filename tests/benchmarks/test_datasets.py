@@ -313,7 +313,8 @@ def test_output_folder_rules(trec, tmp_path):
         prepare_trec(*trec, out)
     (out / "stale.txt").write_text("from an earlier run")
     prepare_trec(*trec, out, overwrite=True)
-    assert sorted(p.name for p in out.iterdir()) == ["corpus", "manifest.json", "qrels.txt", "topics.tsv"]
+    assert sorted(p.name for p in out.iterdir()) == [".qlog-pyserini.json", "corpus", "manifest.json", "qrels.txt",
+                                                     "topics.tsv"]
 
     precious = tmp_path / "precious"
     precious.mkdir()

@@ -1,0 +1,52 @@
+"""Helpers the reliability tests share: run a verb as a user would, and check what it left behind."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+
+def verb(name: str, *args: object, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    """``python -m qlog_pyserini.<name> args...`` in a fresh process, output captured."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", f"qlog_pyserini.{name}", *map(str, args)],
+                          capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
+
+
+def assert_one_error(proc: subprocess.CompletedProcess, needle: str = "") -> str:
+    """Exit code 2, exactly one ``error:`` line (the last stderr line), no traceback; returns that line."""
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error: ")]
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-3000:])
+    assert len(errors) == 1 and lines[-1] == errors[0] and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert needle in errors[0], errors[0]
+    return errors[0]
+
+
+def tree(folder: Path) -> dict[str, bytes | None]:
+    """Every path under ``folder`` (hidden ones included) with its bytes (None for folders)."""
+    return {str(p.relative_to(folder)): (None if p.is_dir() else p.read_bytes())
+            for p in sorted(folder.rglob("*"))}
+
+
+def children_of(pid: int) -> list[int]:
+    """Pids of the live descendants of ``pid`` (from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parents.items() if pp == p]
+        out += kids
+        todo += kids
+    return out
