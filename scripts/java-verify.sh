@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Build and test java-similarity/ with Maven: the similarities on Lucene 10.5 and 9.12, the Solr factory and
+# the SolrCloud tests, and (when Pyserini's fatjar is installed in .venv) the Anserini-dependent module.
+# Finds a JDK >= 21 at run time (QLOG_JAVA_HOME, JAVA_HOME, /usr/lib/jvm/*, javac on PATH; newest wins).
+# Extra arguments go to Maven, e.g. -Dtest=TestQLogIdf -Dsurefire.failIfNoSpecifiedTests=false.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+jdk_major() { # prints the feature version of the JDK at $1, or nothing
+  [ -x "$1/bin/javac" ] || return 0
+  "$1/bin/javac" -version 2>&1 | sed -n 's/^javac \([0-9][0-9]*\).*/\1/p' | head -1
+}
+
+find_jdk() {
+  local best="" best_v=0 c v
+  local candidates=("${QLOG_JAVA_HOME:-}" "${JAVA_HOME:-}")
+  for c in /usr/lib/jvm/* /usr/local/lib/jvm/* /opt/java/*; do candidates+=("$c"); done
+  if command -v javac >/dev/null 2>&1; then
+    candidates+=("$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")")
+  fi
+  for c in "${candidates[@]}"; do
+    [ -n "$c" ] || continue
+    v=$(jdk_major "$c")
+    if [ -n "$v" ] && [ "$v" -ge 21 ] && [ "$v" -gt "$best_v" ]; then best=$c; best_v=$v; fi
+  done
+  [ -n "$best" ] && echo "$best"
+}
+
+JDK=$(find_jdk) || { echo "error: Maven build needs a JDK >= 21 (Lucene 10); install one or set QLOG_JAVA_HOME" >&2; exit 2; }
+command -v mvn >/dev/null 2>&1 || { echo "error: mvn not found; install Maven >= 3.8" >&2; exit 2; }
+export JAVA_HOME=$JDK
+
+args=()
+FATJAR=$(ls "$ROOT"/.venv/lib/python3*/site-packages/pyserini/resources/jars/anserini-*-fatjar.jar 2>/dev/null | head -1 || true)
+if [ -n "$FATJAR" ]; then
+  args+=("-Danserini.jar=$FATJAR")
+else
+  echo "note: no Pyserini fatjar in .venv (run scripts/setup.sh): module qlog-anserini is skipped" >&2
+fi
+echo "java-verify: JDK $JDK (Java $(jdk_major "$JDK")), $(mvn -v 2>/dev/null | head -1 | sed 's/ (.*//')" >&2
+
+rc=0
+(cd java-similarity && mvn -q -B verify "${args[@]}" "$@") || rc=$?
+
+# -q hides Surefire's console summary: print it from the reports, one line per module and a total
+python3 - "$ROOT/java-similarity" <<'PY' || true
+import glob, os, sys, xml.etree.ElementTree as ET
+total = [0, 0, 0, 0]
+for module in sorted(glob.glob(os.path.join(sys.argv[1], "*", "target", "surefire-reports"))):
+    counts = [0, 0, 0, 0]
+    for f in glob.glob(os.path.join(module, "TEST-*.xml")):
+        s = ET.parse(f).getroot()
+        for i, k in enumerate(("tests", "failures", "errors", "skipped")):
+            counts[i] += int(s.get(k, 0))
+    total = [a + b for a, b in zip(total, counts)]
+    name = os.path.basename(os.path.dirname(os.path.dirname(module)))
+    print(f"[{name}] Tests run: {counts[0]}, Failures: {counts[1]}, Errors: {counts[2]}, Skipped: {counts[3]}")
+print(f"Tests run: {total[0]}, Failures: {total[1]}, Errors: {total[2]}, Skipped: {total[3]}")
+PY
+exit $rc
