@@ -11,6 +11,39 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("QLOG_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
+# Tests are marked by what they need, so `pytest -m "not jvm and not data"` runs the pure-Python
+# ones in seconds on a machine without a JDK: a test using one of these fixtures is marked here;
+# modules that start the JVM otherwise mark themselves with `pytestmark = pytest.mark.jvm`.
+JVM_FIXTURES = frozenset({"tiny_index", "stdlib_index"})
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if "shared_data" in names:
+            item.add_marker(pytest.mark.data)
+        if names & JVM_FIXTURES:
+            item.add_marker(pytest.mark.jvm)
+
+
+def _jvm_forbidden(*_args, **_kwargs):
+    pytest.fail("this test starts Java but is not marked jvm (add @pytest.mark.jvm)", pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def _only_jvm_tests_start_java(request, monkeypatch) -> None:
+    """Keep the markers honest: in a test not marked ``jvm``, finding the JDK or starting the JVM fails it."""
+    if request.node.get_closest_marker("jvm") is not None:
+        return
+    import sys
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("qlog_pyserini") and module is not None:
+            for attr in ("find_jdk", "start_jvm"):
+                if callable(getattr(module, attr, None)):
+                    monkeypatch.setattr(module, attr, _jvm_forbidden)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data``; tests that use it skip when it is absent."""

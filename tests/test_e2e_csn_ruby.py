@@ -12,6 +12,8 @@ from qlog_pyserini.index.indexer import build_index
 from qlog_pyserini.search.batch import search_topics
 from qlog_pyserini.search.searcher import QLogSearcher
 
+pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
+
 
 @pytest.fixture(scope="module")
 def csn_ruby(shared_data, tmp_path_factory):

@@ -55,6 +55,7 @@ def mean(d: dict[str, float], qids=("q1", "q2", "q3")) -> float:
     return sum(d[q] for q in qids) / len(qids)
 
 
+@pytest.mark.jvm  # runs trec_eval from Pyserini's jar
 def test_hand_computed_values_complete(files):
     result = trec_eval(*files)
     assert isinstance(result, EvalResult)
@@ -69,6 +70,7 @@ def test_hand_computed_values_complete(files):
         assert result.aggregate[name] == pytest.approx(mean(truth), abs=TOL), name
 
 
+@pytest.mark.jvm  # runs trec_eval from Pyserini's jar
 def test_incomplete_averages_only_answered_queries(files):
     result = trec_eval(*files, metrics=["recip_rank", "ndcg_cut.10"], complete=False)
     assert list(result.per_query.index) == ["q1", "q2"]
@@ -76,6 +78,7 @@ def test_incomplete_averages_only_answered_queries(files):
     assert result.aggregate["ndcg_cut.10"] == pytest.approx(mean(NDCG10, ("q1", "q2")), abs=TOL)
 
 
+@pytest.mark.jvm  # runs trec_eval from Pyserini's jar
 def test_multi_parameter_metric_expands_under_requested_names(files):
     result = trec_eval(*files, metrics="map,P.5,10", per_query=False)
     assert list(result.aggregate) == ["map", "P.5", "P.10"]
@@ -84,12 +87,14 @@ def test_multi_parameter_metric_expands_under_requested_names(files):
     assert result.per_query.empty
 
 
+@pytest.mark.jvm  # runs trec_eval from Pyserini's jar
 def test_per_query_scores_series(files):
     s = per_query_scores(*files, "recip_rank")
     assert s.name == "recip_rank"
     assert s.to_dict() == pytest.approx(RR, abs=TOL)
 
 
+@pytest.mark.jvm  # runs trec_eval from Pyserini's jar
 def test_per_query_scores_rejects_a_metric_with_several_values(files):
     with pytest.raises(QLogError, match="P.5, P.10"):
         per_query_scores(*files, "P.5,10")
@@ -103,6 +108,7 @@ def test_missing_files(tmp_path, files):
         trec_eval(tmp_path / "nope.txt", run)
 
 
+@pytest.mark.jvm  # runs trec_eval from Pyserini's jar
 def test_trec_eval_errors_are_reported(tmp_path, files):
     qrels, run = files
     with pytest.raises(QLogError, match="illegal measure 'nosuchmeasure'"):
@@ -178,6 +184,7 @@ def eval_cli(*args: str) -> subprocess.CompletedProcess:
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.jvm  # runs trec_eval from Pyserini's jar
 def test_eval_cli_per_query_csv(files, tmp_path):
     qrels, run = files
     out = tmp_path / "scores.csv"
@@ -192,12 +199,14 @@ def test_eval_cli_per_query_csv(files, tmp_path):
     assert "q3" in proc.stdout
 
 
+@pytest.mark.jvm  # runs trec_eval from Pyserini's jar
 def test_eval_cli_aggregate_only(files):
     proc = eval_cli("--qrels", str(files[0]), "--run", str(files[1]), "--metrics", "recip_rank")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["recip_rank", f"{mean(RR):.4f}"]
 
 
+@pytest.mark.jvm  # runs trec_eval from Pyserini's jar
 def test_eval_cli_bad_input_is_one_line(files, tmp_path):
     out = tmp_path / "scores.csv"
     proc = eval_cli("--qrels", str(files[0]), "--run", str(tmp_path / "missing.txt"), "--output", str(out))

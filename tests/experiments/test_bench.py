@@ -17,6 +17,8 @@ from qlog_pyserini import bench as bench_cli
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.experiments import bench
 
+pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
+
 SECTIONS = ("## Machine and versions", "## Command", "## Index and queries", "## Method",
             "## Latency and throughput", "## Throughput ratio q-log / BM25", "## Pruning (k = 10)",
             "## Pruned top-k equals exhaustive scoring", "## 3-point q sweep")

@@ -11,6 +11,8 @@ import pytest
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.jvm import build, toolchain
 
+pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
+
 
 def fake_jdk(root: Path, version: str) -> Path:
     home = root / f"jdk-{version}"

@@ -16,6 +16,8 @@ from conftest import ROOT  # noqa: E402
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.qpred.statistics import corpus_stats, df_slope, features, slope_feature
 
+pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
+
 # Two segments, so a term that is df = 1 in each of them (z0003) must still come out as df = 2.
 SEGMENT_A = {
     "a/1": "z0001 z0002 z0002 z0002 z0005",

@@ -17,6 +17,8 @@ from qlog_pyserini.jvm.bridge import jclass
 from qlog_pyserini.search.analyzers import analyze, index_analyzer
 from qlog_pyserini.search.searcher import QLogSearcher
 
+pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
+
 # Original token first (lower-cased and Porter-stemmed like every token), then its parts.
 SPLITS = {
     "handleWebSocketUpgrade": ["handlewebsocketupgrad", "handl", "web", "socket", "upgrad"],

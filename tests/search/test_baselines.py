@@ -11,6 +11,8 @@ from qlog_pyserini.formula import bm25_tf
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.search.similarities import MODELS, make_similarity, model
 
+pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
+
 DOCS = tiny_documents()
 TOTAL = sum(map(len, DOCS.values()))
 AVGDL = TOTAL / TINY_N

@@ -13,6 +13,8 @@ from qlog_pyserini.formula import bm25_tf, idf_q, ln_q, odds_lucene, odds_rsj, q
 from qlog_pyserini.jvm.bridge import jclass
 from qlog_pyserini.search.searcher import QLogSearcher
 
+pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
+
 QS = (0.05, 0.3, 0.7, 1.0, 1.5)
 FORMS = ("lucene", "rsj")
 

@@ -13,6 +13,8 @@ from conftest import ROOT  # noqa: E402
 
 from qlog_pyserini.formats.trec import read_run
 
+pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
+
 
 def cli(verb: str, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -8,6 +8,8 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.search.searcher import QLogSearcher, anserini_bm25_searcher, hits_from_anserini, results_from_anserini
 
+pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
+
 
 def test_q1_run_identical_to_anserini_bm25(stdlib_index, stdlib_code):
     topics = read_topics(stdlib_code[1])
