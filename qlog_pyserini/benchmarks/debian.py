@@ -55,7 +55,7 @@ from qlog_pyserini.benchmarks import codecorpus
 from qlog_pyserini.benchmarks.codecorpus import EXTENSIONS, GRAMMAR_PACKAGES, LANGUAGES, extract_functions
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import atomic_output
-from qlog_pyserini.progress import progress_bar
+from qlog_pyserini.progress import info, progress_bar
 from qlog_pyserini.project import PROJECT_ROOT
 
 DEFAULT_CACHE = PROJECT_ROOT / "cache" / "sources"
@@ -517,7 +517,7 @@ def fetch(language: str, cache: str | os.PathLike = DEFAULT_CACHE, target_functi
         bar = progress_bar(total=target or None, unit="fn", desc=f"{language} functions")
 
     def log(msg: str) -> None:
-        (bar.write if bar is not None else lambda m: print(m, file=sys.stderr))(msg)
+        bar.write(msg) if bar is not None and not bar.disable else info(msg)
 
     counting = _Counting(workers)
     queue: deque[_Unit] = deque()

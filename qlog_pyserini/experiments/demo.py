@@ -27,6 +27,7 @@ from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import write_run
 from qlog_pyserini.index.indexer import build_index
 from qlog_pyserini.jvm.toolchain import find_jdk
+from qlog_pyserini.progress import info
 from qlog_pyserini.search.batch import search_topics
 from qlog_pyserini.search.searcher import QLogSearcher
 
@@ -57,7 +58,7 @@ def run_demo(work: Path, n_queries: int = 500, qs: Sequence[float] = DEMO_QS, th
     for corpus in demo_sources():
         t0 = time.perf_counter()
         folder = work / corpus.name
-        print(f"[{corpus.name}] extracting documented functions from {corpus.source}", file=sys.stderr)
+        info(f"[{corpus.name}] extracting documented functions from {corpus.source}")
         build_benchmark([(corpus.source, corpus.name)], folder / "beir", languages=[corpus.language],
                         n_queries=n_queries, seed=seed, overwrite=True, progress=True)
         prepared = prepare_beir(folder / "beir", folder / "prepared", overwrite=True)
