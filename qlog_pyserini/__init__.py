@@ -1,18 +1,35 @@
 """qlog-pyserini: q-logarithm IDF for BM25 on standard Lucene indexes, from Pyserini.
 
 The formula lives in :mod:`qlog_pyserini.formula` (Python reference) and in
-``java-similarity/.../QLogBM25Similarity.java`` (what Lucene runs). Importing this package
-imports nothing heavy and does not start the JVM; the first :class:`QLogSearcher` does.
+``java-similarity/.../QLogBM25Similarity.java`` (what Lucene runs).
+
+Importing this package does not start the JVM, but (when none runs yet) it puts our jar next to
+Pyserini's on pyjnius's classpath, so ``pyserini.search`` imported later starts one JVM holding both.
+Import order does not matter either way: a JVM started without our jar gets it appended on first use
+(:mod:`qlog_pyserini.jvm.bridge`).
+
+From Pyserini: :func:`install_qlog` puts q-log BM25 into a ``LuceneSearcher`` you already hold, and
+:class:`QLogLuceneSearcher` is a ``LuceneSearcher`` with q-log (both in :mod:`qlog_pyserini.search.lucene`,
+which imports ``pyserini.search.lucene``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["QLogSearcher", "Hit", "idf_q", "ln_q"]
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.jvm.bridge import configure_classpath
+
+__all__ = ["QLogSearcher", "QLogLuceneSearcher", "install_qlog", "Hit", "to_dict", "idf_q", "ln_q"]
 __version__ = "0.1.0"
 
-_LAZY = {"QLogSearcher": ".search.searcher", "Hit": ".formats.trec", "idf_q": ".formula", "ln_q": ".formula"}
+_LAZY = {"QLogSearcher": ".search.searcher", "QLogLuceneSearcher": ".search.lucene", "install_qlog": ".search.lucene",
+         "Hit": ".formats.trec", "to_dict": ".formats.trec", "idf_q": ".formula", "ln_q": ".formula"}
+
+try:
+    configure_classpath()
+except QLogError:  # no JDK or no Pyserini: reported where Java is first needed, not on import
+    pass
 
 
 def __getattr__(name: str) -> Any:

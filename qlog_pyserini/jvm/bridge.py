@@ -1,10 +1,17 @@
 """The JVM bridge: one JVM per process, with Pyserini's fatjar and our similarity jar on its classpath.
 
-pyjnius fixes the classpath when the JVM starts, so our jar must be added before anything starts
-it. Call :func:`jclass` (or anything in :mod:`qlog_pyserini.searcher`) before importing other
-JVM-starting modules. This module never imports ``pyserini.search``, ``pyserini.index`` or
-``pyserini.eval``: Pyserini 2.4.0 fetches prebuilt-index metadata from the network when they are
-imported, and 1.x imports torch.
+Two separate steps, as in Pyserini (``pyserini._jvm.configure_classpath``, then ``pyserini.pyclass``):
+
+1. :func:`configure_classpath` puts both jars on pyjnius's classpath while no JVM runs. Importing
+   ``qlog_pyserini`` does this, so whoever starts the JVM next (``pyserini.pyclass`` on any
+   ``import pyserini.search``, or :func:`start_jvm`) starts one JVM that has both.
+2. :func:`start_jvm` starts it if nobody has, and makes sure our classes are loadable. When a JVM
+   already runs without them (Pyserini was imported first, or the jar had to be rebuilt), our jar is
+   appended to the running JVM's application class path, which is what the JDK's own
+   ``Instrumentation.appendToSystemClassLoaderSearch`` does for agents. So import order never matters.
+
+This module never imports ``pyserini.search``, ``pyserini.index`` or ``pyserini.eval``: Pyserini 2.4.0
+fetches its prebuilt-index catalogue from the network when they are imported.
 """
 
 from __future__ import annotations
@@ -13,14 +20,16 @@ import contextlib
 import os
 import sys
 import threading
-from typing import Any, Iterable, Iterator
+from pathlib import Path
+from typing import Any, Iterator
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.jvm.build import similarity_jar
+from qlog_pyserini.jvm.build import current_jar, similarity_jar
 from qlog_pyserini.jvm.toolchain import find_jdk, jvm_options, pyserini_jar
 
 PROBE_CLASS = "io.qlog.search.QLogSearcher"
-_lock = threading.Lock()
+APP_CLASS_LOADER = "jdk.internal.loader.ClassLoaders$AppClassLoader"
+_lock = threading.RLock()
 _started = False
 
 
@@ -43,40 +52,97 @@ def _quiet_stderr() -> Iterator[None]:
         os.close(devnull)
 
 
+def jvm_running() -> bool:
+    """Whether pyjnius has started this process's JVM (by us, Pyserini or anyone)."""
+    import jnius_config
+
+    return bool(jnius_config.vm_running)
+
+
+def _add_to_jnius(jar: Path) -> None:
+    import jnius_config
+
+    # pyjnius locates libjvm through JAVA_HOME when jnius is first imported, whoever imports it.
+    os.environ["JAVA_HOME"] = str(find_jdk().home)
+    # jnius_config.classpath, not get_classpath(): that one imports jnius, which starts the JVM.
+    present = set(jnius_config.classpath or ())
+    jnius_config.add_classpath(*(p for p in (str(pyserini_jar()), str(jar)) if p not in present))
+    options = set(jnius_config.get_options())
+    jnius_config.add_options(*(o for o in jvm_options() if o not in options))
+
+
+def configure_classpath() -> Path | None:
+    """Put Pyserini's fatjar and our jar on pyjnius's classpath, without starting a JVM.
+
+    Returns the jar added, or None when nothing could be added now: a JVM already runs, or the jar
+    is not built yet (an editable checkout whose Java sources changed; it is built, and appended to
+    the JVM, on first use). Never compiles, so importing the package stays cheap.
+    """
+    with _lock:
+        if jvm_running():
+            return None
+        jar = current_jar()
+        if jar is not None:
+            _add_to_jnius(jar)
+        return jar
+
+
 def start_jvm() -> None:
-    """Start the JVM with our classes, or check that an already running one has them."""
+    """Start the JVM with our classes, or make an already running one able to load them."""
     global _started
     with _lock:
         if _started:
             return
-        import jnius_config
-
-        if jnius_config.vm_running:
-            _check_running_jvm()
-            _started = True
-            return
-        jdk = find_jdk()
-        jar = similarity_jar()
-        # pyjnius locates libjvm through JAVA_HOME when jnius is first imported.
-        os.environ["JAVA_HOME"] = str(jdk.home)
-        jnius_config.add_classpath(str(pyserini_jar()), str(jar))
-        jnius_config.add_options(*jvm_options())
-        with _quiet_stderr():
-            import jnius  # noqa: F401  (starts the JVM)
-        _check_running_jvm()
+        if not jvm_running():
+            _add_to_jnius(similarity_jar())
+            with _quiet_stderr():
+                import jnius  # noqa: F401  (starts the JVM)
+        _ensure_our_classes()
         _started = True
 
 
-def _check_running_jvm() -> None:
+def _loadable(name: str) -> bool:
     from jnius import JavaException, autoclass
 
     try:
-        autoclass(PROBE_CLASS)
+        autoclass(name)
+        return True
     except JavaException:
+        return False
+
+
+def _ensure_our_classes() -> None:
+    if _loadable(PROBE_CLASS):
+        return
+    jar = similarity_jar()
+    _append_to_running_jvm(jar)
+    if not _loadable(PROBE_CLASS):
+        raise QLogError(f"a JVM is already running and {PROBE_CLASS} cannot be loaded from {jar}")
+
+
+def _append_to_running_jvm(jar: Path) -> None:
+    """Append ``jar`` to the application class loader's search path of the running JVM.
+
+    The JDK's application class loader has no public method for this (agents reach it through
+    ``Instrumentation``); pyjnius calls its package-private ``appendToClassPathForInstrumentation``
+    through JNI, which does not apply Java's access checks. The loader is checked to be the JDK's
+    own before it is cast, so another JVM fails with a clear error instead of a crash.
+    """
+    from jnius import JavaException, autoclass, cast
+
+    loader = autoclass("java.lang.ClassLoader").getSystemClassLoader()
+    kind = loader.getClass().getName()
+    if kind != APP_CLASS_LOADER:
         raise QLogError(
-            "a JVM is already running without the qlog-pyserini classes (something started it first, e.g. "
-            "an import of pyserini.search); import qlog_pyserini and create a QLogSearcher before other "
-            "JVM users, or run in a fresh process") from None
+            f"a JVM is already running without the qlog-pyserini classes, and its class loader ({kind}) cannot "
+            "take our jar; import qlog_pyserini before anything starts the JVM (e.g. before pyserini.search)")
+    try:
+        app = cast(autoclass(APP_CLASS_LOADER, include_protected=True, include_private=True), loader)
+        app.appendToClassPathForInstrumentation(str(jar))
+    except (JavaException, AttributeError) as e:
+        raise QLogError(
+            f"a JVM is already running without the qlog-pyserini classes and adding {jar} to it failed ({e}); "
+            "import qlog_pyserini before anything starts the JVM (e.g. before pyserini.search)") from None
 
 
 def jclass(name: str) -> Any:
@@ -94,8 +160,8 @@ def jcast(name: str, obj: Any) -> Any:
     return cast(name, obj)
 
 
-def java_list(items: Iterable[Any]) -> Any:
-    """A ``java.util.ArrayList`` holding ``items`` (strings or Java objects)."""
+def java_list(items: list[str]) -> Any:
+    """A ``java.util.ArrayList<String>`` holding ``items``."""
     lst = jclass("java.util.ArrayList")()
     for item in items:
         lst.add(item)

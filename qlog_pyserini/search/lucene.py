@@ -1,0 +1,117 @@
+"""q-log BM25 inside Pyserini: for a ``LuceneSearcher`` you already hold, or as one.
+
+    from pyserini.search.lucene import LuceneSearcher
+    from qlog_pyserini import install_qlog
+
+    searcher = LuceneSearcher.from_prebuilt_index("beir-v1.0.0-scifact.flat")
+    install_qlog(searcher, q=0.7)            # where you would call searcher.set_bm25(0.9, 0.4)
+    hits = searcher.search("...", k=10)      # Pyserini's own hits, scored by q-log BM25
+
+    from qlog_pyserini import QLogLuceneSearcher
+    searcher = QLogLuceneSearcher.from_prebuilt_index("beir-v1.0.0-scifact.flat")
+    searcher.set_qlog(q=0.7)
+
+Both change only the Lucene ``Similarity`` inside Anserini's ``SimpleSearcher``; everything else is
+Pyserini's: ``search``, ``batch_search``, ``fields=`` (each field scored with its own statistics, so
+its q-log IDF uses that field's N and n), ``doc()``, and RM3/Rocchio feedback, which then run on top
+of q-log (feedback documents are q-log's top hits; the expanded query is scored by q-log BM25).
+At q = 1 the runs are exactly ``set_bm25(k1, b)``'s.
+
+Importing this module imports ``pyserini.search.lucene``, which needs Pyserini's full dependencies
+(it imports torch) and, in Pyserini 2.4.0, fetches the prebuilt-index catalogue over the network.
+:class:`qlog_pyserini.QLogSearcher` and ``python -m qlog_pyserini.search`` need neither.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
+from qlog_pyserini.jvm.bridge import configure_classpath, jclass, start_jvm
+
+# Before Pyserini's pyclass starts the JVM, so that it starts one with our jar too; a JVM that is
+# already running gets our jar appended by start_jvm below.
+configure_classpath()
+try:
+    from pyserini.index.lucene import LuceneIndexReader
+    from pyserini.search.lucene import LuceneSearcher
+except ImportError as e:
+    raise ImportError(f"qlog_pyserini.search.lucene needs pyserini.search.lucene, which failed to import ({e}); "
+                      "install Pyserini with its dependencies (pip install pyserini==2.4.0), or use "
+                      "qlog_pyserini.QLogSearcher / python -m qlog_pyserini.search, which need neither") from e
+start_jvm()
+
+INSTALLER = "io.qlog.pyserini.SimilarityInstaller"
+SEARCHER = "io.qlog.search.QLogSearcher"
+
+__all__ = ["QLogLuceneSearcher", "install_qlog"]
+
+
+def _checked(q: float, k1: float, b: float, idf_form: str) -> tuple[float, float, float, str]:
+    try:
+        q, form = check_q(q), check_form(idf_form)
+    except ValueError as e:
+        raise QLogError(str(e)) from None
+    k1, b = float(k1), float(b)
+    if not (math.isfinite(k1) and k1 >= 0):
+        raise QLogError(f"illegal k1 value: {k1}, must be a non-negative finite number")
+    if not 0 <= b <= 1:
+        raise QLogError(f"illegal b value: {b}, must be between 0 and 1")
+    return q, k1, b, form
+
+
+def install_qlog(searcher: Any, q: float = 1.0, k1: float = DEFAULT_K1, b: float = DEFAULT_B,
+                 idf_form: str = "lucene") -> Any:
+    """Score ``searcher`` (a Pyserini ``LuceneSearcher``, or Anserini's ``SimpleSearcher`` itself) with q-log BM25.
+
+    Like ``searcher.set_bm25(k1, b)``, it replaces only the similarity over the same open index; the
+    analyzer and any RM3/Rocchio set-up stay. q = 1 (with ``idf_form="lucene"``) is exactly
+    ``set_bm25(k1, b)``. Returns ``searcher``.
+    """
+    q, k1, b, form = _checked(q, k1, b, idf_form)
+    java = getattr(searcher, "object", searcher)
+    jclass(INSTALLER).install_qlog(java, k1, b, q, form)
+    return searcher
+
+
+class QLogLuceneSearcher(LuceneSearcher):
+    """A Pyserini ``LuceneSearcher`` whose Java object is our ``io.qlog.search.QLogSearcher``.
+
+    Everything of ``LuceneSearcher`` is inherited (``from_prebuilt_index``, ``search``, ``batch_search``,
+    ``fields=``, ``doc``, ``set_rm3``, ``set_rocchio``, ``set_bm25``, ``set_qld``); :meth:`set_qlog`
+    is added. A new searcher scores with q-log BM25 at ``q`` (default 1: BM25, as ``LuceneSearcher``).
+    Queries are analyzed as the index records (``default`` for any Anserini/Pyserini index), as
+    :class:`qlog_pyserini.QLogSearcher` does, so the two give the same runs.
+    """
+
+    def __init__(self, index_dir: str, prebuilt_index_name: str | None = None,
+                 index_reader: LuceneIndexReader | None = None, q: float = 1.0, k1: float = DEFAULT_K1,
+                 b: float = DEFAULT_B, idf_form: str = "lucene") -> None:
+        from qlog_pyserini.search.analyzers import index_analyzer, java_analyzer
+        from qlog_pyserini.search.searcher import check_index_dir
+
+        # LuceneSearcher.__init__ would open Anserini's SimpleSearcher; this opens our subclass of it
+        # and sets the same attributes (tests/pyserini check the two sets stay equal).
+        check_index_dir(index_dir)
+        self.index_dir = index_dir
+        analyzer = index_analyzer(index_dir)
+        self.object = (jclass(SEARCHER)(str(index_dir)) if analyzer == "default"
+                       else jclass(SEARCHER)(str(index_dir), java_analyzer(analyzer)))
+        self.num_docs = self.object.get_total_num_docs()
+        self.prebuilt_index_name = prebuilt_index_name
+        self.index_reader = index_reader if index_reader else LuceneIndexReader(index_dir)
+        self.rm3 = None
+        self.rocchio = None
+        self.set_qlog(q, k1, b, idf_form)
+
+    def set_qlog(self, q: float = 1.0, k1: float = DEFAULT_K1, b: float = DEFAULT_B, idf_form: str = "lucene") -> None:
+        """Score with q-log BM25 (k1, b, q, IDF form); q = 1 with ``lucene`` is ``set_bm25(k1, b)`` exactly."""
+        q, k1, b, form = _checked(q, k1, b, idf_form)
+        self.object.set_qlog(k1, b, q, form)
+
+    @property
+    def similarity(self) -> str:
+        """The installed similarity as Lucene names it, e.g. ``QLogBM25(k1=0.9,b=0.4,q=0.7,form=lucene)``."""
+        return self.object.get_similarity().toString()
