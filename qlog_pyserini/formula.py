@@ -17,6 +17,8 @@ from typing import Callable
 
 import numpy as np
 
+from qlog_pyserini.errors import QLogError
+
 Q_EPSILON = 1e-9
 DEFAULT_K1 = 0.9
 DEFAULT_B = 0.4
@@ -65,9 +67,9 @@ def check_q(q: float) -> float:
     try:
         value = float(q)
     except (TypeError, ValueError):
-        raise ValueError(f"illegal q value: {q!r}, must be a finite number") from None
+        raise QLogError(f"illegal q value: {q!r}, must be a finite number") from None
     if not math.isfinite(value):
-        raise ValueError(f"illegal q value: {q!r}, must be a finite number")
+        raise QLogError(f"illegal q value: {q!r}, must be a finite number")
     return value
 
 
@@ -75,5 +77,5 @@ def check_form(form: str) -> str:
     """The IDF odds form name, lower-cased, if known, else ValueError listing the known ones."""
     name = str(form).strip().lower()
     if name not in IDF_ODDS:
-        raise ValueError(f"illegal idf form: {form!r}, must be one of {', '.join(IDF_ODDS)}")
+        raise QLogError(f"illegal idf form: {form!r}, must be one of {', '.join(IDF_ODDS)}")
     return name

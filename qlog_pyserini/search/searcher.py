@@ -86,9 +86,9 @@ class QLogSearcher:
         q = self.q if q is None else check_q(q)
         form = self.idf_form if idf_form is None else check_form(idf_form)
         if not (k1 >= 0 and k1 != float("inf")):
-            raise ValueError(f"illegal k1 value: {k1}, must be a non-negative finite number")
+            raise QLogError(f"illegal k1 value: {k1}, must be a non-negative finite number")
         if not 0 <= b <= 1:
-            raise ValueError(f"illegal b value: {b}, must be between 0 and 1")
+            raise QLogError(f"illegal b value: {b}, must be between 0 and 1")
         self._java.set_qlog(k1, b, q, form)
         self.k1, self.b, self.q, self.idf_form = k1, b, q, form
 
@@ -129,9 +129,9 @@ class QLogSearcher:
                      threads: int = 1) -> dict[str, list[Hit]]:
         """Top ``k`` hits per query, searched on ``threads`` Java threads; ``{qid: hits}`` in ``qids`` order."""
         if len(queries) != len(qids):
-            raise ValueError(f"{len(queries)} queries but {len(qids)} qids")
+            raise QLogError(f"{len(queries)} queries but {len(qids)} qids")
         if len(set(qids)) != len(qids):
-            raise ValueError("qids must be unique")
+            raise QLogError("qids must be unique")
         text = self._java.batch_search_tsv(java_list(list(queries)), java_list(list(qids)), int(k), int(threads))
         results: dict[str, list[Hit]] = {qid: [] for qid in qids}
         for line in text.splitlines():
@@ -147,12 +147,12 @@ class QLogSearcher:
         return text
 
     def doc_text(self, docid: str) -> str:
-        """The indexed text of ``docid`` (from the stored raw document); KeyError if absent."""
+        """The indexed text of ``docid`` (from the stored raw document); :class:`QLogError` if absent."""
         raw = self._java.doc_raw(docid)
         if raw is None:
             contents = self._java.doc_contents(docid)
             if contents is None:
-                raise KeyError(docid)
+                raise QLogError(f"docid {docid!r} is not in the index")
             return contents
         try:
             obj = json.loads(raw)

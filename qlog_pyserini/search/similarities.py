@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
 from qlog_pyserini.jvm.bridge import jclass
 
@@ -38,7 +39,7 @@ class Model:
 def _positive(name: str, value: float) -> float:
     value = float(value)
     if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"illegal {name} value: {value}, must be a finite number > 0")
+        raise QLogError(f"illegal {name} value: {value}, must be a finite number > 0")
     return value
 
 
@@ -81,7 +82,7 @@ MODELS: dict[str, Model] = {m.name: m for m in (
 def model(name: str) -> Model:
     """The model called ``name``, or ValueError listing the known ones."""
     if name not in MODELS:
-        raise ValueError(f"unknown similarity {name!r}, must be one of {', '.join(MODELS)}")
+        raise QLogError(f"unknown similarity {name!r}, must be one of {', '.join(MODELS)}")
     return MODELS[name]
 
 

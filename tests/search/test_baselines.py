@@ -7,6 +7,7 @@ import math
 import pytest
 from conftest import TINY_N, tiny_documents
 
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import bm25_tf
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.search.similarities import MODELS, make_similarity, model
@@ -84,11 +85,11 @@ def test_baseline_matches_hand_computation(tiny_index, name, params, hand):
 def test_models_table_and_validation():
     assert set(MODELS) == {"bm25", "qlog", "idf-gamma", "qld", "dfr", "dph"}
     assert model("qlog").sweep_parameter == "q" and model("idf-gamma").sweep_parameter == "gamma"
-    with pytest.raises(ValueError, match="unknown similarity 'okapi'"):
+    with pytest.raises(QLogError, match="unknown similarity 'okapi'"):
         model("okapi")
-    with pytest.raises(ValueError, match="illegal gamma value"):
+    with pytest.raises(QLogError, match="illegal gamma value"):
         make_similarity("idf-gamma", gamma=0)
-    with pytest.raises(ValueError, match="illegal mu value"):
+    with pytest.raises(QLogError, match="illegal mu value"):
         make_similarity("qld", mu=float("nan"))
 
 
