@@ -483,6 +483,54 @@ def fetch(language: str, cache: str | os.PathLike = DEFAULT_CACHE, target_functi
     ``exclude`` adds regexes of package names to skip to the plan's own.
     ``index`` and ``download`` default to :class:`AptIndex` and :func:`apt_download`.
     """
+    plan, target = _check_fetch_args(language, target_functions, max_packages, workers, batch_size, exclude)
+    index = AptIndex() if index is None else index
+    download = apt_download if download is None else download  # looked up now: tests monkeypatch it
+    store = Cache(cache)
+    store.make()
+    pkgs = candidates(language, index, exclude)
+    if max_packages is not None:
+        pkgs = pkgs[:max_packages]
+    if not pkgs and not plan.stdlib:
+        raise QLogError(f"apt knows no {language} source package; run 'apt-get update' first")
+
+    bar = progress_bar(total=target or None, unit="fn", desc=f"{language} functions") if progress else None
+    fetcher = _Fetcher(language, store, pkgs, download, _Counting(workers), batch_size)
+    try:
+        if plan.stdlib:
+            fetcher.queue_stdlib()
+        fetcher.select(target, bar)
+        fetcher.save_finished_counts()
+    finally:
+        fetcher.counting.close()
+        if bar is not None:
+            bar.close()
+
+    selected, failed, seen = fetcher.selected, fetcher.failed, fetcher.seen
+    result = {
+        "language": language,
+        "target_functions": target,
+        "max_packages": max_packages,
+        "exclude": [*plan.exclude, *exclude],
+        "counted_with": fetcher.version,
+        "reached": len(seen) >= target,
+        "totals": {
+            "packages": sum(1 for s in selected if not s.get("local")),
+            "documented_functions": fetcher.documented,
+            "unique_functions": len(seen),
+            "deb_bytes": sum(s["deb"]["size"] for s in selected if "deb" in s),
+            "failed": len(failed),
+        },
+        "selected": selected,
+        "failed": failed,
+    }
+    _write_json(store.root / f"{language}.json", result)
+    return result
+
+
+def _check_fetch_args(language: str, target_functions: int | None, max_packages: int | None, workers: int,
+                      batch_size: int, exclude: Sequence[str]) -> tuple[Plan, int]:
+    """The language's plan and the target, or :class:`QLogError` for the first bad argument."""
     if language not in PLANS:
         raise QLogError(f"unknown language {language!r}, expected one of {', '.join(LANGUAGES)}")
     plan = PLANS[language]
@@ -495,148 +543,131 @@ def fetch(language: str, cache: str | os.PathLike = DEFAULT_CACHE, target_functi
         raise QLogError(f"illegal number of workers: {workers}, must be at least 1")
     if batch_size < 1:
         raise QLogError(f"illegal batch size: {batch_size}, must be at least 1")
-    index = AptIndex() if index is None else index
-    download = apt_download if download is None else download  # looked up now: tests monkeypatch it
-    store = Cache(cache)
-    store.make()
-    version = counter_version()
-
     for x in exclude:
         try:
             re.compile(x)
         except re.error as e:
             raise QLogError(f"illegal exclude pattern {x!r}: {e}") from None
-    pkgs = candidates(language, index, exclude)
-    if max_packages is not None:
-        pkgs = pkgs[:max_packages]
-    if not pkgs and not plan.stdlib:
-        raise QLogError(f"apt knows no {language} source package; run 'apt-get update' first")
+    return plan, target
 
-    bar = None
-    if progress:
-        bar = progress_bar(total=target or None, unit="fn", desc=f"{language} functions")
 
-    def log(msg: str) -> None:
-        bar.write(msg) if bar is not None and not bar.disable else info(msg)
+class _Fetcher:
+    """One fetch in progress: packages are downloaded and unpacked in batches here while worker
+    processes count their functions, and taken in candidate order until enough unique ones are seen."""
 
-    counting = _Counting(workers)
-    queue: deque[_Unit] = deque()
-    todo = iter(pkgs)
-    exhausted = False
+    def __init__(self, language: str, store: Cache, pkgs: Sequence[PackageInfo], download: Downloader,
+                 counting: _Counting, batch_size: int) -> None:
+        self.language, self.store, self.download, self.counting = language, store, download, counting
+        self.batch_size = batch_size
+        self.version = counter_version()
+        self.todo = iter(pkgs)
+        self.exhausted = False
+        self.queue: deque[_Unit] = deque()
+        self.selected: list[dict] = []
+        self.failed: list[dict] = []
+        self.seen: set[bytes] = set()
+        self.documented = 0
 
-    def refill() -> None:
+    def refill(self) -> None:
         """Queue the next batch: download what is missing, unpack it, submit its counts."""
-        nonlocal exhausted
-        batch = [p for _, p in zip(range(batch_size), todo)]
-        exhausted = len(batch) < batch_size
-        manifests = {p.name: store.package_manifest(p) for p in batch}
+        batch = [p for _, p in zip(range(self.batch_size), self.todo)]
+        self.exhausted = len(batch) < self.batch_size
+        manifests = {p.name: self.store.package_manifest(p) for p in batch}
         debs: dict[str, Path | str] = {}
         for p in batch:  # a .deb already downloaded (its tree was removed) is not fetched again
-            deb = store.debs / deb_name(p)
+            deb = self.store.debs / deb_name(p)
             if manifests[p.name] is None and deb.is_file() and _sha256(deb) == p.sha256:
                 debs[p.name] = deb
         missing = [p for p in batch if manifests[p.name] is None and p.name not in debs]
         if missing:
-            debs.update(download(missing, store.debs))
+            debs.update(self.download(missing, self.store.debs))
         for p in batch:
-            unit = _Unit(p.name, p.version, [], [], manifests[p.name] or {}, False, pkg=p)
-            if manifests[p.name] is None:
-                deb = debs.get(p.name, "not downloaded")
-                try:
-                    if not isinstance(deb, Path):
-                        raise QLogError(f"download failed: {deb}")
-                    unit.manifest = store.unpack(p, deb, language)
-                except QLogError as e:
-                    unit.error = str(e)
-            if unit.error is None:
-                # found again rather than read back, so a change of PLANS applies to cached packages
-                rel = find_roots(store.root / unit.manifest["extracted"], language)
-                unit.manifest.setdefault("roots", {})[language] = rel
-                unit.roots = [str(store.root / unit.manifest["extracted"] / r) for r in rel]
-                unit.labels = root_labels(p.key, rel)
-                unit.count = (0, b"") if not rel else store.cached_count(unit.manifest, language, version, rel) \
-                    or counting.submit(unit.roots, language)
-            queue.append(unit)
+            self.queue.append(self._unit(p, manifests[p.name], debs.get(p.name, "not downloaded")))
 
-    if plan.stdlib:
+    def _unit(self, p: PackageInfo, manifest: dict | None, deb: Path | str) -> _Unit:
+        unit = _Unit(p.name, p.version, [], [], manifest or {}, False, pkg=p)
+        if manifest is None:
+            try:
+                if not isinstance(deb, Path):
+                    raise QLogError(f"download failed: {deb}")
+                unit.manifest = self.store.unpack(p, deb, self.language)
+            except QLogError as e:
+                unit.error = str(e)
+        if unit.error is None:
+            # found again rather than read back, so a change of PLANS applies to cached packages
+            rel = find_roots(self.store.root / unit.manifest["extracted"], self.language)
+            unit.manifest.setdefault("roots", {})[self.language] = rel
+            unit.roots = [str(self.store.root / unit.manifest["extracted"] / r) for r in rel]
+            unit.labels = root_labels(p.key, rel)
+            unit.count = (0, b"") if not rel else \
+                self.store.cached_count(unit.manifest, self.language, self.version, rel) \
+                or self.counting.submit(unit.roots, self.language)
+        return unit
+
+    def queue_stdlib(self) -> None:
+        """Queue this machine's Python standard library first (Python's plan has it)."""
         label, path = python_stdlib()
-        local = _read_json(store.local / f"{label}.json") or {}
+        local = _read_json(self.store.local / f"{label}.json") or {}
         if local.get("path") != str(path):
             local = {"key": label, "path": str(path), "python": sys.version.split()[0], "functions": {}}
         unit = _Unit(label, local["python"], [label], [str(path)], local, True)
-        unit.count = store.cached_count(local, language, version, [str(path)], local=True) \
-            or counting.submit([str(path)], language)
-        queue.append(unit)
+        unit.count = self.store.cached_count(local, self.language, self.version, [str(path)], local=True) \
+            or self.counting.submit([str(path)], self.language)
+        self.queue.append(unit)
 
-    selected: list[dict] = []
-    failed: list[dict] = []
-    seen: set[bytes] = set()
-    documented = 0
-    try:
-        while len(seen) < target or target == 0:
+    def select(self, target: int, bar: Any) -> None:
+        """Take units in order until ``target`` unique functions are seen (0: all of them)."""
+        while len(self.seen) < target or target == 0:
             # keep two batches ahead: downloads run here while the workers parse
-            while not exhausted and len(queue) < 2 * batch_size:
-                refill()
-            if not queue:
+            while not self.exhausted and len(self.queue) < 2 * self.batch_size:
+                self.refill()
+            if not self.queue:
                 break
-            unit = queue.popleft()
-            if unit.error is None and isinstance(unit.count, concurrent.futures.Future):
-                try:
-                    unit.count = unit.count.result()
-                    store.save_count(unit.manifest, language, version, _rel_roots(unit, language), unit.count,
-                                    local=unit.local)
-                except Exception as e:  # a package the extractor cannot read is skipped, not fatal
-                    unit.error = f"counting failed: {e}"
+            unit = self.queue.popleft()
+            self._finish_count(unit)
             if unit.error is not None:
-                log(f"skipping {unit.name} {unit.version}: {unit.error}")
-                failed.append({"package": unit.name, "version": unit.version, "error": unit.error})
+                msg = f"skipping {unit.name} {unit.version}: {unit.error}"
+                bar.write(msg) if bar is not None and not bar.disable else info(msg)
+                self.failed.append({"package": unit.name, "version": unit.version, "error": unit.error})
                 continue
-            n, blob = unit.count
-            hashes = {blob[i:i + HASH_SIZE] for i in range(0, len(blob), HASH_SIZE)}
-            new = len(hashes - seen)
-            seen |= hashes
-            documented += n
-            entry: dict[str, Any] = {"package": unit.name, "version": unit.version}
-            if unit.local:
-                entry.update(local=True, path=unit.roots[0])
-            else:
-                entry.update(deb=unit.manifest["deb"], extracted=unit.manifest["extracted"])
-            entry.update(sources=[{"root": r, "label": lb} for r, lb in zip(_rel_roots(unit, language), unit.labels)],
-                         functions=n, unique=len(hashes), new=new, cumulative=len(seen))
-            selected.append(entry)
+            new = self._take(unit)
             if bar is not None:
                 bar.update(new)
-                bar.set_postfix_str(f"{len(selected)} pkgs, {unit.name}", refresh=False)
-        # counts finished past the target are kept, so a later, larger target starts from them
-        for unit in queue:
+                bar.set_postfix_str(f"{len(self.selected)} pkgs, {unit.name}", refresh=False)
+
+    def _finish_count(self, unit: _Unit) -> None:
+        if unit.error is None and isinstance(unit.count, concurrent.futures.Future):
+            try:
+                unit.count = unit.count.result()
+                self.store.save_count(unit.manifest, self.language, self.version, _rel_roots(unit, self.language),
+                                      unit.count, local=unit.local)
+            except Exception as e:  # a package the extractor cannot read is skipped, not fatal
+                unit.error = f"counting failed: {e}"
+
+    def _take(self, unit: _Unit) -> int:
+        """Record ``unit`` as selected; the number of functions it adds that were not seen before."""
+        n, blob = unit.count
+        hashes = {blob[i:i + HASH_SIZE] for i in range(0, len(blob), HASH_SIZE)}
+        new = len(hashes - self.seen)
+        self.seen |= hashes
+        self.documented += n
+        entry: dict[str, Any] = {"package": unit.name, "version": unit.version}
+        if unit.local:
+            entry.update(local=True, path=unit.roots[0])
+        else:
+            entry.update(deb=unit.manifest["deb"], extracted=unit.manifest["extracted"])
+        entry.update(sources=[{"root": r, "label": lb} for r, lb in zip(_rel_roots(unit, self.language), unit.labels)],
+                     functions=n, unique=len(hashes), new=new, cumulative=len(self.seen))
+        self.selected.append(entry)
+        return new
+
+    def save_finished_counts(self) -> None:
+        """Counts finished past the target are kept, so a later, larger target starts from them."""
+        for unit in self.queue:
             if isinstance(unit.count, concurrent.futures.Future) and unit.count.done() \
                     and not unit.count.cancelled() and unit.count.exception() is None:
-                store.save_count(unit.manifest, language, version, _rel_roots(unit, language),
-                                unit.count.result(), local=unit.local)
-    finally:
-        counting.close()
-        if bar is not None:
-            bar.close()
-
-    result = {
-        "language": language,
-        "target_functions": target,
-        "max_packages": max_packages,
-        "exclude": [*plan.exclude, *exclude],
-        "counted_with": version,
-        "reached": len(seen) >= target,
-        "totals": {
-            "packages": sum(1 for s in selected if not s.get("local")),
-            "documented_functions": documented,
-            "unique_functions": len(seen),
-            "deb_bytes": sum(s["deb"]["size"] for s in selected if "deb" in s),
-            "failed": len(failed),
-        },
-        "selected": selected,
-        "failed": failed,
-    }
-    _write_json(store.root / f"{language}.json", result)
-    return result
+                self.store.save_count(unit.manifest, self.language, self.version, _rel_roots(unit, self.language),
+                                      unit.count.result(), local=unit.local)
 
 
 def load_selection(language: str, cache: str | os.PathLike = DEFAULT_CACHE) -> dict:
