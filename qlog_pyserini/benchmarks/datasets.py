@@ -172,50 +172,10 @@ def prepare_csn(files: Sequence[PathLike], out: PathLike, query_files: Sequence[
       in input order. A query's qid is its function's docid.
     """
     if query_field not in CSN_QUERY_FIELDS:
-        raise ValueError(f"illegal query_field: {query_field!r}, must be one of {', '.join(CSN_QUERY_FIELDS)}")
-    if not files:
-        raise QLogError("prepare_csn needs at least one input file")
-    files = [Path(f) for f in files]
-    resolved = [f.resolve() for f in files]
-    twice = sorted({str(f) for f, r in zip(files, resolved) if resolved.count(r) > 1})
-    if twice:
-        # Every function would be in the corpus twice, and each query's twin judged non-relevant.
-        raise QLogError(f"input file {twice[0]!r} is given more than once")
-    query_files = [Path(f) for f in (query_files if query_files else files[:1])]
-    for q in query_files:
-        if q.resolve() not in resolved:
-            raise QLogError(f"query file {str(q)!r} is not one of the corpus files: its functions "
-                            f"would have no relevant document")
-    query_set = {q.resolve() for q in query_files}
-
-    docs: list[tuple[str, str]] = []
-    topics: dict[str, str] = {}
-    qrels: dict[str, dict[str, int]] = {}
-    used: set[str] = set()
-    removed = in_code = skipped = 0
-    for file, real in zip(files, resolved):
-        wants_queries = real in query_set
-        for lineno, row in json_lines(file, "CodeSearchNet"):
-            where = f"{file}:{lineno}"
-            code = row.get("code")
-            if not isinstance(code, str):
-                raise QLogError(f"{where}: a CodeSearchNet row needs a string \"code\" field")
-            docid = _unique(csn_docid(row, where), used)
-            docstring = _norm(row["docstring"]) if isinstance(row.get("docstring"), str) else ""
-            if str(row.get("language", "")).lower() == "python":
-                stripped = remove_python_docstring(code)
-                removed += stripped != code
-                code = stripped
-            elif docstring and docstring in _norm(code):
-                in_code += 1
-            docs.append((docid, code))
-            if wants_queries:
-                text = _csn_query(row, query_field, where)
-                if not text:
-                    skipped += 1
-                    continue
-                topics[docid] = text
-                qrels[docid] = {docid: 1}
+        raise QLogError(f"illegal query_field: {query_field!r}, must be one of {', '.join(CSN_QUERY_FIELDS)}")
+    files, query_files = _csn_inputs(files, query_files)
+    docs, topics, qrels, counts = _read_csn(files, query_files, query_field)
+    removed, in_code, skipped = counts["removed"], counts["in_code"], counts["skipped"]
     if skipped:
         log.warning("skipped %d functions whose %s is empty", skipped, query_field)
     if in_code:
@@ -233,6 +193,59 @@ def prepare_csn(files: Sequence[PathLike], out: PathLike, query_files: Sequence[
     with _staged(out, overwrite) as tmp:
         documents, corpus_notes = _write_corpus(docs, tmp, qrels)
         return _finish(tmp, out, "csn", sources, documents, topics, qrels, {**notes, **corpus_notes})
+
+
+def _csn_inputs(files: Sequence[PathLike], query_files: Sequence[PathLike] | None) -> tuple[list[Path], list[Path]]:
+    """The corpus files and the query files among them, or :class:`QLogError` for a bad combination."""
+    if not files:
+        raise QLogError("prepare_csn needs at least one input file")
+    files = [Path(f) for f in files]
+    resolved = [f.resolve() for f in files]
+    twice = sorted({str(f) for f, r in zip(files, resolved) if resolved.count(r) > 1})
+    if twice:
+        # Every function would be in the corpus twice, and each query's twin judged non-relevant.
+        raise QLogError(f"input file {twice[0]!r} is given more than once")
+    query_files = [Path(f) for f in (query_files if query_files else files[:1])]
+    for q in query_files:
+        if q.resolve() not in resolved:
+            raise QLogError(f"query file {str(q)!r} is not one of the corpus files: its functions "
+                            f"would have no relevant document")
+    return files, query_files
+
+
+def _read_csn(files: list[Path], query_files: list[Path], query_field: str
+              ) -> tuple[list[tuple[str, str]], dict[str, str], dict[str, dict[str, int]], dict[str, int]]:
+    """Documents, topics and qrels from CodeSearchNet rows, with counts of what was changed or skipped."""
+    query_set = {q.resolve() for q in query_files}
+    docs: list[tuple[str, str]] = []
+    topics: dict[str, str] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    used: set[str] = set()
+    counts = {"removed": 0, "in_code": 0, "skipped": 0}
+    for file in files:
+        wants_queries = file.resolve() in query_set
+        for lineno, row in json_lines(file, "CodeSearchNet"):
+            where = f"{file}:{lineno}"
+            code = row.get("code")
+            if not isinstance(code, str):
+                raise QLogError(f"{where}: a CodeSearchNet row needs a string \"code\" field")
+            docid = _unique(csn_docid(row, where), used)
+            docstring = _norm(row["docstring"]) if isinstance(row.get("docstring"), str) else ""
+            if str(row.get("language", "")).lower() == "python":
+                stripped = remove_python_docstring(code)
+                counts["removed"] += stripped != code
+                code = stripped
+            elif docstring and docstring in _norm(code):
+                counts["in_code"] += 1
+            docs.append((docid, code))
+            if wants_queries:
+                text = _csn_query(row, query_field, where)
+                if not text:
+                    counts["skipped"] += 1
+                    continue
+                topics[docid] = text
+                qrels[docid] = {docid: 1}
+    return docs, topics, qrels, counts
 
 
 def csn_docid(row: Mapping[str, Any], where: str = "") -> str:
