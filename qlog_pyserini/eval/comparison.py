@@ -43,7 +43,8 @@ def _p(p: float) -> str:
     return "n/a" if p != p else f"p = {p:.3g}"
 
 
-MARKDOWN_HEADER = ("| metric | A | B | B - A | rel. | 95% CI | bootstrap | randomization | t-test | W/T/L | queries |\n"
+MARKDOWN_HEADER = ("| metric | A | B | B - A | rel. | 95% CI | p (two-sided randomization) | t-test (two-sided) "
+                   "| bootstrap reversals | W/T/L | queries |\n"
                    "|---|---:|---:|---:|---:|---|---|---|---|---|---:|\n")
 
 
@@ -51,19 +52,20 @@ def markdown_row(result: ComparisonResult, metric: str) -> str:
     """One table row (under :data:`MARKDOWN_HEADER`) for a comparison on ``metric``."""
     rel = "n/a" if result.rel_diff is None else f"{result.rel_diff:+.1%}"
     return (f"| {_cell(metric)} | {result.mean_a:.4f} | {result.mean_b:.4f} | {result.diff:+.4f} | {rel} "
-            f"| [{result.ci_low:+.4f}, {result.ci_high:+.4f}] | {result.p_bootstrap_text()} "
-            f"| {_p(result.p_randomization)} | {_p(result.p_ttest)} "
+            f"| [{result.ci_low:+.4f}, {result.ci_high:+.4f}] | {_p(result.p_randomization)} | {_p(result.p_ttest)} "
+            f"| {result.p_bootstrap:.4g} ({result.reversals}/{result.resamples}) "
             f"| {result.wins}/{result.ties}/{result.losses} | {result.n_queries} |\n")
 
 
 def format_markdown(result: ComparisonResult, metric: str, name_a: str, name_b: str, seed: int | None = None) -> str:
-    """A markdown report: which run is which, how it was tested, and the one-row table."""
+    """A markdown report: which run is which, how it was tested, and the one-row table (two-sided p first)."""
     seeded = "" if seed is None else f", seed {seed}"
     return (f"A (baseline): `{name_a}`  \nB (system): `{name_b}`\n\n"
             f"Paired over {result.n_queries} qrels queries (a query a run lacks scores 0); "
-            f"95% CI and bootstrap p from {result.resamples} resamples{seeded}; "
-            f"bootstrap p = share of resamples whose mean B - A reverses the observed sign; "
-            f"randomization: two-sided sign-flip test; W/T/L counted for B.\n\n"
+            f"95% CI, bootstrap reversals and randomization p from {result.resamples} resamples{seeded}; "
+            f"p = two-sided paired randomization (sign-flip) test, the headline p; t-test two-sided; "
+            f"bootstrap reversals = share of resamples whose mean B - A does not keep the observed sign "
+            f"(one-sided, about half a two-sided p, so not reported as p); W/T/L counted for B.\n\n"
             + MARKDOWN_HEADER + markdown_row(result, metric))
 
 

@@ -204,6 +204,30 @@ class ComparisonResult:
     losses: int
     n_queries: int
 
+    @property
+    def p(self) -> float:
+        """The headline p: the two-sided paired randomization test's (see the module docstring)."""
+        return self.p_randomization
+
+    def p_text(self) -> str:
+        """The headline p for a report, naming its test: ``p = 0.0123 (two-sided randomization)``.
+
+        The randomization p counts the observed assignment, so it is at least 1/(resamples + 1);
+        that smallest value is written as a bound (``p <= 1/10001``): no resample was as extreme.
+        """
+        floor = 1.0 / (self.resamples + 1)
+        if self.p_randomization <= floor * (1 + 1e-9):
+            return f"p <= 1/{self.resamples + 1} (two-sided randomization)"
+        return f"p = {self.p_randomization:.3g} (two-sided randomization)"
+
+    def reversal_text(self) -> str:
+        """The bootstrap reversal share, named for what it is: ``reversal share 0.0134 (134/10000)``.
+
+        It is the share of bootstrap resamples whose mean difference does not have the observed
+        sign: a one-sided quantity, about half a two-sided p, so it is never reported as "the" p.
+        """
+        return f"bootstrap reversal share {self.p_bootstrap:.4g} ({self.reversals}/{self.resamples})"
+
     def p_bootstrap_text(self) -> str:
         """The bootstrap p for a report: ``p <= 1/R`` when no resample reversed the sign.
 

@@ -1,17 +1,23 @@
-"""Sweep q (or another model's parameter) on one open index: a run and metrics per point, the oracle.
+"""Sweep q (or another model's parameter) on one open index: a run and metrics per point, the oracle,
+and the honest, cross-validated estimate beside it.
 
     python -m qlog_pyserini.sweep --index DIR --topics T --qrels Q \\
         --q-grid 0.05,0.1,...,1.0,1.25,1.5 --out sweeps/csn-ruby
 
 One JVM and one open index: each grid point only installs a new similarity and makes one search
 pass. The oracle is the grid point with the best mean metric (ties go to the point closest to the
-BM25-equivalent value, so a flat curve reports no change). The oracle is compared with BM25 by
-:func:`qlog_pyserini.compare.compare_runs` (paired bootstrap, randomization test, t-test).
+BM25-equivalent value, so a flat curve reports no change); it is chosen on the queries it is scored
+on, so its gain is optimistic. The cross-validated estimate (:mod:`qlog_pyserini.experiments.crossval`,
+5 folds over queries by default) scores each query at the value chosen on the other folds. Both,
+and the label-free q when one is given, are compared with BM25 by the same paired tests
+(:func:`qlog_pyserini.eval.significance.compare_scores`: two-sided randomization p first, t-test,
+bootstrap interval and reversal share).
 
 Written to ``--out``: ``runs/`` (one TREC run per point), ``sweep.csv`` (metrics per point),
-``per_query.csv`` (the sweep metric per query and point), ``summary.json`` (everything a table
-needs), ``comparison.md`` and ``sweep.png`` (metric against the parameter, BM25 as a reference
-line, the oracle marked).
+``per_query.csv`` (the sweep metric per query and point, then each query's fold, the value it was
+scored at and its cross-validated score), ``summary.json`` (everything a table needs),
+``comparison.md`` and ``sweep.png`` (metric against the parameter, BM25 as a reference line, the
+oracle marked).
 """
 
 from __future__ import annotations
@@ -20,22 +26,23 @@ import json
 import math
 import os
 import shutil
-import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 import pandas as pd
-from tqdm import tqdm
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import recall_at_budgets, recall_at_token_budgets
-from qlog_pyserini.eval.comparison import compare_runs, format_markdown
-from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, trec_eval
+from qlog_pyserini.eval.comparison import MARKDOWN_HEADER, compare_runs, format_markdown, markdown_row
+from qlog_pyserini.eval.significance import ComparisonResult, compare_scores
+from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, per_query_scores, trec_eval
+from qlog_pyserini.experiments.crossval import DEFAULT_FOLDS, CrossValidated, choose_best, cross_validate
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import atomic_output, read_qrels, write_run
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
+from qlog_pyserini.progress import progress_bar
 from qlog_pyserini.safety import check_output_dir, publish_dir, staging_dir
 from qlog_pyserini.search.batch import search_topics
 from qlog_pyserini.search.searcher import QLogSearcher, check_index_dir
@@ -88,102 +95,212 @@ def point_label(parameter: str, value: float) -> str:
 
 def choose_oracle(scores: dict[float, float], reference: float | None) -> float:
     """The grid value with the highest score; ties go to the value closest to ``reference``."""
-    best = max(scores.values())
-    tied = [v for v, s in scores.items() if s >= best - 1e-12]
-    if reference is None:
-        return tied[0]
-    return min(tied, key=lambda v: (abs(v - reference), v))
+    return choose_best(scores, reference)
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    """What a sweep searches and measures: the model, its fixed parameters, the grid, the tests.
+
+    ``folds`` and ``cv_seed`` set the k-fold cross-validation over queries
+    (:mod:`qlog_pyserini.experiments.crossval`); ``resamples`` and ``seed`` the paired tests.
+    """
+
+    grid: tuple[float, ...]
+    similarity: str = "qlog"
+    metric: str = "ndcg_cut.10"
+    idf_form: str = "lucene"
+    k1: float = DEFAULT_K1
+    b: float = DEFAULT_B
+    hits: int = 1000
+    threads: int = 1
+    budgets: tuple[int, ...] = (8192,)
+    resamples: int = 10000
+    seed: int = 0
+    folds: int = DEFAULT_FOLDS
+    cv_seed: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "grid", tuple(float(v) for v in self.grid))
+        object.__setattr__(self, "budgets", tuple(int(v) for v in self.budgets))
+        object.__setattr__(self, "idf_form", check_form(self.idf_form))
+        if not self.grid:
+            raise QLogError("empty grid")
+        for name in ("hits", "threads", "resamples"):
+            if getattr(self, name) < 1:
+                raise QLogError(f"--{name} must be at least 1, got {getattr(self, name)}")
+        if self.folds < 2:
+            raise QLogError(f"--folds must be at least 2, got {self.folds}")
+
+    def similarity_args(self, parameter: str, value: float) -> dict[str, Any]:
+        return {parameter: value, "idf_form": self.idf_form, "k1": self.k1, "b": self.b}
+
+
+@dataclass
+class _Measured:
+    """What the grid pass measured (in the staging folder)."""
+
+    table: pd.DataFrame  # one row per grid value: the parameter, then every metric
+    per_query: pd.DataFrame  # rows = judged queries, columns = grid values, the sweep metric
+    runs: dict[float, Path]
 
 
 def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrels_path: str | os.PathLike,
-              out_dir: str | os.PathLike, grid: Sequence[float], similarity: str = "qlog",
-              metric: str = "ndcg_cut.10", idf_form: str = "lucene", k1: float = DEFAULT_K1,
-              b: float = DEFAULT_B, hits: int = 1000, threads: int = 1, budgets: Sequence[int] = (8192,),
-              resamples: int = 10000, seed: int = 0, name: str | None = None, progress: bool = True,
-              overwrite: bool = False, extra: dict[str, Any] | None = None,
+              out_dir: str | os.PathLike, settings: SweepSettings, *, name: str | None = None,
+              progress: bool = True, overwrite: bool = False, extra: dict[str, Any] | None = None,
               prediction: Any = None) -> dict[str, Any]:
     """Run the sweep and write its folder (atomically: built beside ``out_dir``, renamed at the end).
 
-    ``prediction`` (a :class:`qlog_pyserini.predict.Prediction`, from ``--q-grid ...,auto``) adds the
-    label-free q to the grid and records it, with its score, as ``q_pred`` in the summary.
+    Steps: check the inputs; search and score every grid point; pick the oracle; score BM25;
+    compare the oracle, the cross-validated choice and (with ``prediction``) the label-free q with
+    BM25; write the files. ``prediction`` (a :class:`qlog_pyserini.qpred.rule.Prediction`) adds its
+    q to the grid and records it, with its score and comparison, as ``auto`` in the summary.
     """
     started = time.perf_counter()
-    spec = model(similarity)
-    if spec.sweep_parameter is None:
-        raise QLogError(f"similarity {similarity!r} has no parameter to sweep")
-    parameter = spec.sweep_parameter
-    idf_form = check_form(idf_form)
-    metrics = list(dict.fromkeys([metric, *DEFAULT_METRICS]))
+    parameter, reference = _check_model(settings.similarity)
     index_dir = check_index_dir(index_dir)
     topics = read_topics(topics_path)
     qrels = read_qrels(qrels_path)
     judged = [q for q in topics if q in qrels]
     if not judged:
         raise QLogError(f"no query of {topics_path} has judgments in {qrels_path}")
-    # Only ever replace a sweep folder this tool wrote, never '.' or a parent of an input (safety).
-    out = check_output_dir(out_dir, "sweep", inputs=[index_dir, topics_path, qrels_path], overwrite=overwrite)
+    out = check_output_dir(out_dir, "sweep", inputs=(index_dir, topics_path, qrels_path), overwrite=overwrite)
+    auto_q = None if prediction is None else round(float(prediction.q), 10)
+    grid = sorted(set(settings.grid) | ({reference} if reference is not None else set())
+                  | ({auto_q} if auto_q is not None else set()))
 
-    reference = BM25_EQUIVALENT.get(parameter)
-    grid = sorted(set(grid) | ({reference} if reference is not None else set())
-                  | ({round(prediction.q, 10)} if prediction is not None else set()))
-    searcher = QLogSearcher(index_dir, k1=k1, b=b, idf_form=idf_form)
+    searcher = QLogSearcher(index_dir, k1=settings.k1, b=settings.b, idf_form=settings.idf_form)
     stage = staging_dir(out, "sweep")
     try:
         (stage / "runs").mkdir()
-        runs: dict[float, Path] = {}
-        rows, per_query = [], {}
-        for value in tqdm(grid, desc=f"sweep {parameter}", unit="pt", file=sys.stderr, disable=not progress):
-            searcher.set_similarity(similarity, **{parameter: value, "idf_form": idf_form, "k1": k1, "b": b})
-            results = search_topics(searcher, topics, hits=hits, threads=threads, progress=False)
-            run_path = stage / "runs" / f"run.{point_label(parameter, value)}.txt"
-            write_run(run_path, results, tag=f"{similarity}-{point_label(parameter, value)}", qids=list(topics))
-            runs[value] = run_path
-            ev = trec_eval(qrels_path, run_path, metrics=metrics, per_query=True, complete=True)
-            rows.append({parameter: value, **ev.aggregate})
-            per_query[value] = ev.per_query[metric]
-        table = pd.DataFrame(rows)
-        scores = {v: float(s) for v, s in zip(table[parameter], table[metric])}
-        oracle = choose_oracle(scores, reference)
-
-        # BM25 itself (identical to the reference point for qlog and idf-gamma; a separate run otherwise).
-        if reference is not None:
-            bm25_run = runs[reference]
-        else:
-            searcher.set_similarity("bm25", k1=k1, b=b)
-            bm25_run = stage / "runs" / "run.bm25.txt"
-            write_run(bm25_run, search_topics(searcher, topics, hits=hits, threads=threads, progress=False),
-                      tag="bm25", qids=list(topics))
-        bm25_score = trec_eval(qrels_path, bm25_run, metrics=[metric], per_query=False).aggregate[metric]
-        comparison = compare_runs(qrels_path, bm25_run, runs[oracle], metric=metric, resamples=resamples, seed=seed)
-
-        budget_recall = _budget_recall(searcher, {"bm25": bm25_run, "oracle": runs[oracle]}, qrels, budgets)
-        seconds = time.perf_counter() - started
+        measured = _search_grid(searcher, settings, parameter, grid, topics, qrels_path, stage, progress)
+        scores = {v: float(s) for v, s in zip(measured.table[parameter], measured.table[settings.metric])}
+        # The oracle and the cross-validated choice range over the asked grid (and BM25); a label-free q
+        # added only to be reported is not a candidate, so it cannot change what the grid finds.
+        candidates = [v for v in grid if v in set(settings.grid) or v == reference]
+        oracle = choose_oracle({v: scores[v] for v in candidates}, reference)
+        bm25_run = (measured.runs[reference] if reference is not None
+                    else _bm25_run(searcher, settings, topics, stage))
+        bm25 = per_query_scores(qrels_path, bm25_run, settings.metric)
+        bm25_score = trec_eval(qrels_path, bm25_run, metrics=[settings.metric],
+                               per_query=False).aggregate[settings.metric]
+        comparison = compare_runs(qrels_path, bm25_run, measured.runs[oracle], metric=settings.metric,
+                                  resamples=settings.resamples, seed=settings.seed)
+        cv = cross_validate(measured.per_query.loc[bm25.index, candidates], reference, settings.folds,
+                            settings.cv_seed)
+        cv_comparison = compare_scores(bm25, cv.per_query.reindex(bm25.index), resamples=settings.resamples,
+                                       seed=settings.seed)
+        auto = None
+        if prediction is not None:
+            auto = {**asdict(prediction), "score": scores[auto_q],
+                    "comparison": asdict(compare_runs(qrels_path, bm25_run, measured.runs[auto_q],
+                                                      metric=settings.metric, resamples=settings.resamples,
+                                                      seed=settings.seed))}
         summary = {
-            "name": name or index_dir.name, "index": str(index_dir.resolve()), "topics": str(Path(topics_path).resolve()),
-            "qrels": str(Path(qrels_path).resolve()), "similarity": similarity, "parameter": parameter,
-            "idf_form": idf_form, "k1": k1, "b": b, "metric": metric, "grid": grid,
+            "name": name or index_dir.name, "index": str(index_dir.resolve()),
+            "topics": str(Path(topics_path).resolve()), "qrels": str(Path(qrels_path).resolve()),
+            "similarity": settings.similarity, "parameter": parameter, "idf_form": settings.idf_form,
+            "k1": settings.k1, "b": settings.b, "metric": settings.metric, "grid": grid,
             "scores": {f"{v:g}": s for v, s in scores.items()}, "baseline_value": reference,
             "baseline_score": bm25_score, "oracle_value": oracle, "oracle_score": scores[oracle],
-            "comparison": asdict(comparison), "p_bootstrap_text": comparison.p_bootstrap_text(),
-            "recall_at_tokens": budget_recall, "docs": searcher.num_docs, "queries": len(topics),
-            "judged_queries": len(judged), "hits": hits, "seconds": round(seconds, 2),
-            "similarity_string": searcher.similarity, **(extra or {}),
-            **({"q_pred": {**asdict(prediction), "score": scores[round(prediction.q, 10)]}} if prediction else {}),
+            "comparison": asdict(comparison), "p_text": comparison.p_text(),
+            "reversal_text": comparison.reversal_text(), "p_bootstrap_text": comparison.p_bootstrap_text(),
+            "cv": {**cv.record(), "comparison": asdict(cv_comparison), "p_text": cv_comparison.p_text()},
+            "recall_at_tokens": _budget_recall(searcher, {"bm25": bm25_run, "oracle": measured.runs[oracle]},
+                                               qrels, settings.budgets),
+            "docs": searcher.num_docs, "queries": len(topics), "judged_queries": len(judged),
+            "hits": settings.hits, "similarity_string": searcher.similarity, **(extra or {}),
+            **({"auto": auto} if auto is not None else {}),
         }
-        with atomic_output(stage / "sweep.csv") as f:
-            table.to_csv(f, index=False)
-        with atomic_output(stage / "per_query.csv") as f:
-            pd.DataFrame({point_label(parameter, v): s for v, s in per_query.items()}).to_csv(f)
-        with atomic_output(stage / "summary.json") as f:
-            json.dump(summary, f, indent=2)
-        with atomic_output(stage / "comparison.md") as f:
-            f.write(format_markdown(comparison, metric, "bm25", f"{similarity} {parameter}={oracle:g}", seed=seed))
-        plot_sweep(table, parameter, metric, bm25_score, oracle, stage / "sweep.png", title=summary["name"])
+        summary["seconds"] = round(time.perf_counter() - started, 2)
+        _write_outputs(stage, summary, measured, cv, comparison, settings, parameter, oracle, bm25_score)
         publish_dir(stage, out, "sweep", overwrite=overwrite)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
         searcher.close()
     return summary
+
+
+def _check_model(similarity: str) -> tuple[str, float | None]:
+    """The swept parameter of ``similarity`` and its BM25-equivalent value (None if it has none)."""
+    spec = model(similarity)
+    if spec.sweep_parameter is None:
+        raise QLogError(f"similarity {similarity!r} has no parameter to sweep")
+    return spec.sweep_parameter, BM25_EQUIVALENT.get(spec.sweep_parameter)
+
+
+def _search_grid(searcher: QLogSearcher, settings: SweepSettings, parameter: str, grid: Sequence[float],
+                 topics: dict[str, str], qrels_path: str | os.PathLike, stage: Path, progress: bool) -> _Measured:
+    """One search pass and one trec_eval per grid value; runs written under ``stage/runs``."""
+    metrics = list(dict.fromkeys([settings.metric, *DEFAULT_METRICS]))
+    runs: dict[float, Path] = {}
+    rows, per_query = [], {}
+    for value in progress_bar(grid, desc=f"sweep {parameter}", unit="pt", quiet=not progress):
+        searcher.set_similarity(settings.similarity, **settings.similarity_args(parameter, value))
+        results = search_topics(searcher, topics, hits=settings.hits, threads=settings.threads, progress=False)
+        run_path = stage / "runs" / f"run.{point_label(parameter, value)}.txt"
+        write_run(run_path, results, tag=f"{settings.similarity}-{point_label(parameter, value)}", qids=list(topics))
+        runs[value] = run_path
+        ev = trec_eval(qrels_path, run_path, metrics=metrics, per_query=True, complete=True)
+        rows.append({parameter: value, **ev.aggregate})
+        per_query[value] = ev.per_query[settings.metric]
+    return _Measured(table=pd.DataFrame(rows), per_query=pd.DataFrame(per_query), runs=runs)
+
+
+def _bm25_run(searcher: QLogSearcher, settings: SweepSettings, topics: dict[str, str], stage: Path) -> Path:
+    """A BM25 run with the sweep's k1 and b, for models that have no BM25-equivalent value."""
+    searcher.set_similarity("bm25", k1=settings.k1, b=settings.b)
+    path = stage / "runs" / "run.bm25.txt"
+    write_run(path, search_topics(searcher, topics, hits=settings.hits, threads=settings.threads, progress=False),
+              tag="bm25", qids=list(topics))
+    return path
+
+
+def _write_outputs(stage: Path, summary: dict, measured: _Measured, cv: CrossValidated, comparison: Any,
+                   settings: SweepSettings, parameter: str, oracle: float, bm25_score: float) -> None:
+    """sweep.csv, per_query.csv (with the cross-validated fold and choice), summary.json, comparison.md, sweep.png."""
+    with atomic_output(stage / "sweep.csv") as f:
+        measured.table.to_csv(f, index=False)
+    per_query = measured.per_query.rename(columns=lambda v: point_label(parameter, v))
+    per_query["cv_fold"] = pd.Series(cv.fold_of)
+    per_query[f"cv_{parameter}"] = pd.Series(cv.value_of)
+    per_query["cv_score"] = cv.per_query
+    with atomic_output(stage / "per_query.csv") as f:
+        per_query.to_csv(f)
+    with atomic_output(stage / "summary.json") as f:
+        json.dump(summary, f, indent=2)
+    cv_result = ComparisonResult(**summary["cv"]["comparison"])
+    with atomic_output(stage / "comparison.md") as f:
+        f.write(format_markdown(comparison, settings.metric, "bm25",
+                                f"{settings.similarity} {parameter}={oracle:g} (oracle)", seed=settings.seed))
+        f.write(f"\nCross-validated ({cv.folds} folds over queries, seed {cv.seed}; {parameter} chosen on the "
+                f"other folds: {', '.join(f'{v:g}' for v in cv.chosen)}):\n\n"
+                + MARKDOWN_HEADER + markdown_row(cv_result, settings.metric))
+        if "auto" in summary:
+            a = summary["auto"]
+            f.write(f"\nLabel-free {parameter} = {a['q']:g} (auto):\n\n" + MARKDOWN_HEADER
+                    + markdown_row(ComparisonResult(**a["comparison"]), settings.metric))
+    plot_sweep(measured.table, parameter, settings.metric, bm25_score, oracle, stage / "sweep.png",
+               title=summary["name"])
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    """The sweep's one-line result: BM25, cross-validated (with its two-sided p), oracle, and auto."""
+    p, base = summary["parameter"], summary["baseline_score"]
+
+    def rel(x: float) -> str:
+        return f"{(x - base) / base:+.1%}" if base else "n/a"
+
+    cv = summary["cv"]
+    chosen = "/".join(f"{v:g}" for v in sorted(set(cv["chosen"])))
+    text = (f"{summary['name']}: {summary['docs']} docs, {summary['judged_queries']} queries, {summary['metric']} "
+            f"BM25 {base:.4f}; {cv['folds']}-fold CV {cv['score']:.4f} ({rel(cv['score'])}, {cv['p_text']}; "
+            f"{p} = {chosen}); oracle {summary['oracle_score']:.4f} at {p} = {summary['oracle_value']:g} "
+            f"({rel(summary['oracle_score'])}, {summary['p_text']})")
+    if "auto" in summary:
+        a = summary["auto"]
+        text += f"; auto {p} = {a['q']:g}: {a['score']:.4f} ({rel(a['score'])})"
+    return text
 
 
 def _budget_recall(searcher: QLogSearcher, runs: dict[str, Path], qrels: dict, budgets: Sequence[int]) -> dict:

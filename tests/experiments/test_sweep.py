@@ -9,7 +9,9 @@ import pytest
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.trec_eval import trec_eval
-from qlog_pyserini.experiments.sweep import choose_oracle, parse_grid, run_sweep
+from qlog_pyserini.experiments.sweep import SweepSettings, choose_oracle, parse_grid, run_sweep
+
+pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
 
 
 def test_parse_grid_progressions():
@@ -31,8 +33,8 @@ def test_choose_oracle_breaks_ties_towards_bm25():
 
 def test_sweep_end_to_end(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
     out = tmp_path / "sweep"
-    summary = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out, [0.3, 0.7], hits=50, threads=2,
-                        resamples=500, budgets=(512, 4096), progress=False, name="stdlib")
+    settings = SweepSettings(grid=(0.3, 0.7), hits=50, threads=2, resamples=500, budgets=(512, 4096))
+    summary = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out, settings, progress=False, name="stdlib")
     files = {p.name for p in out.iterdir()}
     assert {"runs", "sweep.csv", "per_query.csv", "summary.json", "comparison.md", "sweep.png"} <= files
     assert (out / "sweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -49,18 +51,19 @@ def test_sweep_end_to_end(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
     r = saved["recall_at_tokens"]["bm25"]
     assert 0 <= r["512"] <= r["4096"] <= 1  # a larger budget admits at least as much
     per_query = pd.read_csv(out / "per_query.csv", index_col=0)
-    assert list(per_query.columns) == ["q0.3", "q0.7", "q1"]
+    assert list(per_query.columns) == ["q0.3", "q0.7", "q1", "cv_fold", "cv_q", "cv_score"]
     assert abs(per_query["q1"].mean() - summary["baseline_score"]) < 1e-3
     assert summary["comparison"]["n_queries"] == saved["judged_queries"]
 
 
 def test_sweep_refusals(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
     with pytest.raises(QLogError, match="no parameter to sweep"):
-        run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, tmp_path / "x", [1.0], similarity="dph", progress=False)
+        run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, tmp_path / "x", SweepSettings(grid=(1.0,), similarity="dph"),
+                  progress=False)
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "f").write_text("x")
     with pytest.raises(QLogError, match="--overwrite"):
-        run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, tmp_path / "full", [1.0], progress=False)
+        run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, tmp_path / "full", SweepSettings(grid=(1.0,)), progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]  # no staging folder left
 
 
@@ -69,7 +72,7 @@ def test_table_gathers_sweeps(tmp_path, stdlib_index, stdlib_code, stdlib_qrels)
     from qlog_pyserini.table import main
 
     out = tmp_path / "sweep"
-    s = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out, [0.5], hits=20, resamples=200,
+    s = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out, SweepSettings(grid=(0.5,), hits=20, resamples=200),
                   progress=False, name="stdlib-mini")
     table = table_rows([load_summary(out)])
     row = table.iloc[0]
@@ -93,8 +96,10 @@ def test_sweep_cli_auto_adds_the_predicted_q(tmp_path, stdlib_index, stdlib_code
                  "--out", str(out), "--q-grid", "0.5,auto", "--hits", "20", "--resamples", "100", "--quiet"]) == 0
     saved = json.loads((out / "summary.json").read_text())
     want = predict_q(stdlib_index)
-    assert saved["q_pred"]["q"] == pytest.approx(want.q) and saved["q_pred"]["h_tok"] == pytest.approx(want.h_tok)
+    assert saved["auto"]["q"] == pytest.approx(want.q)
     table = pd.read_csv(out / "sweep.csv")
     row = table.loc[(table["q"] - round(want.q, 10)).abs() < 1e-9]
-    assert len(row) == 1 and saved["q_pred"]["score"] == float(row["ndcg_cut.10"].iloc[0])
+    assert len(row) == 1 and saved["auto"]["score"] == float(row["ndcg_cut.10"].iloc[0])
+    # the reported q is not a candidate of the oracle unless it is on the asked grid
+    assert saved["oracle_value"] in (0.5, 1.0)
     assert "provenance" in saved and saved["provenance"]["command"].startswith("python -m qlog_pyserini.sweep")
