@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 from typing import Sequence
 
 from qlog_pyserini.benchmarks.datasets import (
@@ -31,8 +32,10 @@ inputs by format:
          CodeSearchNet / CodeXGLUE jsonl; every function of every FILE is a document, the
          functions of --queries (default: the first FILE) are also queries, each relevant to
          its own function
-  cosqa  --input FOLDER
-         the CoSQA folder: cosqa-retrieval-test-500.json and code_idx_map.txt
+  cosqa  --input FOLDER|FILE
+         the CoSQA folder: cosqa-retrieval-test-500.json and code_idx_map.txt; or one
+         JSON file of records that carry their code (idx, doc, code, label: the dev/test
+         layout); every distinct code is a document
   trec   --corpus PATH --topics FILE --qrels FILE
          an Anserini JsonCollection or BEIR corpus (file or folder), topics as TREC SGML,
          TSV or jsonl, and TREC qrels
@@ -62,7 +65,8 @@ def build_parser() -> ArgumentParser:
                         help="replace a non-empty --out; only a folder written by this command "
                              "(one holding manifest.json) is ever replaced")
     parser.add_argument("--input", nargs="+", metavar="PATH",
-                        help="beir, cosqa: the collection folder; csn: one or more jsonl files")
+                        help="beir: the collection folder; cosqa: the folder or one records file; "
+                             "csn: one or more jsonl files")
     parser.add_argument("--split", default="test", help="beir: qrels split to use, qrels/<split>.tsv (default: test)")
     parser.add_argument("--queries", nargs="+", metavar="FILE",
                         help="csn: files whose functions become queries; each must also be an --input "
@@ -100,9 +104,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def summary(result: PreparedDataset) -> str:
-    """One line naming the folder and its counts."""
-    return (f"{result.out}: {result.documents:,} documents, {result.queries:,} queries "
+    """One line naming the folder and its counts, and how many queries were dropped for having no judgments."""
+    line = (f"{result.out}: {result.documents:,} documents, {result.queries:,} queries "
             f"({result.judged_queries:,} judged), {result.qrels:,} qrels [{result.format}]")
+    if "queries_without_qrels_dropped" in result.notes:  # the adapters that drop (beir, cosqa); trec keeps all
+        dropped = result.notes["queries_without_qrels_dropped"]
+        line += f"; {dropped:,} {'query' if dropped == 1 else 'queries'} dropped for having no judgments"
+    return line
 
 
 def _check_inputs(parser: ArgumentParser, args: argparse.Namespace) -> None:
@@ -117,6 +125,9 @@ def _check_inputs(parser: ArgumentParser, args: argparse.Namespace) -> None:
         parser.error(f"--format {args.format} needs --input")
     if args.format in ("beir", "cosqa") and len(args.input) != 1:
         parser.error(f"--format {args.format} takes one --input folder, got {len(args.input)}")
+    if args.format == "beir" and os.path.isfile(args.input[0]):
+        parser.error(f"--format beir takes the BEIR folder (corpus.jsonl, queries.jsonl, qrels/), "
+                     f"but --input {args.input[0]!r} is a file")
     stray = [f"--{name}" for name in ("corpus", "topics", "qrels") if getattr(args, name) is not None]
     if stray:
         parser.error(f"{', '.join(stray)} only apply to --format trec")

@@ -352,6 +352,11 @@ def prepare_cosqa(folder: PathLike, out: PathLike, overwrite: bool = False) -> P
     ``label`` 0 (not relevant) are skipped and counted.
     """
     folder = Path(folder)
+    if folder.is_file():
+        return _prepare_cosqa_records(folder, out, overwrite)
+    if not folder.is_dir():
+        raise QLogError(f"CoSQA input {str(folder)!r} not found (a folder with {COSQA_QUERIES_FILE} and "
+                        f"{COSQA_CODE_FILE}, or one JSON file of records that carry their code)")
     queries_path, code_path = folder / COSQA_QUERIES_FILE, folder / COSQA_CODE_FILE
     code_ids = _read_cosqa_code_map(code_path)
     known = set(code_ids.values())
@@ -361,6 +366,7 @@ def prepare_cosqa(folder: PathLike, out: PathLike, overwrite: bool = False) -> P
     topics: dict[str, str] = {}
     qrels: dict[str, dict[str, int]] = {}
     not_relevant = mismatched = 0
+    asked: set[str] = set()
     for n, item in enumerate(items, start=1):
         where = f"{queries_path}: item {n}"
         if not isinstance(item, dict) or not all(k in item for k in ("idx", "doc", "retrieval_idx")):
@@ -371,6 +377,7 @@ def prepare_cosqa(folder: PathLike, out: PathLike, overwrite: bool = False) -> P
             raise QLogError(f"{where}: \"doc\" must be a string")
         if not isinstance(target, int) or isinstance(target, bool) or target not in known:
             raise QLogError(f"{where}: retrieval_idx {target!r} is not an id of {code_path.name}")
+        asked.add(qid)
         if item.get("label", 1) != 1:
             not_relevant += 1
             continue
@@ -385,11 +392,56 @@ def prepare_cosqa(folder: PathLike, out: PathLike, overwrite: bool = False) -> P
                     mismatched)
     docs = ((_cosqa_docid(i), code) for code, i in sorted(code_ids.items(), key=lambda kv: kv[1]))
     notes = {"docid_scheme": "code-<id> from code_idx_map", "items_label_0_skipped": not_relevant,
-             "items_code_id_mismatch": mismatched}
+             "items_code_id_mismatch": mismatched, "queries_without_qrels_dropped": len(asked - set(topics))}
     sources = {"queries": queries_path, "code": code_path}
     with _staged(out, overwrite) as tmp:
         documents, corpus_notes = _write_corpus(docs, tmp, qrels)
         return _finish(tmp, out, "cosqa", sources, documents, topics, qrels, {**notes, **corpus_notes})
+
+
+def _prepare_cosqa_records(path: Path, out: PathLike, overwrite: bool) -> PreparedDataset:
+    """CoSQA as one JSON file of records that carry their code (the dev/test layout, no code map).
+
+    Each record has ``idx`` (the qid), ``doc`` (the query), ``code`` and ``label`` (1 relevant, 0
+    not). Every distinct code (exact text) is a document, ``code-<n>`` numbered by first appearance;
+    a record with label 1 makes its code relevant to its query. Records with label 0 still bring
+    their code into the corpus (as distractors); a query with no label-1 record has no judgment and
+    is dropped, and counted.
+    """
+    items = _load_json(path, "CoSQA records")
+    if not isinstance(items, list):
+        raise QLogError(f"{path}: expected a JSON array of CoSQA records")
+    code_ids: dict[str, int] = {}
+    topics: dict[str, str] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    asked: set[str] = set()
+    not_relevant = 0
+    for n, item in enumerate(items, start=1):
+        where = f"{path}: record {n}"
+        if not isinstance(item, dict) or not all(k in item for k in ("idx", "doc", "code")):
+            raise QLogError(f"{where} needs \"idx\", \"doc\" and \"code\" (a folder with {COSQA_CODE_FILE} "
+                            "is read when the records name their code by retrieval_idx)")
+        qid, text, code = item["idx"], item["doc"], item["code"]
+        qid = str(qid) if isinstance(qid, int) and not isinstance(qid, bool) else qid
+        check_id(qid, "qid", f" at {where}")
+        if not isinstance(text, str) or not isinstance(code, str):
+            raise QLogError(f"{where}: \"doc\" and \"code\" must be strings")
+        docid = _cosqa_docid(code_ids.setdefault(code, len(code_ids)))
+        asked.add(qid)
+        if item.get("label", 1) != 1:
+            not_relevant += 1
+            continue
+        if qid in topics and topics[qid] != text:
+            raise QLogError(f"{where}: qid {qid!r} appears earlier with a different query")
+        topics[qid] = text
+        qrels.setdefault(qid, {})[docid] = 1
+    dropped = len(asked - set(topics))
+    docs = ((_cosqa_docid(i), code) for code, i in code_ids.items())
+    notes = {"docid_scheme": "code-<n>, distinct code numbered by first appearance", "items_label_0": not_relevant,
+             "queries_without_qrels_dropped": dropped}
+    with _staged(out, overwrite) as tmp:
+        documents, corpus_notes = _write_corpus(docs, tmp, qrels)
+        return _finish(tmp, out, "cosqa", {"records": path}, documents, topics, qrels, {**notes, **corpus_notes})
 
 
 def _cosqa_docid(code_id: int) -> str:
@@ -456,6 +508,8 @@ def prepare_trec(corpus: PathLike, topics: PathLike, qrels: PathLike, out: PathL
 # --- shared ------------------------------------------------------------------------------------
 
 def _first_existing(folder: Path, names: Sequence[str], what: str) -> Path:
+    if folder.is_file():
+        raise QLogError(f"{str(folder)!r} is a file; a folder holding the {what} file {names[0]!r} is expected")
     for name in names:
         if (folder / name).is_file():
             return folder / name

@@ -245,6 +245,36 @@ def test_cosqa(cosqa, tmp_path):
     assert read_qrels(out / "qrels.txt") == {"cosqa-train-7": {"code-0": 1}, "cosqa-dev-3": {"code-1": 1}}
 
 
+def test_cosqa_records_file_without_code_map(tmp_path):
+    records = tmp_path / "cosqa-test.json"
+    records.write_text(json.dumps([
+        {"idx": "t-1", "doc": "sort a list", "code": "def s(x): return sorted(x)", "label": 1},
+        {"idx": "t-2", "doc": "open a file", "code": "def o(p): return open(p)", "label": 0},
+        {"idx": "t-3", "doc": "read lines", "code": "def r(p): return open(p).readlines()", "label": 1},
+        {"idx": "t-3", "doc": "read lines", "code": "def o(p): return open(p)", "label": 0},
+        {"idx": 4, "doc": "sorted copy", "code": "def s(x): return sorted(x)", "label": 1},
+    ]))
+    out = tmp_path / "out"
+    result = prepare_cosqa(records, out)
+    # distinct code by first appearance; a label-0 record's code is still a (distractor) document
+    assert list(load_texts(out / "corpus")) == ["code-0", "code-1", "code-2"]
+    assert read_qrels(out / "qrels.txt") == {"t-1": {"code-0": 1}, "t-3": {"code-2": 1}, "4": {"code-0": 1}}
+    assert read_topics(out / "topics.tsv") == {"t-1": "sort a list", "t-3": "read lines", "4": "sorted copy"}
+    assert result.notes["queries_without_qrels_dropped"] == 1  # t-2 has no relevant record
+    with pytest.raises(QLogError, match=r"record 1 needs \"idx\", \"doc\" and \"code\""):
+        records.write_text(json.dumps([{"idx": "x", "doc": "y", "retrieval_idx": 0}]))
+        prepare_cosqa(records, tmp_path / "out2")
+
+
+def test_cosqa_missing_input_and_file_for_a_folder(tmp_path):
+    with pytest.raises(QLogError, match="CoSQA input .* not found"):
+        prepare_cosqa(tmp_path / "nope", tmp_path / "out")
+    f = tmp_path / "corpus.jsonl"
+    f.write_text("")
+    with pytest.raises(QLogError, match=r"is a file; a folder holding the BEIR corpus file 'corpus.jsonl' is expected"):
+        prepare_beir(f, tmp_path / "out")
+
+
 def test_cosqa_unknown_retrieval_idx(cosqa, tmp_path):
     path = cosqa / "cosqa-retrieval-test-500.json"
     items = json.loads(path.read_text())

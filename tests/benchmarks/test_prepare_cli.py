@@ -87,7 +87,7 @@ def test_runs_as_a_module(tmp_path):
                            "--input", str(tmp_path / "nope"), "--out", str(tmp_path / "out")],
                           capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2
-    assert proc.stderr.startswith("error: CoSQA code map file") and "not found" in proc.stderr
+    assert proc.stderr.startswith("error: CoSQA input ") and "not found" in proc.stderr
     help_ = subprocess.run([sys.executable, "-m", "qlog_pyserini.prepare", "--help"], capture_output=True, text=True,
                            cwd=ROOT)
     assert help_.returncode == 0 and "inputs by format:" in help_.stdout
@@ -107,5 +107,30 @@ def test_real_cosqa_and_cacm(shared_data, tmp_path, capsys):
     assert cli(["--format", "trec", "--corpus", str(cacm / "cacm.json"), "--topics", str(cacm / "topics.cacm.txt"),
                 "--qrels", str(cacm / "qrels.cacm.txt"), "--out", str(tmp_path / "cacm")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines == [f"{tmp_path / 'cosqa'}: 6,267 documents, 500 queries (500 judged), 500 qrels [cosqa]",
+    assert lines == [f"{tmp_path / 'cosqa'}: 6,267 documents, 500 queries (500 judged), 500 qrels [cosqa]; "
+                     "0 queries dropped for having no judgments",
                      f"{tmp_path / 'cacm'}: 3,204 documents, 64 queries (52 judged), 796 qrels [trec]"]
+
+
+def test_cosqa_records_file_reports_dropped_queries(tmp_path, capsys):
+    records = tmp_path / "cosqa-dev.json"
+    records.write_text(json.dumps([
+        {"idx": "d-1", "doc": "sort a list", "code": "def s(x): return sorted(x)", "label": 1},
+        {"idx": "d-2", "doc": "open a file", "code": "def o(p): return open(p)", "label": 0},
+        {"idx": "d-3", "doc": "sorted copy", "code": "def s(x): return sorted(x)", "label": 1},
+    ]))
+    assert cli(["--format", "cosqa", "--input", str(records), "--out", str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().out.strip() == (f"{tmp_path / 'out'}: 2 documents, 2 queries (2 judged), 2 qrels "
+                                               "[cosqa]; 1 query dropped for having no judgments")
+
+
+def test_a_file_where_a_folder_is_expected(tmp_path):
+    f = tmp_path / "corpus.jsonl"
+    f.write_text("{}\n")
+    proc = subprocess.run([sys.executable, "-m", "qlog_pyserini.prepare", "--format", "beir", "--input", str(f),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2 and lines == [f"error: --format beir takes the BEIR folder (corpus.jsonl, "
+                                              f"queries.jsonl, qrels/), but --input {str(f)!r} is a file "
+                                              "(see python -m qlog_pyserini.prepare --help)"]
+    assert not (tmp_path / "out").exists()
