@@ -62,15 +62,58 @@ def qlog_bm25(f, dl, avgdl: float, n, N, q: float, form: str = "lucene",
     return idf_q(n, N, q, form) * bm25_tf(f, dl, avgdl, k1, b)
 
 
+# Where the q-log IDF means something in float arithmetic. Above Q_MAX every term rarer than about
+# 1 in 10,000 documents gets the same float IDF, 1/(q-1) (x^(1-q) vanishes below float resolution);
+# below Q_MIN the IDF grows faster than the square of the odds, so a term in one of a million
+# documents alone scores above 1e11. Within the range, MAX_TERM_SCORE still rejects indexes that are
+# too large for a low q (check_score_range).
+Q_MIN = -1.0
+Q_MAX = 3.0
+# The largest score one query term may contribute. Run files print 6 decimals and trec_eval reads
+# them as doubles: a query of up to 1,000 such terms stays below 1e9, where a double still tells
+# 1e-6 steps apart (and Anserini's 4-decimal rounding cannot overflow).
+MAX_TERM_SCORE = 1e6
+FLOAT32_MAX = 3.4028234663852886e38
+
+
 def check_q(q: float) -> float:
-    """``q`` as a float if finite, else ValueError naming the value."""
+    """``q`` as a float if finite and in [Q_MIN, Q_MAX], else QLogError naming the value."""
     try:
         value = float(q)
     except (TypeError, ValueError):
         raise QLogError(f"illegal q value: {q!r}, must be a finite number") from None
     if not math.isfinite(value):
         raise QLogError(f"illegal q value: {q!r}, must be a finite number")
+    if not Q_MIN <= value <= Q_MAX:
+        raise QLogError(f"illegal q value: {q!r}, must be between {Q_MIN:g} and {Q_MAX:g} (outside, the q-log "
+                        "IDF overflows or stops telling rare terms apart in float arithmetic)")
     return value
+
+
+def check_float_parameter(name: str, value: float, low: float = 0.0, low_open: bool = False) -> float:
+    """``value`` as a float if finite, at least ``low`` (above it if ``low_open``) and a finite Java float."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise QLogError(f"illegal {name} value: {value!r}, must be a number") from None
+    if not math.isfinite(v) or abs(v) > FLOAT32_MAX:
+        raise QLogError(f"illegal {name} value: {value!r}, must be a finite number below 3.4e38 (a Java float)")
+    if v < low or (low_open and v == low):
+        raise QLogError(f"illegal {name} value: {value!r}, must be {'>' if low_open else '>='} {low:g}")
+    return v
+
+
+def max_idf(N: int, q: float, form: str = "lucene") -> float:
+    """The largest q-log IDF on an index of ``N`` documents: a term in one document."""
+    with np.errstate(over="ignore"):
+        return float(idf_q(1, max(int(N), 1), q, form))
+
+
+def check_score_range(largest: float, what: str) -> None:
+    """QLogError unless ``largest`` (the most one query term can score) fits :data:`MAX_TERM_SCORE`."""
+    if not (math.isfinite(largest) and largest <= MAX_TERM_SCORE):
+        raise QLogError(f"{what}: one query term can score {largest:.3g}, above the {MAX_TERM_SCORE:g} that "
+                        "run files and trec_eval represent exactly; use a larger q (or a smaller gamma)")
 
 
 def check_form(form: str) -> str:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Iterable, Iterator
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.lines import numbered_lines
 from qlog_pyserini.formats.trec import atomic_output, check_id
 
 CORPUS_SUFFIXES = (".jsonl", ".json", ".jsonl.gz")
@@ -122,24 +123,19 @@ def json_lines(file: str | os.PathLike, what: str = "corpus") -> Iterator[tuple[
     naming ``what`` file and the line.
     """
     file = Path(file)
-    try:
-        with _open(file) as f:
-            for lineno, line in enumerate(f, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as e:
-                    hint = (" (a JSON array; write one object a line instead)"
-                            if lineno == 1 and line.lstrip().startswith("[") else "")
-                    raise QLogError(f"{file}:{lineno}: bad JSON: {e.msg} (column {e.colno}){hint}") from None
-                if not isinstance(obj, dict):
-                    raise QLogError(f"{file}:{lineno}: expected a JSON object, got {type(obj).__name__}")
-                yield lineno, obj
-    except FileNotFoundError:
-        raise QLogError(f"{what} file {str(file)!r} not found") from None
-    except (OSError, EOFError, UnicodeDecodeError) as e:
-        raise QLogError(f"cannot read {what} file {str(file)!r}: {e}") from None
+    # numbered_lines: a non-UTF-8 byte is reported with its line and column, not a buffer offset.
+    for lineno, line in numbered_lines(file, what):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            hint = (" (a JSON array; write one object a line instead)"
+                    if lineno == 1 and line.lstrip().startswith("[") else "")
+            raise QLogError(f"{file}:{lineno}: bad JSON: {e.msg} (column {e.colno}){hint}") from None
+        if not isinstance(obj, dict):
+            raise QLogError(f"{file}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+        yield lineno, obj
 
 
 def _open(file: Path, binary: bool = False) -> IO:

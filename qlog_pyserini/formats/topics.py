@@ -22,6 +22,7 @@ from typing import Iterator, Mapping
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import json_lines
+from qlog_pyserini.formats.lines import read_lines
 from qlog_pyserini.formats.trec import atomic_output, check_id
 
 log = logging.getLogger(__name__)
@@ -76,14 +77,9 @@ def write_topics_tsv(path: str | os.PathLike, topics: Mapping[str, str]) -> None
 
 
 def _read_lines(path: str | os.PathLike) -> list[str]:
-    # utf-8-sig: a BOM from a Windows editor would otherwise become part of the first qid.
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            return f.read().splitlines()
-    except FileNotFoundError:
-        raise QLogError(f"topics file {str(path)!r} not found") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise QLogError(f"cannot read topics file {str(path)!r}: {e}") from None
+    # Lines end at \n only (not at a form feed or U+2028 inside a query); a BOM is dropped;
+    # a non-UTF-8 byte is reported with its line (formats.lines).
+    return read_lines(path, "topics")
 
 
 def _detect(path: str | os.PathLike, lines: list[str]) -> str:

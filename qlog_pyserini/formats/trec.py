@@ -8,31 +8,58 @@ Identifiers may hold any character but whitespace (trec_eval splits on it), so
 from __future__ import annotations
 
 import contextlib
+import math
 import os
+import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Iterable, Iterator, Mapping, Sequence
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.lines import numbered_lines
 from qlog_pyserini.safety import check_output_file, sweep_stale, temp_prefix
 
 
 @dataclass(frozen=True)
 class Hit:
-    """One retrieved document: its external id and its score."""
+    """One retrieved document: its external id, its score, and (like Pyserini's hits) its Lucene docid.
+
+    ``lucene_docid`` is Lucene's internal number of the document in the searched index, or -1 where
+    the search path does not report it; it takes no part in equality, which is docid and score.
+    """
 
     docid: str
     score: float
+    lucene_docid: int = field(default=-1, compare=False)
+
+
+def to_dict(results: Mapping[str, Iterable]) -> dict[str, dict[str, float]]:
+    """A run as ``{qid: {docid: score}}``, the form ir_measures and ranx read.
+
+    Takes ``{qid: hits}`` from :class:`~qlog_pyserini.QLogSearcher` or the search verb, or Pyserini's
+    ``batch_search`` results (any hit with ``docid`` and ``score``). A docid listed twice for one query
+    keeps its first (highest-ranked) score.
+    """
+    run: dict[str, dict[str, float]] = {}
+    for qid, hits in results.items():
+        scores = run.setdefault(str(qid), {})
+        for hit in hits:
+            scores.setdefault(str(hit.docid), float(hit.score))
+    return run
 
 
 def check_id(value: str, kind: str, where: str = "") -> str:
     """Return ``value`` if it is a usable TREC identifier, else raise :class:`QLogError`."""
     if not isinstance(value, str) or value == "":
         raise QLogError(f"empty {kind}{where}")
-    if any(c.isspace() for c in value):
-        raise QLogError(f"{kind} {value!r}{where} contains whitespace, which TREC files cannot hold")
+    if _UNWRITABLE.search(value):
+        # trec_eval splits on whitespace and, being C, stops reading a field at a NUL byte.
+        raise QLogError(f"{kind} {value!r}{where} contains whitespace or a NUL byte, which TREC files cannot hold")
     return value
+
+
+_UNWRITABLE = re.compile(r"[\s\x00]")
 
 
 @contextlib.contextmanager
@@ -68,18 +95,56 @@ def _umask() -> int:
 
 
 def format_run_lines(qid: str, hits: Sequence[Hit], tag: str) -> Iterator[str]:
-    """TREC run lines for one query, ranks from 1, scores with 6 decimals as Pyserini writes them."""
+    """TREC run lines for one query, ranks from 1, scores with 6 decimals as Pyserini writes them.
+
+    The written scores strictly decrease down the ranking, so trec_eval (which sorts by score and
+    breaks ties by docid, ignoring the rank column) evaluates exactly the order written. The rule:
+    each score is its hit's score printed with 6 decimals, unless that is not below the score
+    written on the line above; then it is that score minus 0.000001. Anserini's own runs already
+    decrease (scores rounded to 4 decimals, ties pushed apart by 1e-6 steps), so they are written
+    unchanged; only where float32 cannot hold the 1e-6 steps (scores above about 16, as at small q)
+    or a tie run exceeds 99 does a written score move, by at most 1e-6 times the hit's rank.
+    Scores must stay below :data:`~qlog_pyserini.formula.MAX_TERM_SCORE` times the query length
+    (about 1e9), where a double still tells 1e-6 steps apart.
+    """
+    check_id(qid, "qid")
+    previous: int | None = None
     for rank, hit in enumerate(hits, start=1):
-        yield f"{qid} Q0 {hit.docid} {rank} {hit.score:.6f} {tag}\n"
+        text = f"{hit.score:.6f}"
+        if not math.isfinite(hit.score):
+            raise QLogError(f"query {qid!r}: docid {hit.docid!r} has score {hit.score}, which a run cannot hold")
+        micro = int(text.replace(".", ""))
+        if previous is not None and micro >= previous:
+            micro = previous - 1
+            whole, frac = divmod(abs(micro), 1_000_000)
+            text = f"{'-' if micro < 0 else ''}{whole}.{frac:06d}"
+        previous = micro
+        yield f"{qid} Q0 {check_id(hit.docid, 'docid', f' (query {qid!r})')} {rank} {text} {tag}\n"
+
+
+def format_msmarco_lines(qid: str, hits: Sequence[Hit]) -> Iterator[str]:
+    """MS MARCO run lines for one query, ``qid<TAB>docid<TAB>rank`` as Pyserini writes them."""
+    for rank, hit in enumerate(hits, start=1):
+        yield f"{qid}\t{hit.docid}\t{rank}\n"
+
+
+OUTPUT_FORMATS = ("trec", "msmarco")
 
 
 def write_run(path: str | os.PathLike, results: Mapping[str, Sequence[Hit]], tag: str,
-              qids: Iterable[str] | None = None) -> None:
-    """Write a TREC run atomically, queries in ``qids`` order (default: ``results`` order)."""
+              qids: Iterable[str] | None = None, output_format: str = "trec") -> None:
+    """Write a run atomically, queries in ``qids`` order (default: ``results`` order).
+
+    ``output_format`` is ``trec`` (``qid Q0 docid rank score tag``) or ``msmarco`` (``qid docid rank``,
+    tab-separated, no score or tag), Pyserini's two ``--output-format`` values for run files.
+    """
     check_id(tag, "run tag")
+    if output_format not in OUTPUT_FORMATS:
+        raise QLogError(f"unknown output format {output_format!r}; choose one of {', '.join(OUTPUT_FORMATS)}")
     with atomic_output(path) as f:
         for qid in (qids if qids is not None else results.keys()):
-            f.writelines(format_run_lines(qid, results.get(qid, ()), tag))
+            hits = results.get(qid, ())
+            f.writelines(format_run_lines(qid, hits, tag) if output_format == "trec" else format_msmarco_lines(qid, hits))
 
 
 def read_run(path: str | os.PathLike) -> dict[str, list[Hit]]:
@@ -90,9 +155,17 @@ def read_run(path: str | os.PathLike) -> dict[str, list[Hit]]:
             raise QLogError(f"{path}:{lineno}: a run line needs 6 columns (qid Q0 docid rank score tag), got {len(parts)}")
         qid, _, docid, rank, score, _ = parts
         try:
-            run.setdefault(qid, []).append((int(rank), Hit(docid, float(score))))
+            rank_value = int(rank)
         except ValueError:
-            raise QLogError(f"{path}:{lineno}: rank {rank!r} or score {score!r} is not a number") from None
+            raise QLogError(f"{path}:{lineno}: rank {rank!r} is not an integer") from None
+        try:
+            score_value = float(score)
+        except ValueError:
+            raise QLogError(f"{path}:{lineno}: score {score!r} is not a number") from None
+        if not math.isfinite(score_value):
+            # trec_eval would sort a nan anywhere and an inf first, and report a metric as if all were well.
+            raise QLogError(f"{path}:{lineno}: score {score!r} is not a finite number")
+        run.setdefault(qid, []).append((rank_value, Hit(docid, score_value)))
     return {qid: [h for _, h in sorted(rows, key=lambda r: r[0])] for qid, rows in run.items()}
 
 
@@ -120,13 +193,7 @@ def write_qrels(path: str | os.PathLike, qrels: Mapping[str, Mapping[str, int]])
 
 
 def _rows(path: str | os.PathLike, what: str) -> Iterator[tuple[int, list[str]]]:
-    try:
-        with open(path, encoding="utf-8") as f:
-            for lineno, line in enumerate(f, start=1):
-                parts = line.split()
-                if parts:
-                    yield lineno, parts
-    except FileNotFoundError:
-        raise QLogError(f"{what} file {str(path)!r} not found") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise QLogError(f"cannot read {what} file {str(path)!r}: {e}") from None
+    for lineno, line in numbered_lines(path, what):
+        parts = line.split()
+        if parts:
+            yield lineno, parts

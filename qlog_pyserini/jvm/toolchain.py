@@ -12,6 +12,7 @@ import functools
 import glob
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -130,10 +131,31 @@ def pyserini_logging_config() -> Path | None:
     return p if p.is_file() else None
 
 
+JAVA_OPTS_ENV = "QLOG_JAVA_OPTS"
+
+
+def user_java_options() -> list[str]:
+    """``$QLOG_JAVA_OPTS`` split like a shell would (e.g. ``-Xmx4g``); QLogError if it cannot be split."""
+    text = os.environ.get(JAVA_OPTS_ENV, "")
+    try:
+        opts = shlex.split(text)
+    except ValueError as e:
+        raise QLogError(f"${JAVA_OPTS_ENV} {text!r} cannot be split into options: {e}") from None
+    bad = [o for o in opts if not o.startswith("-")]
+    if bad:
+        raise QLogError(f"${JAVA_OPTS_ENV} holds {bad[0]!r}, which is not a JVM option (options start with '-')")
+    return opts
+
+
 def jvm_options() -> list[str]:
-    """The JVM options Pyserini starts its JVM with (vector API module, native access, quiet logs)."""
+    """The JVM options Pyserini starts its JVM with (vector API module, native access, quiet logs),
+    then ``-Xrs``, then ``$QLOG_JAVA_OPTS`` (e.g. ``-Xmx4g``; without it the heap limit is the
+    JVM's default, a quarter of the machine's memory)."""
     opts = ["--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Dslf4j.internal.verbosity=WARN"]
     cfg = pyserini_logging_config()
     if cfg is not None and not os.environ.get("PYSERINI_VERBOSE_JVM"):
         opts.append(f"-Djava.util.logging.config.file={cfg}")
-    return opts
+    # -Xrs: the JVM leaves SIGTERM, SIGINT and SIGHUP to Python. Without it the JVM inside our
+    # process takes SIGTERM over and exits at once, skipping the clean-up of our temporaries.
+    opts.append("-Xrs")
+    return opts + user_java_options()

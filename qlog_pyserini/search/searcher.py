@@ -16,15 +16,18 @@ Queries are analyzed as the index was (``default`` or ``identifier``, see
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.trec import Hit
-from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
+from qlog_pyserini.formats.trec import Hit, check_id
+from qlog_pyserini.formula import (DEFAULT_B, DEFAULT_K1, check_float_parameter, check_form, check_q,
+                                   check_score_range, max_idf)
 from qlog_pyserini.jvm.bridge import java_list, jclass
 from qlog_pyserini.search.analyzers import check_analyzer, index_analyzer, java_analyzer
 
@@ -46,12 +49,48 @@ def _score(text: str) -> float:
     return float(np.float32(text))
 
 
+MAX_HITS = 2**31 - 1  # Lucene counts hits in a Java int
+_WHITESPACE = re.compile(r"[\s\x00]")
+
+
+def check_hits(k: int, name: str = "k") -> int:
+    """``k`` if it is a usable number of hits per query (1 .. 2^31 - 1), else QLogError."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= MAX_HITS:
+        raise QLogError(f"illegal {name} value: {k!r}, must be an integer from 1 to {MAX_HITS}")
+    return int(k)
+
+
+def _parse_tsv_lines(text: str, fields: int) -> list[list[str]]:
+    """Java's ``[qid TAB] docid TAB score`` lines, each checked: a docid TREC runs cannot hold is an error.
+
+    Split on ``\n`` only (``splitlines`` would also split inside a docid holding U+2028 or a form feed).
+    """
+    rows = []
+    for line in text.split("\n"):
+        if not line:
+            continue
+        parts = line.split("\t")
+        if len(parts) != fields or _WHITESPACE.search(parts[-2]):
+            docid = parts[-2] if len(parts) >= 2 else line
+            raise QLogError(f"the index holds docid {docid!r}, with whitespace or a NUL byte (near line {line!r}), "
+                            "which TREC runs cannot hold; rebuild the index from a corpus without such ids "
+                            "(qlog_pyserini.index refuses them)")
+        rows.append(parts)
+    return rows
+
+
 def _parse_tsv_hits(text: str) -> list[Hit]:
-    hits = []
-    for line in text.splitlines():
-        docid, score = line.split("\t")
-        hits.append(Hit(docid, _score(score)))
-    return hits
+    return [Hit(docid, _score(score)) for docid, score in _parse_tsv_lines(text, 2)]
+
+
+def _java_error(e: Exception) -> str:
+    """The first line of a Java exception's message, without the Java stack."""
+    text = str(getattr(e, "innermessage", None) or e).strip().splitlines()
+    return text[0] if text else type(e).__name__
+
+
+def _is_java_exception(e: Exception) -> bool:
+    return type(e).__name__ == "JavaException"
 
 
 class QLogSearcher:
@@ -70,11 +109,17 @@ class QLogSearcher:
     def __init__(self, index_dir: str | os.PathLike, k1: float = DEFAULT_K1, b: float = DEFAULT_B,
                  q: float = 1.0, idf_form: str = "lucene", analyzer: str | None = None) -> None:
         self.index_dir = check_index_dir(index_dir)
-        self.analyzer = index_analyzer(self.index_dir) if analyzer is None else check_analyzer(analyzer)
-        cls = jclass("io.qlog.search.QLogSearcher")
-        # default keeps SimpleSearcher's own analyzer object: exactly Anserini's query analysis.
-        self._java = (cls(str(self.index_dir)) if self.analyzer == "default"
-                      else cls(str(self.index_dir), java_analyzer(self.analyzer)))
+        try:
+            self.analyzer = index_analyzer(self.index_dir) if analyzer is None else check_analyzer(analyzer)
+            cls = jclass("io.qlog.search.QLogSearcher")
+            # default keeps SimpleSearcher's own analyzer object: exactly Anserini's query analysis.
+            self._java = (cls(str(self.index_dir)) if self.analyzer == "default"
+                          else cls(str(self.index_dir), java_analyzer(self.analyzer)))
+        except Exception as e:
+            if not _is_java_exception(e):
+                raise
+            # A corrupt or unreadable index: one line, not Lucene's 50-line stack.
+            raise QLogError(f"cannot open index {str(self.index_dir)!r}: {_java_error(e)}") from None
         self.k1, self.b, self.q, self.idf_form = k1, b, 1.0, "lucene"
         self.set_qlog(k1=k1, b=b, q=q, idf_form=idf_form)
 
@@ -89,6 +134,10 @@ class QLogSearcher:
             raise QLogError(f"illegal k1 value: {k1}, must be a non-negative finite number")
         if not 0 <= b <= 1:
             raise QLogError(f"illegal b value: {b}, must be between 0 and 1")
+        check_float_parameter("k1", k1)
+        # Refuse, before any search, parameters whose scores run files cannot represent exactly.
+        n = self.num_docs
+        check_score_range(max_idf(n, q, form), f"q = {q:g} ({form} odds) on {str(self.index_dir)!r} (N = {n})")
         self._java.set_qlog(k1, b, q, form)
         self.k1, self.b, self.q, self.idf_form = k1, b, q, form
 
@@ -109,6 +158,12 @@ class QLogSearcher:
             from qlog_pyserini.search.similarities import make_similarity
 
             params = {"k1": self.k1, "b": self.b, **params}
+            if similarity == "idf-gamma":
+                # BM25's largest idf (a term in one document) raised to gamma bounds one term's score.
+                n = self.num_docs
+                largest = math.log(1 + (n - 0.5) / 1.5) ** float(params.get("gamma", 1.0)) if n > 1 else 0.0
+                check_score_range(largest, f"idf-gamma with gamma = {params.get('gamma', 1.0)} on "
+                                           f"{str(self.index_dir)!r} (N = {n})")
             similarity = make_similarity(similarity, **params)
         self._java.set_similarity(similarity)
 
@@ -123,7 +178,7 @@ class QLogSearcher:
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
         """Top ``k`` hits for ``query`` (an empty or all-stopword query gives no hits)."""
-        return _parse_tsv_hits(self._java.search_tsv(query, int(k)))
+        return _parse_tsv_hits(self._call(self._java.search_tsv, str(query), check_hits(k)))
 
     def batch_search(self, queries: Sequence[str], qids: Sequence[str], k: int = 10,
                      threads: int = 1) -> dict[str, list[Hit]]:
@@ -132,10 +187,15 @@ class QLogSearcher:
             raise QLogError(f"{len(queries)} queries but {len(qids)} qids")
         if len(set(qids)) != len(qids):
             raise QLogError("qids must be unique")
-        text = self._java.batch_search_tsv(java_list(list(queries)), java_list(list(qids)), int(k), int(threads))
+        for qid in qids:
+            check_id(qid, "qid")  # a tab or newline in a qid would corrupt the run line it starts
+        k = check_hits(k)
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 1024:
+            raise QLogError(f"illegal threads value: {threads!r}, must be an integer from 1 to 1024")
+        text = self._call(self._java.batch_search_tsv, java_list([str(x) for x in queries]), java_list(list(qids)),
+                          k, int(threads))
         results: dict[str, list[Hit]] = {qid: [] for qid in qids}
-        for line in text.splitlines():
-            qid, docid, score = line.split("\t")
+        for qid, docid, score in _parse_tsv_lines(text, 3):
             results[qid].append(Hit(docid, _score(score)))
         return results
 
@@ -144,6 +204,15 @@ class QLogSearcher:
         text = self._java.explain(query, docid)
         if text is None:
             raise QLogError(f"docid {docid!r} is not in the index")
+    def _call(self, method: Any, *args: Any) -> Any:
+        """A Java search call; a Java exception becomes one QLogError line."""
+        try:
+            return method(*args)
+        except Exception as e:
+            if not _is_java_exception(e):
+                raise
+            raise QLogError(f"search failed on {str(self.index_dir)!r}: {_java_error(e)}") from None
+
         return text
 
     def doc_text(self, docid: str) -> str:

@@ -14,12 +14,11 @@ Formulas are in each Java class's Javadoc; the Lucene DFR and LM ones are Lucene
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter, check_form, check_q
 from qlog_pyserini.jvm.bridge import jclass
 
 DEFAULT_MU = 1000.0
@@ -37,10 +36,8 @@ class Model:
 
 
 def _positive(name: str, value: float) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value > 0):
-        raise QLogError(f"illegal {name} value: {value}, must be a finite number > 0")
-    return value
+    # A Java float: 1e39 would become infinity inside Lucene and fail there with a Java stack.
+    return check_float_parameter(name, value, low=0.0, low_open=True)
 
 
 def _bm25(k1: float, b: float, **_: Any) -> Any:

@@ -37,6 +37,16 @@ import org.apache.lucene.search.similarities.Similarity;
  */
 public class QLogSearcher extends SimpleSearcher {
 
+  /** The clause limit this searcher sets (Lucene's default is 1,024). */
+  public static final int MAX_CLAUSES = 1 << 20;
+
+  static {
+    // Lucene refuses a query of more than 1,024 clauses (IndexSearcher.TooManyClauses), which a long
+    // natural-language or code query reaches; that would fail the whole batch it is in. Every
+    // distinct query term is one clause, so the limit is raised to what any real query needs.
+    IndexSearcher.setMaxClauseCount(Math.max(IndexSearcher.getMaxClauseCount(), MAX_CLAUSES));
+  }
+
   public QLogSearcher(String indexDir) throws IOException {
     super(indexDir);
   }
@@ -78,17 +88,23 @@ public class QLogSearcher extends SimpleSearcher {
   /** Top-k hits of one query as {@code docid TAB score} lines, in Anserini's order. */
   public String search_tsv(String query, int k) throws IOException {
     StringBuilder out = new StringBuilder();
-    appendHits(out, null, query, k);
+    appendHits(currentSearcher(), out, null, query, k);
     return out.toString();
   }
 
-  /** Top-k hits of many queries on {@code threads} threads as {@code qid TAB docid TAB score} lines. */
+  /**
+   * Top-k hits of many queries on {@code threads} threads as {@code qid TAB docid TAB score} lines.
+   *
+   * <p>The whole batch runs under the similarity installed when it starts: the searcher is taken
+   * once, so a {@link #set_similarity} from another thread during the batch applies to the next call.
+   */
   public String batch_search_tsv(List<String> queries, List<String> qids, int k, int threads)
       throws IOException, InterruptedException, ExecutionException {
     if (queries.size() != qids.size()) {
       throw new IllegalArgumentException(queries.size() + " queries but " + qids.size() + " qids");
     }
     String[] parts = new String[qids.size()];
+    final IndexSearcher snapshot = currentSearcher();
     ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
     try {
       List<Future<?>> done = new ArrayList<>();
@@ -96,7 +112,7 @@ public class QLogSearcher extends SimpleSearcher {
         final int at = i;
         done.add(pool.submit(() -> {
           StringBuilder out = new StringBuilder();
-          appendHits(out, qids.get(at), queries.get(at), k);
+          appendHits(snapshot, out, qids.get(at), queries.get(at), k);
           parts[at] = out.toString();
           return null;
         }));
@@ -110,14 +126,15 @@ public class QLogSearcher extends SimpleSearcher {
     return String.join("", parts);
   }
 
-  private void appendHits(StringBuilder out, String qid, String query, int k) throws IOException {
+  private void appendHits(IndexSearcher searcher, StringBuilder out, String qid, String query, int k)
+      throws IOException {
     if (useRM3 || useRocchio) { // feedback goes through Anserini's reranker cascade: take its path
       for (ScoredDoc hit : search(query, k)) {
         appendLine(out, qid, hit.docid, hit.score);
       }
       return;
     }
-    TopFieldDocs top = currentSearcher().search(parse(query), k, tieBreakingSort(), true);
+    TopFieldDocs top = searcher.search(parse(query), k, tieBreakingSort(), true);
     float previous = 0f;
     int tied = 0;
     for (int i = 0; i < top.scoreDocs.length; i++) {
