@@ -188,7 +188,34 @@ public final class CorpusStats {
       Comparator.<Candidate>comparingLong(c -> c.key ^ Long.MIN_VALUE) // unsigned order
           .thenComparing(Candidate::id, Arrays::compareUnsigned);
 
+  /** The chosen documents of a sample, and what their keys were computed from ("id", "lucene-docid" or "mixed"). */
+  private record Chosen(List<Candidate> docs, String keyKind) {}
+
   private static Map<String, Object> sample(IndexReader reader, String field, int n, long seed) throws IOException {
+    Chosen chosen = choose(reader, field, n, seed);
+    Counts counts = new Counts();
+    List<Candidate> used = new ArrayList<>();
+    Map<BytesRef, long[]> perTerm = countTerms(reader, field, chosen.docs(), used);
+    counts.documents = used.size();
+    for (long[] dfCf : perTerm.values()) {
+      counts.add(dfCf[0], dfCf[1]);
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("requested", n);
+    m.put("seed", seed);
+    m.put("key", chosen.keyKind() == null ? "id" : chosen.keyKind());
+    m.putAll(counts.toMap());
+    used.sort(ORDER);
+    List<String> ids = new ArrayList<>(used.size());
+    for (Candidate c : used) {
+      ids.add(new String(c.id, StandardCharsets.UTF_8));
+    }
+    m.put("docids", ids);
+    return m;
+  }
+
+  /** The n documents with the smallest seeded keys, among those with terms in {@code field}, in index order. */
+  private static Chosen choose(IndexReader reader, String field, int n, long seed) throws IOException {
     // A max-heap of the n smallest keys seen so far: one pass over the documents, O(N log n).
     PriorityQueue<Candidate> heap = new PriorityQueue<>(n + 1, ORDER.reversed());
     String keyKind = null;
@@ -232,11 +259,17 @@ public final class CorpusStats {
     }
     List<Candidate> chosen = new ArrayList<>(heap);
     chosen.sort(Comparator.comparingInt(Candidate::doc)); // term vectors read in index order
+    return new Chosen(chosen, keyKind);
+  }
 
+  /**
+   * Document and collection frequency within the sample of every term in the chosen documents' term
+   * vectors; the documents that had a term vector are added to {@code used}.
+   */
+  private static Map<BytesRef, long[]> countTerms(IndexReader reader, String field, List<Candidate> chosen,
+      List<Candidate> used) throws IOException {
     Map<BytesRef, long[]> perTerm = new HashMap<>(); // term -> {df in sample, cf in sample}
     TermVectors vectors = reader.termVectors();
-    Counts counts = new Counts();
-    List<Candidate> used = new ArrayList<>();
     for (Candidate c : chosen) {
       Terms tv = vectors.get(c.doc, field);
       if (tv == null) {
@@ -255,22 +288,7 @@ public final class CorpusStats {
         }
       }
     }
-    counts.documents = used.size();
-    for (long[] dfCf : perTerm.values()) {
-      counts.add(dfCf[0], dfCf[1]);
-    }
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("requested", n);
-    m.put("seed", seed);
-    m.put("key", keyKind == null ? "id" : keyKind);
-    m.putAll(counts.toMap());
-    used.sort(ORDER);
-    List<String> ids = new ArrayList<>(used.size());
-    for (Candidate c : used) {
-      ids.add(new String(c.id, StandardCharsets.UTF_8));
-    }
-    m.put("docids", ids);
-    return m;
+    return perTerm;
   }
 
   /** The sample key of an external id: mix64(FNV-1a-64 of its bytes, seeded). */
