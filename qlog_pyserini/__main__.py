@@ -1,0 +1,56 @@
+"""``qlog <verb> ...`` (the console script) and ``python -m qlog_pyserini <verb> ...``.
+
+Each verb is also ``python -m qlog_pyserini.<verb>``; this dispatcher runs exactly that module, so the
+two spellings never differ. ``qlog --help`` lists the verbs.
+"""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from typing import Sequence
+
+#: verb -> what it does (one line each, as in the README's command table)
+VERBS = {
+    "build": "compile/cache the similarity jar; print the JDK and fatjar used",
+    "index": "build a standard Lucene index with Anserini's indexer",
+    "search": "search an index with q-log BM25 (or a baseline) and write a TREC run",
+    "eval": "trec_eval (the real binary from Pyserini's jar) on a run",
+    "compare": "paired comparison of two runs: bootstrap, randomization, t-test",
+    "sweep": "sweep q on one open index: oracle, cross-validated q, label-free q",
+    "table": "one table from several sweeps",
+    "prepare": "index-ready corpus, topics and qrels from BEIR, CSN, CoSQA, TREC",
+    "corpus": "a CodeSearchNet-style benchmark from any source tree",
+    "fetch": "real source code from Debian packages",
+    "stats": "hapax statistics of an index",
+    "predict": "the label-free q of an index",
+    "lolo": "leave-one-corpus-out evaluation of the label-free rule",
+    "bench": "query-time cost of q-log vs Lucene BM25",
+    "reproduce": "the paper's comparisons on real code",
+    "demo": "the embedded quick-start benchmark",
+    "solr": "SolrCloud: configset, indexing, runs and sweeps against a live Solr",
+}
+
+
+def usage() -> str:
+    width = max(map(len, VERBS))
+    lines = ["usage: qlog <verb> [options]   (each verb: qlog <verb> --help)", "", "verbs:"]
+    lines += [f"  {verb:<{width}}  {text}" for verb, text in VERBS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(usage())
+        sys.exit(0 if args else 2)
+    verb, rest = args[0], args[1:]
+    if verb not in VERBS:
+        print(f"error: unknown verb {verb!r}; one of {', '.join(VERBS)} (see qlog --help)", file=sys.stderr)
+        sys.exit(2)
+    sys.argv = [f"qlog {verb}", *rest]
+    runpy.run_module(f"qlog_pyserini.{verb}", run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    main()
