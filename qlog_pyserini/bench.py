@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import sys
@@ -12,7 +11,7 @@ from typing import Sequence
 from qlog_pyserini.cli import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.experiments.bench import PATHS, SWEEP_POINTS, format_markdown, run_benchmark
-from qlog_pyserini.formats.trec import atomic_output
+from qlog_pyserini.formats.trec import write_json, write_text
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
 
 
@@ -85,12 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = format_markdown(result)
     print(text)
     if args.output:
-        with atomic_output(args.output) as f:
-            f.write(text)
+        write_text(args.output, text)
     if args.json:
-        with atomic_output(args.json) as f:
-            json.dump(result, f, indent=1)
-            f.write("\n")
+        write_json(args.json, result, indent=1)
     return 0 if result["check_passed"] else 1
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 from qlog_pyserini.cli import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.comparison import DEFAULT_METRIC, compare_runs, format_markdown, result_record
-from qlog_pyserini.formats.trec import atomic_output
+from qlog_pyserini.formats.trec import atomic_output, write_text
 
 
 def build_parser() -> ArgumentParser:
@@ -54,8 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = format_markdown(result, args.metric, name_a, name_b, seed=args.seed)
     print(report, end="")
     if args.markdown:
-        with atomic_output(args.markdown) as f:
-            f.write(report)
+        write_text(args.markdown, report)
     if args.csv:
         with atomic_output(args.csv) as f:
             pd.DataFrame([result_record(result, args.metric, name_a, name_b)]).to_csv(f, index=False, lineterminator="\n")

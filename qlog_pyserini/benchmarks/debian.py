@@ -54,7 +54,7 @@ from typing import Any, Callable, Mapping, Sequence
 from qlog_pyserini.benchmarks import codecorpus
 from qlog_pyserini.benchmarks.codecorpus import EXTENSIONS, GRAMMAR_PACKAGES, LANGUAGES, extract_functions
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.trec import atomic_output
+from qlog_pyserini.formats.trec import atomic_output, write_json
 from qlog_pyserini.progress import info, progress_bar
 from qlog_pyserini.project import PROJECT_ROOT
 
@@ -305,12 +305,6 @@ def _read_json(path: Path) -> dict | None:
         return None
 
 
-def _write_json(path: Path, data: Mapping[str, Any]) -> None:
-    with atomic_output(path) as f:
-        json.dump(data, f, indent=2, ensure_ascii=False)
-        f.write("\n")
-
-
 class Cache:
     """The cache folder: ``debs/``, ``src/<key>/`` with ``src/<key>.json``, ``local/``, ``<language>.json``."""
 
@@ -369,7 +363,7 @@ class Cache:
             "roots": {lang: roots for lang in LANGUAGES if (roots := find_roots(final, lang))},
             "functions": {},
         }
-        _write_json(self.manifest_path(pkg.key), manifest)
+        write_json(self.manifest_path(pkg.key), manifest)
         return manifest
 
     def cached_count(self, manifest: dict, language: str, version: str, roots: Sequence[str],
@@ -394,7 +388,7 @@ class Cache:
         manifest.setdefault("functions", {})[language] = {
             "documented": count[0], "unique": len(count[1]) // HASH_SIZE, "counted_with": version,
             "roots": list(roots)}
-        _write_json(self.local / f"{key}.json" if local else self.manifest_path(key), manifest)
+        write_json(self.local / f"{key}.json" if local else self.manifest_path(key), manifest)
 
 
 def _key(manifest: Mapping[str, Any]) -> str:
@@ -524,7 +518,7 @@ def fetch(language: str, cache: str | os.PathLike = DEFAULT_CACHE, target_functi
         "selected": selected,
         "failed": failed,
     }
-    _write_json(store.root / f"{language}.json", result)
+    write_json(store.root / f"{language}.json", result)
     return result
 
 

@@ -8,13 +8,14 @@ Identifiers may hold any character but whitespace (trec_eval splits on it), so
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
 import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Iterable, Iterator, Mapping, Sequence
+from typing import IO, Any, Iterable, Iterator, Mapping, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.lines import numbered_lines
@@ -86,6 +87,19 @@ def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (:func:`atomic_output`)."""
+    with atomic_output(path) as f:
+        f.write(text)
+
+
+def write_json(path: str | os.PathLike, data: Any, indent: int = 2) -> None:
+    """Write ``data`` as JSON (UTF-8, newline-terminated) to ``path`` atomically."""
+    with atomic_output(path) as f:
+        json.dump(data, f, indent=indent, ensure_ascii=False)
+        f.write("\n")
 
 
 def _umask() -> int:
