@@ -6,7 +6,7 @@ from typing import Sequence
 
 from qlog_pyserini.cli import ArgumentParser, run_cli
 from qlog_pyserini.experiments.provenance import command_line, provenance, provenance_markdown
-from qlog_pyserini.experiments.table import format_markdown, load_summary, table_rows
+from qlog_pyserini.experiments.table import NOTE, format_markdown, load_summary, table_rows
 from qlog_pyserini.formats.trec import atomic_output
 
 
@@ -14,8 +14,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = ArgumentParser(
         prog="python -m qlog_pyserini.table",
         description="Gather sweep folders (python -m qlog_pyserini.sweep --out DIR) into one table: corpus, "
-                    "documents, queries, BM25, best q, metric at best q, absolute and relative gain, bootstrap p "
-                    "and sign reversals, Recall@K-tokens of BM25 and of the best run.")
+                    "documents, queries, BM25, the cross-validated choice (its metric, gain and two-sided p), the "
+                    "oracle beside it, the label-free q and its metric, Recall@K-tokens of BM25 and of the oracle.")
     parser.add_argument("--sweeps", nargs="+", required=True, metavar="DIR", help="sweep output folders")
     parser.add_argument("--budget", default="8192", help="which token budget's recall to show (default 8192)")
     parser.add_argument("--output", metavar="MD", help="write the markdown table here (atomically)")
@@ -23,7 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     summaries = [load_summary(d) for d in args.sweeps]
     table = table_rows(summaries, args.budget)
-    md = format_markdown(table, args.budget)
+    md = format_markdown(table, args.budget) + "\n" + NOTE + "\n"
     md += "\n" + provenance_markdown(provenance(command_line("qlog_pyserini.table", argv)))
     for s in summaries:
         info = s.get("provenance")

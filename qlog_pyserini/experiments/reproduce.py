@@ -3,8 +3,9 @@
     scripts/reproduce            # full: Debian-packaged source in six languages + ../shared/data sets
     scripts/reproduce --quick    # minutes: small slices of local code (stdlib, JDK src.zip) + ../shared/data
 
-For each corpus: documents, queries, h_tok, BM25 NDCG@10, q_opt, NDCG@10 at q_opt, absolute and
-relative gain, bootstrap p and sign reversals, q_pred (label-free) and its NDCG@10, Recall@8K
+For each corpus: documents, queries, BM25 NDCG@10, the 5-fold cross-validated q and its NDCG@10,
+gain and two-sided p, q_opt (the oracle), NDCG@10 at q_opt, gain and two-sided p, q_auto (label-free)
+and its NDCG@10, Recall@8K
 tokens of BM25 and of q-log at q_opt, for both IDF odds forms. Then the scaling curve (gain
 against corpus size on the largest code corpus, the same queries' own functions always kept),
 and the tokenizer ablation (Anserini's generic analyzer against the identifier-aware one, each at
@@ -31,15 +32,11 @@ import pandas as pd
 from qlog_pyserini.benchmarks.codecorpus import build_benchmark
 from qlog_pyserini.benchmarks.datasets import prepare_beir, prepare_cosqa, prepare_csn, prepare_trec
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.experiments.provenance import provenance, provenance_markdown
-from qlog_pyserini.experiments.sweep import run_sweep
+from qlog_pyserini.experiments.sweep import SweepSettings, run_sweep
 from qlog_pyserini.formats.documents import iter_documents, write_json_collection
-from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.formats.trec import atomic_output, read_qrels, write_run
+from qlog_pyserini.formats.trec import atomic_output, read_qrels
 from qlog_pyserini.index.indexer import build_index
-from qlog_pyserini.search.batch import search_topics
-from qlog_pyserini.search.searcher import QLogSearcher
 
 FULL_GRID = "0.05,0.1,...,1.0,1.25,1.5"
 QUICK_GRID = "0.1,0.3,0.5,0.7,1.0,1.5"
@@ -176,49 +173,39 @@ def sweep(corpus: Prepared, cfg: Config, form: str = "lucene", grid: Sequence[fl
     grid = list(grid or cfg.grid)
     out = cfg.work / "sweeps" / f"{corpus.name}{tag}-{form}"
     index = index or corpus.index
+    from qlog_pyserini.qpred.rule import predict_q
+
+    auto = predict_q(index)  # seconds: one pass over the term dictionary and a fixed-size sample
     key = {"index": str(index), "grid": grid, "form": form, "hits": HITS, "resamples": cfg.resamples,
-           "index_stamp": json.loads((index / ".qlog-reproduce.json").read_text())}
+           "index_stamp": json.loads((index / ".qlog-reproduce.json").read_text()), "auto_q": auto.q,
+           "summary_version": 2}  # 2: cross-validated and auto results in summary.json
     if _cached(out, key) and (out / "summary.json").is_file():
         return json.loads((out / "summary.json").read_text())
     out.parent.mkdir(parents=True, exist_ok=True)
-    summary = run_sweep(index, corpus.folder / "topics.tsv", corpus.folder / "qrels.txt", out, grid, idf_form=form,
-                        hits=HITS, threads=cfg.threads, resamples=cfg.resamples, name=f"{corpus.name}{tag}",
-                        overwrite=True, progress=True)
+    settings = SweepSettings(grid=tuple(grid), idf_form=form, hits=HITS, threads=cfg.threads, resamples=cfg.resamples)
+    summary = run_sweep(index, corpus.folder / "topics.tsv", corpus.folder / "qrels.txt", out, settings,
+                        name=f"{corpus.name}{tag}", overwrite=True, progress=True, prediction=auto)
     _stamp(out, key)
     return summary
 
 
-def ndcg_at(corpus: Prepared, q: float, form: str, work: Path, summary: dict, threads: int) -> float:
-    """NDCG@10 at any q: read off the sweep when q is on its grid, else one search pass."""
-    for value, score in summary["scores"].items():
-        if abs(float(value) - q) < 1e-9:
-            return float(score)
-    searcher = QLogSearcher(corpus.index, q=q, idf_form=form)
-    topics = read_topics(corpus.folder / "topics.tsv")
-    run = work / f"run.{corpus.name}.{form}.q{q:.4f}.txt"
-    write_run(run, search_topics(searcher, topics, hits=HITS, threads=threads, progress=False), tag="qpred")
-    searcher.close()
-    return trec_eval(corpus.folder / "qrels.txt", run, metrics=["ndcg_cut.10"], per_query=False).aggregate["ndcg_cut.10"]
-
-
 def main_rows(corpora: Sequence[Prepared], cfg: Config) -> pd.DataFrame:
-    """The per-corpus, per-form table."""
-    from qlog_pyserini.qpred.rule import predict_q
-
+    """The per-corpus, per-form table: BM25, cross-validated q, oracle q, label-free q."""
     rows = []
     for corpus in corpora:
-        prediction = predict_q(corpus.index)
         for form in cfg.forms:
             s = sweep(corpus, cfg, form)
-            c = s["comparison"]
-            q_pred = prediction.q
+            c, cv, auto = s["comparison"], s["cv"], s["auto"]
             rows.append({
                 "corpus": corpus.name, "kind": corpus.kind, "language": corpus.language, "idf_form": form,
-                "docs": s["docs"], "queries": s["judged_queries"], "h_tok": prediction.h_tok,
-                "bm25": s["baseline_score"], "q_opt": s["oracle_value"], "at_q_opt": s["oracle_score"],
-                "gain": c["diff"], "rel_gain": c["rel_diff"], "p_bootstrap": c["p_bootstrap"],
-                "reversals": c["reversals"], "resamples": c["resamples"], "q_pred": q_pred,
-                "at_q_pred": ndcg_at(corpus, q_pred, form, cfg.work / "runs", s, cfg.threads),
+                "docs": s["docs"], "queries": s["judged_queries"], "bm25": s["baseline_score"],
+                "cv": cv["score"], "cv_gain": cv["comparison"]["diff"], "cv_rel_gain": cv["comparison"]["rel_diff"],
+                "cv_p": cv["comparison"]["p_randomization"], "cv_resamples": cv["comparison"]["resamples"],
+                "cv_q": "/".join(f"{v:g}" for v in sorted(set(cv["chosen"]))),
+                "q_opt": s["oracle_value"], "at_q_opt": s["oracle_score"],
+                "gain": c["diff"], "rel_gain": c["rel_diff"], "p": c["p_randomization"], "p_ttest": c["p_ttest"],
+                "reversal_share": c["p_bootstrap"], "reversals": c["reversals"], "resamples": c["resamples"],
+                "q_auto": auto["q"], "at_q_auto": auto["score"], "auto_rel": auto["comparison"]["rel_diff"],
                 "recall8k_bm25": s["recall_at_tokens"]["bm25"]["8192"],
                 "recall8k_qlog": s["recall_at_tokens"]["oracle"]["8192"], "sweep_seconds": s["seconds"],
             })
@@ -274,7 +261,7 @@ def ablation_rows(corpora: Sequence[Prepared], cfg: Config) -> pd.DataFrame:
         for label, s in (("generic (Anserini default)", generic), ("identifier-aware", ident)):
             rows.append({"corpus": corpus.name, "analyzer": label, "bm25": s["baseline_score"], "q_opt": s["oracle_value"],
                          "at_q_opt": s["oracle_score"], "gain": s["comparison"]["diff"], "rel_gain": s["comparison"]["rel_diff"],
-                         "p_bootstrap": s["comparison"]["p_bootstrap"], "reversals": s["comparison"]["reversals"]})
+                         "p": s["comparison"]["p_randomization"], "reversals": s["comparison"]["reversals"]})
     return pd.DataFrame(rows)
 
 
@@ -284,16 +271,21 @@ def _f(x: Any, fmt: str = ".4f") -> str:
     return "n/a" if x is None or (isinstance(x, float) and x != x) else format(x, fmt)
 
 
-def _p(r: dict) -> str:
-    return f"p <= 1/{r['resamples']} (0)" if r["reversals"] == 0 else f"p = {r['p_bootstrap']:.3g} ({r['reversals']})"
+def _p(p: float, resamples: int) -> str:
+    """A two-sided randomization p; its smallest possible value 1/(R+1) is written as a bound."""
+    return f"p <= 1/{resamples + 1}" if p <= 1.0 / (resamples + 1) * (1 + 1e-9) else f"p = {p:.3g}"
 
 
 def main_markdown(table: pd.DataFrame) -> str:
-    head = ("| corpus | form | docs | queries | h_tok | BM25 | q_opt | at q_opt | gain | bootstrap (reversals) "
-            "| q_pred | at q_pred | Recall@8K BM25 → q-log |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n")
-    lines = [f"| {r['corpus']} | {r['idf_form']} | {r['docs']:,} | {r['queries']:,} | {_f(r['h_tok'])} | {r['bm25']:.4f} "
-             f"| {r['q_opt']:g} | {r['at_q_opt']:.4f} | {r['gain']:+.4f} ({_f(r['rel_gain'], '+.1%')}) | {_p(r)} "
-             f"| {r['q_pred']:.2f} | {r['at_q_pred']:.4f} | {r['recall8k_bm25']:.1%} → {r['recall8k_qlog']:.1%} |\n"
+    head = ("| corpus | form | docs | queries | BM25 | CV q | CV NDCG@10 | CV gain | CV p | q_opt | at q_opt | oracle gain "
+            "| oracle p | q_auto | at q_auto | Recall@8K BM25 → q-log |\n"
+            "|---|---|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---|---:|---:|---|\n")
+    lines = [f"| {r['corpus']} | {r['idf_form']} | {r['docs']:,} | {r['queries']:,} | {r['bm25']:.4f} "
+             f"| {r['cv_q']} | {r['cv']:.4f} | {r['cv_gain']:+.4f} ({_f(r['cv_rel_gain'], '+.1%')}) "
+             f"| {_p(r['cv_p'], r['cv_resamples'])} | {r['q_opt']:g} | {r['at_q_opt']:.4f} "
+             f"| {r['gain']:+.4f} ({_f(r['rel_gain'], '+.1%')}) | {_p(r['p'], r['resamples'])} "
+             f"| {r['q_auto']:.2f} | {r['at_q_auto']:.4f} ({_f(r['auto_rel'], '+.1%')}) "
+             f"| {r['recall8k_bm25']:.1%} → {r['recall8k_qlog']:.1%} |\n"
              for r in table.to_dict("records")]
     return head + "".join(lines)
 
@@ -377,7 +369,9 @@ def reproduce(cfg: Config) -> dict[str, pd.DataFrame]:
     with atomic_output(cfg.out / "main.md") as f:
         f.write(f"# Main table ({mode})\n\nNDCG@10 (trec_eval), Anserini default English analyzer, k1 = 0.9, b = 0.4; "
                 f"q_opt = best q on the grid {cfg.grid}; bootstrap over queries, {cfg.resamples} resamples; "
-                f"q_pred from h_tok (qlog_pyserini.predict defaults).\n\n" + main_markdown(main) + foot)
+                f"CV = 5-fold cross-validated q over queries (each query scored at the q chosen on the other folds; "
+                f"CV q lists the q's the folds chose); p = two-sided paired randomization test against BM25; "
+                f"q_auto = the label-free rule (qlog_pyserini.predict defaults).\n\n" + main_markdown(main) + foot)
     main.to_csv(cfg.out / "main.csv", index=False)
     with atomic_output(cfg.out / "scaling.md") as f:
         f.write(f"# Scaling curve ({mode}): {largest.name}\n\nNested seeded subsets; every query's own function "

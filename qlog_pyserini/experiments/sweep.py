@@ -288,19 +288,23 @@ def summary_line(summary: dict[str, Any]) -> str:
     """The sweep's one-line result: BM25, cross-validated (with its two-sided p), oracle, and auto."""
     p, base = summary["parameter"], summary["baseline_score"]
 
-    def rel(x: float) -> str:
-        return f"{(x - base) / base:+.1%}" if base else "n/a"
+    def rel(comparison: dict[str, Any]) -> str:
+        x = comparison.get("rel_diff")
+        return "n/a" if x is None else f"{x:+.1%}"
+
+    def pval(comparison: dict[str, Any]) -> str:
+        return ComparisonResult(**comparison).p_text().replace(" (two-sided randomization)", "")
 
     cv = summary["cv"]
     chosen = "/".join(f"{v:g}" for v in sorted(set(cv["chosen"])))
     text = (f"{summary['name']}: {summary['docs']} docs, {summary['judged_queries']} queries, {summary['metric']} "
-            f"BM25 {base:.4f}; {cv['folds']}-fold CV {cv['score']:.4f} ({rel(cv['score'])}, {cv['p_text']}; "
-            f"{p} = {chosen}); oracle {summary['oracle_score']:.4f} at {p} = {summary['oracle_value']:g} "
-            f"({rel(summary['oracle_score'])}, {summary['p_text']})")
+            f"BM25 {base:.4f}; {cv['folds']}-fold CV {cv['score']:.4f} ({rel(cv['comparison'])}, "
+            f"{pval(cv['comparison'])}; {p} = {chosen}); oracle {summary['oracle_score']:.4f} at {p} = "
+            f"{summary['oracle_value']:g} ({rel(summary['comparison'])}, {pval(summary['comparison'])})")
     if "auto" in summary:
         a = summary["auto"]
-        text += f"; auto {p} = {a['q']:g}: {a['score']:.4f} ({rel(a['score'])})"
-    return text
+        text += f"; auto {p} = {a['q']:g}: {a['score']:.4f} ({rel(a['comparison'])})"
+    return text + "; p two-sided randomization"
 
 
 def _budget_recall(searcher: QLogSearcher, runs: dict[str, Path], qrels: dict, budgets: Sequence[int]) -> dict:

@@ -4,14 +4,16 @@
         --output results/sweeps.md --csv results/sweeps.csv
 
 One row per sweep folder (its ``summary.json``, written by :mod:`qlog_pyserini.sweep`): corpus,
-documents, queries, BM25, best parameter, metric there, absolute and relative gain, bootstrap p
-and sign reversals, and Recall@K-tokens of BM25 and of the best run. The markdown ends with the
+documents, queries, BM25; the cross-validated choice (values chosen, metric, gain, two-sided p);
+the oracle (value, metric, gain, two-sided p); the label-free q and its metric; Recall@K-tokens of
+BM25 and of the oracle run. The CSV also has the t-test p and the bootstrap reversal share. The markdown ends with the
 command, date and versions of this table and of each sweep.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Sequence
@@ -33,16 +35,28 @@ def load_summary(folder: str | os.PathLike) -> dict:
 
 
 def table_rows(summaries: Sequence[dict], budget: str = "8192") -> pd.DataFrame:
-    """One row per sweep, the columns of the paper's main table."""
+    """One row per sweep: BM25, the cross-validated choice, the oracle, the label-free q, Recall@K-tokens.
+
+    Sweeps written before cross-validation and the label-free q were reported have n/a there.
+    """
     rows = []
     for s in summaries:
         c, p = s["comparison"], s["parameter"]
+        cv, auto = s.get("cv") or {}, s.get("auto") or {}
+        cvc, autoc = cv.get("comparison") or {}, auto.get("comparison") or {}
         recall = s.get("recall_at_tokens", {})
         rows.append({
             "corpus": s["name"], "docs": s["docs"], "queries": s["judged_queries"], "metric": s["metric"],
-            "idf_form": s.get("idf_form"), "bm25": s["baseline_score"], "parameter": p, "best": s["oracle_value"],
-            "at_best": s["oracle_score"], "gain": c["diff"], "rel_gain": c["rel_diff"],
-            "p_bootstrap": c["p_bootstrap"], "reversals": c["reversals"], "resamples": c["resamples"],
+            "idf_form": s.get("idf_form"), "similarity": s.get("similarity", "qlog"), "bm25": s["baseline_score"],
+            "parameter": p,
+            "cv": cv.get("score"), "cv_values": "/".join(f"{v:g}" for v in sorted(set(cv.get("chosen", [])))) or None,
+            "cv_gain": cvc.get("diff"), "cv_rel_gain": cvc.get("rel_diff"), "cv_p": cvc.get("p_randomization"),
+            "folds": cv.get("folds"),
+            "best": s["oracle_value"], "at_best": s["oracle_score"], "gain": c["diff"], "rel_gain": c["rel_diff"],
+            "p": c.get("p_randomization"), "p_ttest": c.get("p_ttest"),
+            "reversal_share": c["p_bootstrap"], "reversals": c["reversals"], "resamples": c["resamples"],
+            "auto": auto.get("q"), "at_auto": auto.get("score"), "auto_rel_gain": autoc.get("rel_diff"),
+            "auto_p": autoc.get("p_randomization"),
             f"recall@{budget}_bm25": recall.get("bm25", {}).get(budget),
             f"recall@{budget}_best": recall.get("oracle", {}).get(budget),
             "sweep_seconds": s.get("seconds"),
@@ -50,18 +64,45 @@ def table_rows(summaries: Sequence[dict], budget: str = "8192") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _missing(x: object) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
 def _pct(x: float | None) -> str:
-    return "n/a" if x is None or x != x else f"{x:.1%}"
+    return "n/a" if _missing(x) else f"{x:.1%}"
+
+
+def _rel(x: float | None) -> str:
+    return "n/a" if _missing(x) else f"{x:+.1%}"
+
+
+def _p(p: float | None, resamples: int) -> str:
+    """Two-sided randomization p; its smallest possible value 1/(R+1) is written as a bound."""
+    if _missing(p):
+        return "n/a"
+    return f"p <= 1/{resamples + 1}" if p <= (1 + 1e-9) / (resamples + 1) else f"p = {p:.3g}"
 
 
 def format_markdown(table: pd.DataFrame, budget: str = "8192") -> str:
-    head = (f"| corpus | docs | queries | BM25 | best | at best | gain | bootstrap p (reversals) | "
-            f"Recall@{int(budget) // 1024}K BM25 → best |\n|---|---:|---:|---:|---:|---:|---:|---|---|\n")
+    """The markdown table: cross-validated first, the oracle beside it, then the label-free q."""
+    head = (f"| corpus | docs | queries | BM25 | CV: value(s) chosen | CV | CV gain | CV p | oracle | at oracle | "
+            f"oracle gain | oracle p | auto | at auto | Recall@{int(budget) // 1024}K BM25 → oracle |\n"
+            "|---|---:|---:|---:|---|---:|---|---|---|---:|---|---|---:|---|---|\n")
     lines = []
     for r in table.to_dict("records"):
-        rel = "n/a" if r["rel_gain"] is None or r["rel_gain"] != r["rel_gain"] else f"{r['rel_gain']:+.1%}"
-        p = (f"p <= 1/{r['resamples']}" if r["reversals"] == 0 else f"p = {r['p_bootstrap']:.4g}")
-        lines.append(f"| {r['corpus']} | {r['docs']:,} | {r['queries']:,} | {r['bm25']:.4f} | {r['parameter']} = "
-                     f"{r['best']:g} | {r['at_best']:.4f} | {r['gain']:+.4f} ({rel}) | {p} ({r['reversals']}) | "
-                     f"{_pct(r[f'recall@{budget}_bm25'])} → {_pct(r[f'recall@{budget}_best'])} |\n")
+        par = r["parameter"]
+        cv = "n/a" if _missing(r["cv"]) else f"{r['cv']:.4f}"
+        cv_gain = "n/a" if _missing(r["cv_gain"]) else f"{r['cv_gain']:+.4f} ({_rel(r['cv_rel_gain'])})"
+        auto = "n/a" if _missing(r["auto"]) else f"{par} = {r['auto']:g}"
+        at_auto = "n/a" if _missing(r["at_auto"]) else f"{r['at_auto']:.4f} ({_rel(r['auto_rel_gain'])})"
+        values = "n/a" if _missing(r["cv_values"]) else f"{par} = {r['cv_values']}"
+        lines.append(f"| {r['corpus']} | {r['docs']:,} | {r['queries']:,} | {r['bm25']:.4f} | {values} | {cv} | {cv_gain} "
+                     f"| {_p(r['cv_p'], r['resamples'])} | {par} = {r['best']:g} | {r['at_best']:.4f} "
+                     f"| {r['gain']:+.4f} ({_rel(r['rel_gain'])}) | {_p(r['p'], r['resamples'])} | {auto} | {at_auto} "
+                     f"| {_pct(r[f'recall@{budget}_bm25'])} → {_pct(r[f'recall@{budget}_best'])} |\n")
     return head + "".join(lines)
+
+
+NOTE = ("CV = k-fold cross-validation over queries (each query scored at the value chosen on the other folds; "
+        "the honest estimate); oracle = the best grid value on all queries (optimistic); p = two-sided paired "
+        "randomization test against BM25; auto = the label-free q (--q auto).")

@@ -32,7 +32,9 @@ synthetic sweeps with known answers.
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,13 +42,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
-from qlog_pyserini.qpred.rule import DEFAULT_Q_MIN, DEFAULT_VARIANT, PAPER_C, q_from_h
+from qlog_pyserini.qpred.rule import DEFAULT_STEP, DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN, auto_q, q_from_h
 from qlog_pyserini.qpred.statistics import DEFAULT_SAMPLE_DOCS, H_TOK_VARIANTS, corpus_stats, features
 
 PAPER_RECOVERY = 0.72
 GRID_TOLERANCE = 1e-9
 SCORE_TOLERANCE = 5e-5  # trec_eval prints 4 decimals: two honest measurements of one run differ by less
-DEFAULT_VARIANTS = (DEFAULT_VARIANT, "sample-df-slope")  # the paper's rule and the size-comparable slope rule
+DEFAULT_VARIANTS = ("hapax-per-token", "sample-df-slope")  # the paper's h_tok and the size-comparable slope
 REQUIRED_KEYS = ("name", "index", "topics", "qrels", "metric", "parameter", "grid", "scores",
                  "baseline_score", "oracle_value", "oracle_score", "idf_form")
 
@@ -69,6 +71,7 @@ class Sweep:
     b: float = DEFAULT_B
     hits: int = 1000
     folder: Path | None = None
+    docs: int | None = None
 
     def score_at(self, q: float) -> float | None:
         """M(q) from the grid, or None if q is not a grid point."""
@@ -105,7 +108,8 @@ def read_sweep(folder: str | os.PathLike) -> Sweep:
             metric=str(summary["metric"]), scores=scores, baseline_score=float(summary["baseline_score"]),
             oracle_value=float(summary["oracle_value"]), oracle_score=float(summary["oracle_score"]),
             idf_form=check_form(summary["idf_form"]), k1=float(summary.get("k1", DEFAULT_K1)),
-            b=float(summary.get("b", DEFAULT_B)), hits=int(summary.get("hits", 1000)), folder=folder)
+            b=float(summary.get("b", DEFAULT_B)), hits=int(summary.get("hits", 1000)), folder=folder,
+            docs=int(summary["docs"]) if "docs" in summary else None)
     except (TypeError, ValueError) as e:
         raise QLogError(f"{path}: {e}") from None
     if not scores:
@@ -133,7 +137,7 @@ def grid_lookup(scores: Mapping[float, float], q: float, tol: float = GRID_TOLER
 def fit_c(h: Sequence[float], q_opt: Sequence[float]) -> float:
     """Least-squares c of ``1 - q_opt = c * h`` through the origin; 0 when every h is 0 (no evidence against BM25)."""
     if len(h) != len(q_opt):
-        raise ValueError(f"{len(h)} h values but {len(q_opt)} q_opt values")
+        raise QLogError(f"{len(h)} h values but {len(q_opt)} q_opt values")
     sxx = sum(x * x for x in h)
     if sxx == 0:
         return 0.0
@@ -143,7 +147,7 @@ def fit_c(h: Sequence[float], q_opt: Sequence[float]) -> float:
 def leave_one_out_c(h: Sequence[float], q_opt: Sequence[float]) -> list[float]:
     """For each corpus i, :func:`fit_c` on all corpora but i (at least two corpora are needed)."""
     if len(h) < 2:
-        raise ValueError("leave-one-out needs at least two corpora")
+        raise QLogError("leave-one-out needs at least two corpora")
     return [fit_c([x for j, x in enumerate(h) if j != i], [q for j, q in enumerate(q_opt) if j != i])
             for i in range(len(h))]
 
@@ -201,14 +205,14 @@ Evaluate = Callable[[Sweep, float], float]
 
 
 def evaluate_rule(sweeps: Sequence[Sweep], h: Sequence[float], evaluate: Evaluate, variant: str = "h",
-                  c: float | None = None, q_min: float = DEFAULT_Q_MIN) -> RuleResult:
+                  c: float | None = None, q_min: float = PAPER_Q_MIN) -> RuleResult:
     """Predict each corpus's q from its ``h`` and score it.
 
     ``c`` None fits c on the other corpora (leave one out); a number uses it for every corpus.
     ``evaluate(sweep, q)`` gives M(q) for a q that is not on the sweep's grid.
     """
     if len(sweeps) != len(h):
-        raise ValueError(f"{len(sweeps)} sweeps but {len(h)} h values")
+        raise QLogError(f"{len(sweeps)} sweeps but {len(h)} h values")
     q_opt = [s.oracle_value for s in sweeps]
     cs = leave_one_out_c(h, q_opt) if c is None else [float(c)] * len(sweeps)
     rows = []
@@ -320,7 +324,7 @@ def format_markdown(results: Sequence[RuleResult], metric: str, notes: Sequence[
 
 
 def run_lolo(sweeps: Sequence[Sweep], variants: Sequence[str], evaluate: Evaluate, fixed_c: float = PAPER_C,
-             q_min: float = DEFAULT_Q_MIN, feature_values: Mapping[str, Mapping[str, float | None]] | None = None,
+             q_min: float = PAPER_Q_MIN, feature_values: Mapping[str, Mapping[str, float | None]] | None = None,
              sample_docs: int = DEFAULT_SAMPLE_DOCS, seed: int = 0) -> tuple[list[RuleResult], list[str]]:
     """Every requested rule on ``sweeps``: fitted leave-one-out, and at ``fixed_c`` for h_tok variants.
 
@@ -346,3 +350,211 @@ def run_lolo(sweeps: Sequence[Sweep], variants: Sequence[str], evaluate: Evaluat
         if v in H_TOK_VARIANTS:
             results.append(evaluate_rule(sweeps, h, evaluate, variant=v, c=fixed_c, q_min=q_min))
     return results, notes
+
+
+# --- the safe rule: fitted and judged leave-one-corpus-out --------------------------------------------
+
+SAFETY_FLOOR = -0.005  # the requirement: NDCG@10 at auto at most 0.5% (relative) below BM25 on every corpus
+FIT_FLOOR = -0.0025  # what a candidate must keep on every TRAINING corpus: half the requirement, a margin
+RECOVERY_TOLERANCE = 0.03  # candidates this close to the best mean recovery count as equals; the cautious one wins
+FAMILY_SUFFIX = re.compile(r"-(\d+k?)$")  # "go-code-10k", "cosqa-500": nested subsamples of one corpus
+
+
+@dataclass(frozen=True)
+class RuleParams:
+    """One candidate of the label-free rule (:func:`qlog_pyserini.qpred.rule.auto_q`)."""
+
+    variant: str
+    c: float
+    q_min: float
+    shrink_docs: int
+    step: float = DEFAULT_STEP
+
+    def q(self, h: float, docs: int) -> float:
+        return auto_q(h, docs, self.c, self.q_min, self.shrink_docs, self.step)
+
+    def label(self) -> str:
+        return (f"h = {self.variant}, c = {self.c:g}, q_min = {self.q_min:g}, shrink n0 = {self.shrink_docs}, "
+                f"step = {self.step:g}")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One corpus as the rule fit sees it: its sweep, size, features, family and kind."""
+
+    sweep: Sweep
+    docs: int
+    features: Mapping[str, float | None]
+    family: str
+    kind: str = "code"  # "code" or "text"
+
+    @property
+    def name(self) -> str:
+        return self.sweep.name
+
+
+def family_of(name: str) -> str:
+    """The corpus a nested subsample was drawn from: ``go-code-10k`` -> ``go-code``; others are their own."""
+    return FAMILY_SUFFIX.sub("", name)
+
+
+def candidate_grid(variants: Sequence[str] = (DEFAULT_VARIANT,),
+                   cs: Sequence[float] = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0),
+                   q_mins: Sequence[float] = (0.55, 0.6, 0.65, 0.7, 0.75, 0.8),
+                   shrinks: Sequence[int] = (0, 500, 1000, 2000, 5000, 10000),
+                   step: float = DEFAULT_STEP) -> list[RuleParams]:
+    """Every combination: the search space of :func:`fit_rule`."""
+    return [RuleParams(v, c, m, n, step) for v in variants for c in cs for m in q_mins for n in shrinks]
+
+
+@dataclass(frozen=True)
+class AutoRow:
+    """One held-out corpus under the rule fitted without its family."""
+
+    name: str
+    family: str
+    kind: str
+    docs: int
+    h: float
+    params: RuleParams
+    q_auto: float
+    q_opt: float
+    m_base: float
+    m_opt: float
+    m_auto: float
+    measured: bool
+
+    @property
+    def rel_change(self) -> float:
+        """(M(q_auto) - M(1)) / M(1): the relative change against BM25."""
+        return (self.m_auto - self.m_base) / self.m_base if self.m_base else 0.0
+
+    @property
+    def recovery(self) -> float | None:
+        return recovery(self.m_auto, self.m_base, self.m_opt)
+
+
+def _outcome(e: Evidence, p: RuleParams, evaluate: Evaluate) -> tuple[float, float, bool]:
+    h = e.features.get(p.variant)
+    q = p.q(0.0 if h is None else h, e.docs)
+    on_grid = e.sweep.score_at(q)
+    return q, (on_grid if on_grid is not None else float(evaluate(e.sweep, q))), on_grid is None
+
+
+def fit_rule(training: Sequence[Evidence], candidates: Sequence[RuleParams], evaluate: Evaluate,
+             floor: float = FIT_FLOOR, tolerance: float = RECOVERY_TOLERANCE) -> RuleParams:
+    """The most cautious of the near-best safe candidates on ``training``.
+
+    Safe: every training corpus stays at least ``floor`` (relative) above BM25. Near-best: a mean
+    recovery on the training code corpora (those with a gain to recover) within ``tolerance`` of the
+    best safe candidate's. Most cautious: the smallest total move away from q = 1 over the training
+    corpora (then the smaller c, larger q_min, larger n0). Preferring caution among near-equals is
+    what keeps the rule from being tuned to the last digit of the corpora it was fitted on. If no
+    candidate is safe, the one with the best worst case is returned (safety first).
+    """
+    if not training or not candidates:
+        raise ValueError("fit_rule needs training corpora and candidates")
+    scored = []
+    for p in candidates:
+        if any(e.features.get(p.variant) is None for e in training):
+            continue
+        worst, recs, moved = math.inf, [], 0.0
+        for e in training:
+            q, m, _ = _outcome(e, p, evaluate)
+            worst = min(worst, (m - e.sweep.m_base) / e.sweep.m_base if e.sweep.m_base else 0.0)
+            moved += 1.0 - q
+            r = recovery(m, e.sweep.m_base, e.sweep.oracle_score)
+            if e.kind == "code" and r is not None:
+                recs.append(r)
+        scored.append((p, worst, sum(recs) / len(recs) if recs else 0.0, moved))
+    if not scored:
+        raise ValueError("no candidate's feature is available on every training corpus")
+    safe = [x for x in scored if x[1] >= floor - 1e-12]
+    if not safe:
+        return max(scored, key=lambda x: (x[1], -x[3]))[0]
+    top = max(x[2] for x in safe)
+    near = [x for x in safe if x[2] >= top - tolerance]
+    return min(near, key=lambda x: (round(x[3], 9), x[0].c, -x[0].q_min, -x[0].shrink_docs))[0]
+
+
+def leave_one_family_out(corpora: Sequence[Evidence], candidates: Sequence[RuleParams], evaluate: Evaluate,
+                         floor: float = FIT_FLOOR) -> list[AutoRow]:
+    """For each corpus: the rule fitted on every corpus of OTHER families, applied to it."""
+    rows = []
+    fitted: dict[str, RuleParams] = {}
+    for e in corpora:
+        if e.family not in fitted:
+            training = [t for t in corpora if t.family != e.family]
+            fitted[e.family] = fit_rule(training, candidates, evaluate, floor)
+        p = fitted[e.family]
+        q, m, measured = _outcome(e, p, evaluate)
+        rows.append(AutoRow(name=e.name, family=e.family, kind=e.kind, docs=e.docs,
+                            h=e.features.get(p.variant) or 0.0, params=p, q_auto=q, q_opt=e.sweep.oracle_value,
+                            m_base=e.sweep.m_base, m_opt=e.sweep.oracle_score, m_auto=m, measured=measured))
+    return rows
+
+
+def apply_rule(corpora: Sequence[Evidence], params: RuleParams, evaluate: Evaluate) -> list[AutoRow]:
+    """One fixed rule on every corpus (e.g. the default, fitted on all of them: in-sample)."""
+    rows = []
+    for e in corpora:
+        q, m, measured = _outcome(e, params, evaluate)
+        rows.append(AutoRow(name=e.name, family=e.family, kind=e.kind, docs=e.docs,
+                            h=e.features.get(params.variant) or 0.0, params=params, q_auto=q,
+                            q_opt=e.sweep.oracle_value, m_base=e.sweep.m_base, m_opt=e.sweep.oracle_score,
+                            m_auto=m, measured=measured))
+    return rows
+
+
+def auto_summary(rows: Sequence[AutoRow]) -> dict[str, Any]:
+    """Worst relative change, corpora below the 0.5% floor, mean recovery on code (all / full-size only)."""
+    code = [r.recovery for r in rows if r.kind == "code" and r.recovery is not None]
+    full = [r.recovery for r in rows if r.kind == "code" and r.recovery is not None and r.family == r.name]
+    worst = min(rows, key=lambda r: r.rel_change) if rows else None
+    return {"corpora": len(rows), "worst_rel_change": worst.rel_change if worst else None,
+            "worst_corpus": worst.name if worst else None,
+            "below_floor": [r.name for r in rows if r.rel_change < SAFETY_FLOOR - 1e-12],
+            "mean_recovery_code": sum(code) / len(code) if code else None, "code_counted": len(code),
+            "mean_recovery_code_full_size": sum(full) / len(full) if full else None, "full_size_counted": len(full)}
+
+
+def format_auto_markdown(title: str, rows: Sequence[AutoRow], metric: str, show_params: bool) -> str:
+    """One table: per corpus BM25, q_opt, oracle, q_auto, M at auto, relative change, recovery."""
+    s = auto_summary(rows)
+    head = ("| corpus | kind | docs | h | " + ("rule fitted without this corpus's family | " if show_params else "")
+            + f"BM25 | q_opt | {metric} at q_opt | q_auto | {metric} at q_auto | vs BM25 | recovery |")
+    lines = [f"## {title}", "", head, "|" + "---|" * (head.count("|") - 1)]
+    for r in rows:
+        params = f"c = {r.params.c:g}, q_min = {r.params.q_min:g}, n0 = {r.params.shrink_docs} | " if show_params else ""
+        lines.append(f"| {r.name} | {r.kind} | {r.docs:,} | {r.h:.4f} | {params}{r.m_base:.4f} | {r.q_opt:g} "
+                     f"| {r.m_opt:.4f} | {r.q_auto:g} | {r.m_auto:.4f}{'*' if r.measured else ''} "
+                     f"| {r.rel_change:+.2%} | {_num(r.recovery, 3)} |")
+    worst = "n/a" if s["worst_rel_change"] is None else f"{s['worst_rel_change']:+.2%} ({s['worst_corpus']})"
+    lines += ["", f"Worst change against BM25: {worst}; corpora more than 0.5% below BM25: "
+                  f"{', '.join(s['below_floor']) or 'none'}. Mean recovery on code corpora: "
+                  f"{_num(s['mean_recovery_code'], 3)} over {s['code_counted']} with a gain to recover "
+                  f"({_num(s['mean_recovery_code_full_size'], 3)} over the {s['full_size_counted']} full-size ones).", ""]
+    return "\n".join(lines)
+
+
+def collect_evidence(sweeps: Sequence[Sweep], text: Sequence[str] = (), sample_docs: int = DEFAULT_SAMPLE_DOCS,
+                     seed: int = 0, feature_values: Mapping[str, Mapping[str, float | None]] | None = None,
+                     docs: Mapping[str, int] | None = None) -> list[Evidence]:
+    """:class:`Evidence` for each sweep: features of its index (computed unless given), size, family, kind.
+
+    ``text`` names the natural-language corpora (their families); every other corpus counts as code.
+    """
+    out = []
+    cache: dict[Path, tuple[dict, int]] = {}
+    for s in sweeps:
+        if feature_values is not None and docs is not None:
+            f, n = feature_values[s.name], docs[s.name]
+        else:
+            if s.index not in cache:
+                stats = corpus_stats(s.index, sample_docs=sample_docs, seed=seed)
+                cache[s.index] = (features(stats), int(stats["documents"]))
+            f, n = cache[s.index]
+        family = family_of(s.name)
+        out.append(Evidence(sweep=s, docs=n, features=f, family=family,
+                            kind="text" if s.name in text or family in text else "code"))
+    return out

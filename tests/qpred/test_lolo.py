@@ -13,8 +13,16 @@ from conftest import ROOT  # noqa: E402
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.qpred.lolo import (
+    Evidence,
+    RuleParams,
     Sweep,
+    apply_rule,
+    auto_summary,
+    candidate_grid,
     evaluate_rule,
+    family_of,
+    fit_rule,
+    leave_one_family_out,
     fit_c,
     format_markdown,
     grid_lookup,
@@ -216,7 +224,11 @@ def test_lolo_cli_measures_off_grid_q_like_the_search_cli(real_sweeps, stdlib_in
     assert md.read_text() == proc.stdout and "## h = hapax-per-token, fixed c = 1" in proc.stdout
     # py-b's summary claims a score its own run does not have: the re-measurement says so
     assert "warning: py-b: re-measuring" in proc.stderr and "py-a: re-measuring" not in proc.stderr
-    results = json.loads(js.read_text())["results"]
+    payload = json.loads(js.read_text())
+    results = payload["per_variant"]
+    # the rule report: each held-out corpus's row comes from a rule fitted on the other family only
+    assert "## Held out: the rule fitted without the corpus's family" in proc.stdout
+    assert [r["name"] for r in payload["loco"]] == ["py-a", "py-b"] and payload["default"]["summary"]["corpora"] == 2
     fixed = next(r for r in results if r["mode"] == "fixed")
     row = next(r for r in fixed["rows"] if r["name"] == "py-a")
     assert row["measured"] and 0.05 < row["q_pred"] < 1 and row["q_pred"] not in (0.5,)
@@ -241,3 +253,83 @@ def test_lolo_cli_refusals(real_sweeps, tmp_path):
         proc = cli("lolo", "--sweeps", *args)
         lines = [l for l in proc.stderr.splitlines() if l.strip()]
         assert proc.returncode == 2 and needle in lines[-1] and "Traceback" not in proc.stderr, proc.stderr
+
+
+# --- the safe rule: fit and leave-one-family-out ---------------------------------------------------------
+
+def curve(q_opt: float, top: float, base: float = 0.3, width: float = 0.5) -> dict[float, float]:
+    """A concave NDCG(q) curve on the 0.05 grid with its maximum ``top`` above BM25 at ``q_opt``."""
+    out = {}
+    for q in GRID:
+        bump = top * max(0.0, 1 - ((q - q_opt) / width) ** 2) if q_opt != 1.0 else 0.0
+        at_one = top * max(0.0, 1 - ((1.0 - q_opt) / width) ** 2) if q_opt != 1.0 else 0.0
+        out[q] = round(base + bump - at_one, 6)
+    return out
+
+
+def evidence(name: str, q_opt: float, top: float, h: float, docs: int, kind: str = "code") -> Evidence:
+    scores = curve(q_opt, top)
+    best = max(scores, key=lambda q: (scores[q], -abs(q - 1)))
+    s = Sweep(name=name, index=Path("."), topics=Path("."), qrels=Path("."), metric="m", scores=scores,
+              baseline_score=scores[1.0], oracle_value=best, oracle_score=scores[best], docs=docs)
+    return Evidence(sweep=s, docs=docs, features={"sample-df-slope": h}, family=family_of(name), kind=kind)
+
+
+def no_search(sweep, q):
+    raise AssertionError(f"q = {q} is on the grid; no search expected")
+
+
+def test_family_of_nested_subsamples():
+    assert family_of("go-code-10k") == "go-code" and family_of("cosqa-500") == "cosqa"
+    assert family_of("cosqa") == "cosqa" and family_of("csn-ruby") == "csn-ruby"
+
+
+def test_fit_rule_prefers_recovery_but_never_breaks_a_training_corpus():
+    # three code corpora whose optimum moves with h; a text corpus (h = 0) where any move hurts
+    corpora = [evidence("a", 0.6, 0.05, 0.3, 50_000), evidence("b", 0.7, 0.04, 0.2, 50_000),
+               evidence("c", 0.8, 0.03, 0.1, 50_000), evidence("t", 1.0, 0.0, 0.0, 3_000, kind="text")]
+    cands = candidate_grid()
+    p = fit_rule(corpora, cands, no_search)
+    rows = apply_rule(corpora, p, no_search)
+    assert all(r.rel_change >= -0.0025 for r in rows)
+    assert auto_summary(rows)["mean_recovery_code"] > 0.8
+    # a corpus with a small h where moving at all loses (q_opt = 1, a steep curve): the fit must protect it,
+    # even at the price of recovery elsewhere
+    trap = evidence("trap", 1.0, 0.0, 0.04, 50_000)
+    trap.sweep.scores.update({q: round(0.3 - 0.2 * (1 - q), 6) for q in GRID if q < 1})
+    p2 = fit_rule(corpora + [trap], cands, no_search)
+    assert apply_rule([trap], p2, no_search)[0].rel_change >= -0.0025
+    assert apply_rule([trap], p, no_search)[0].rel_change < -0.0025  # the first fit would have hurt it
+
+
+def test_shrinkage_is_chosen_when_small_corpora_lose():
+    # big corpora gain at q = 0.6; their small subsamples (same h) lose below q = 0.9
+    big = [evidence(f"x{i}", 0.6, 0.05, 0.3, 100_000) for i in range(3)]
+    small = []
+    for i in range(3):
+        e = evidence(f"x{i}-500", 0.95, 0.001, 0.3, 500)
+        e.sweep.scores.update({q: round(0.3 - 0.05 * (0.9 - q), 6) for q in GRID if q < 0.9})
+        small.append(e)
+    p = fit_rule(big + small, candidate_grid(), no_search)
+    assert p.shrink_docs > 0
+    assert all(r.rel_change >= -0.0025 for r in apply_rule(small, p, no_search))
+    assert all(r.q_auto < 0.8 for r in apply_rule(big, p, no_search))
+
+
+def test_leave_one_family_out_never_sees_the_held_out_family():
+    corpora = [evidence("a", 0.6, 0.05, 0.3, 50_000), evidence("a-2k", 0.6, 0.05, 0.3, 2_000),
+               evidence("b", 0.7, 0.04, 0.2, 50_000), evidence("c", 0.8, 0.03, 0.1, 50_000)]
+    cands = candidate_grid(cs=(0.5, 1.0, 2.0), q_mins=(0.6, 0.7), shrinks=(0, 2000))
+    rows = leave_one_family_out(corpora, cands, no_search)
+    for r in rows:
+        training = [e for e in corpora if e.family != r.family]
+        assert r.params == fit_rule(training, cands, no_search)  # fitted on the other families only
+    assert rows[0].params == rows[1].params  # a corpus and its subsample are held out together
+    assert [r.name for r in rows] == ["a", "a-2k", "b", "c"]
+
+
+def test_rule_params_q_is_the_rule():
+    from qlog_pyserini.qpred.rule import auto_q
+
+    p = RuleParams("sample-df-slope", 2.0, 0.6, 1000)
+    assert p.q(0.3, 3000) == auto_q(0.3, 3000, 2.0, 0.6, 1000, 0.05)
