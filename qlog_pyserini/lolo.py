@@ -16,6 +16,7 @@ from qlog_pyserini.experiments.provenance import command_line, provenance, prove
 from qlog_pyserini.formats.trec import atomic_output
 from qlog_pyserini.qpred.lolo import (
     FIT_FLOOR,
+    RECOVERY_TOLERANCE,
     RuleParams,
     SearchEvaluator,
     Sweep,
@@ -26,9 +27,10 @@ from qlog_pyserini.qpred.lolo import (
     fit_rule,
     format_auto_markdown,
     format_markdown,
-    leave_one_family_out,
+    format_selection_markdown,
     read_sweep,
     run_lolo,
+    select_shrinkage,
 )
 from qlog_pyserini.qpred.rule import (
     DEFAULT_C,
@@ -60,6 +62,8 @@ def build_parser() -> ArgumentParser:
                         help="a natural-language corpus (or family); repeatable; the others count as code")
     parser.add_argument("--fit-variant", action="append", metavar="V",
                         help=f"features the rule fit may choose from, repeatable (default {DEFAULT_VARIANT})")
+    parser.add_argument("--shrink-docs", default="0,1000,2000,5000", metavar="N,N,...",
+                        help="shrinkage constants n0 to choose from by leave-one-corpus-out (default 0,1000,2000,5000)")
     parser.add_argument("--variant", action="append", metavar="V",
                         help=f"also the per-feature report for V, repeatable, or 'all'; one of {', '.join(FEATURES)}")
     parser.add_argument("--c", type=float, default=PAPER_C, help=f"per-feature report: the fixed c (default {PAPER_C:g})")
@@ -90,6 +94,12 @@ def check_args(args: argparse.Namespace) -> tuple[list[str], list[str]]:
         raise QLogError(f"--q-min must be at most 1, got {args.q_min}")
     if args.threads < 1:
         raise QLogError(f"--threads must be at least 1, got {args.threads}")
+    try:
+        args.shrinks = sorted({int(x) for x in args.shrink_docs.split(",") if x.strip()})
+    except ValueError:
+        raise QLogError(f"--shrink-docs {args.shrink_docs!r} must be comma-separated integers") from None
+    if not args.shrinks or min(args.shrinks) < 0:
+        raise QLogError(f"--shrink-docs {args.shrink_docs!r} must list integers >= 0")
     for out in (args.output, args.json):
         parent = Path(out).parent if out else None
         if parent is not None and not (parent if str(parent) else Path(".")).is_dir():
@@ -113,22 +123,27 @@ def rule_report(sweeps: Sequence[Sweep], metric: str, args: argparse.Namespace, 
                 evaluator: SearchEvaluator) -> tuple[str, dict]:
     """The leave-one-family-out table, the default rule's table, and the rule fitted on all corpora."""
     evidence = collect_evidence(sweeps, text=args.text, sample_docs=args.sample_docs, seed=args.seed)
-    candidates = candidate_grid(variants=fit_variants)
+    candidates = candidate_grid(variants=fit_variants, shrinks=(0,))
     default = RuleParams(DEFAULT_VARIANT, DEFAULT_C, DEFAULT_Q_MIN, DEFAULT_SHRINK_DOCS, DEFAULT_STEP)
     families = {e.family for e in evidence}
-    loco = leave_one_family_out(evidence, candidates, evaluator) if len(families) >= 2 else []
-    on_all = fit_rule(evidence, candidates, evaluator)
+    selection = select_shrinkage(evidence, candidates, evaluator, args.shrinks) if len(families) >= 2 else None
+    loco = selection.outcomes[selection.chosen] if selection else []
+    n0 = selection.chosen if selection else DEFAULT_SHRINK_DOCS
+    on_all = fit_rule(evidence, [RuleParams(c.variant, c.c, c.q_min, n0, c.step, c.h0) for c in candidates], evaluator)
     default_rows = apply_rule(evidence, default, evaluator)
     parts = ["# Label-free q: leave-one-corpus-out", "",
              f"M = {metric}. Rule: q = 1 - w * (1 - clip(1 - c * h, q_min, 1)), w = N / (N + n0), rounded up to a "
              f"multiple of {DEFAULT_STEP:g}. Fitting picks, among {len(candidates)} candidates (features "
-             f"{', '.join(fit_variants)}), the best mean recovery on the training code corpora subject to every "
-             f"training corpus staying at least {FIT_FLOOR:.2%} of BM25; held-out families are a corpus with its "
+             f"{', '.join(fit_variants)}), c and q_min with the best mean recovery on the training code corpora (the most "
+             f"cautious within {RECOVERY_TOLERANCE:g} of it) subject to every training corpus staying above "
+             f"{FIT_FLOOR:.2%} against BM25; n0 is chosen by comparing the held-out outcomes of each fixed n0. "
+             "Held-out families are a corpus with its "
              "nested size subsamples. Recovery = (M(q_auto) - M(1)) / (M(q_opt) - M(1)), n/a when M(q_opt) <= M(1). "
              "A value marked * was measured by searching at q_auto (off the sweep's grid).", ""]
-    if loco:
-        parts.append(format_auto_markdown("Held out: the rule fitted without the corpus's family", loco, metric,
-                                          show_params=True))
+    if selection:
+        parts.append(format_selection_markdown(selection))
+        parts.append(format_auto_markdown(f"Held out (n0 = {n0}): the rule fitted without the corpus's family", loco,
+                                          metric, show_params=True))
     parts.append(format_auto_markdown(f"The default rule ({default.label()}) on every corpus (in-sample: its "
                                       "constants were chosen on these corpora)", default_rows, metric,
                                       show_params=False))
@@ -138,7 +153,8 @@ def rule_report(sweeps: Sequence[Sweep], metric: str, args: argparse.Namespace, 
                "default": {"params": asdict(default), "rows": [{**asdict(r), "rel_change": r.rel_change,
                                                                  "recovery": r.recovery} for r in default_rows],
                            "summary": auto_summary(default_rows)},
-               "fitted_on_all": asdict(on_all)}
+               "fitted_on_all": asdict(on_all), "shrink_docs_chosen": n0,
+               "shrink_selection": {str(k): auto_summary(v) for k, v in selection.outcomes.items()} if selection else None}
     return "\n".join(parts), payload
 
 

@@ -36,7 +36,7 @@ import math
 import os
 import re
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -369,13 +369,14 @@ class RuleParams:
     q_min: float
     shrink_docs: int
     step: float = DEFAULT_STEP
+    h0: float = 0.0
 
     def q(self, h: float, docs: int) -> float:
-        return auto_q(h, docs, self.c, self.q_min, self.shrink_docs, self.step)
+        return auto_q(h, docs, self.c, self.q_min, self.shrink_docs, self.step, self.h0)
 
     def label(self) -> str:
-        return (f"h = {self.variant}, c = {self.c:g}, q_min = {self.q_min:g}, shrink n0 = {self.shrink_docs}, "
-                f"step = {self.step:g}")
+        return (f"h = {self.variant}, h0 = {self.h0:g}, c = {self.c:g}, q_min = {self.q_min:g}, "
+                f"shrink n0 = {self.shrink_docs}, step = {self.step:g}")
 
 
 @dataclass(frozen=True)
@@ -402,9 +403,10 @@ def candidate_grid(variants: Sequence[str] = (DEFAULT_VARIANT,),
                    cs: Sequence[float] = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0),
                    q_mins: Sequence[float] = (0.55, 0.6, 0.65, 0.7, 0.75, 0.8),
                    shrinks: Sequence[int] = (0, 500, 1000, 2000, 5000, 10000),
-                   step: float = DEFAULT_STEP) -> list[RuleParams]:
+                   step: float = DEFAULT_STEP, h0s: Sequence[float] = (0.0,)) -> list[RuleParams]:
     """Every combination: the search space of :func:`fit_rule`."""
-    return [RuleParams(v, c, m, n, step) for v in variants for c in cs for m in q_mins for n in shrinks]
+    return [RuleParams(v, c, m, n, step, h0) for v in variants for c in cs for m in q_mins for n in shrinks
+            for h0 in h0s]
 
 
 @dataclass(frozen=True)
@@ -474,7 +476,7 @@ def fit_rule(training: Sequence[Evidence], candidates: Sequence[RuleParams], eva
         return max(scored, key=lambda x: (x[1], -x[3]))[0]
     top = max(x[2] for x in safe)
     near = [x for x in safe if x[2] >= top - tolerance]
-    return min(near, key=lambda x: (round(x[3], 9), x[0].c, -x[0].q_min, -x[0].shrink_docs))[0]
+    return min(near, key=lambda x: (round(x[3], 9), -x[0].h0, x[0].c, -x[0].q_min, -x[0].shrink_docs))[0]
 
 
 def leave_one_family_out(corpora: Sequence[Evidence], candidates: Sequence[RuleParams], evaluate: Evaluate,
@@ -558,3 +560,47 @@ def collect_evidence(sweeps: Sequence[Sweep], text: Sequence[str] = (), sample_d
         out.append(Evidence(sweep=s, docs=n, features=f, family=family,
                             kind="text" if s.name in text or family in text else "code"))
     return out
+
+
+@dataclass(frozen=True)
+class ShrinkSelection:
+    """Leave-one-family-out outcomes for each fixed shrinkage n0, and the n0 chosen from them."""
+
+    outcomes: dict[int, list[AutoRow]]
+    chosen: int
+
+
+def select_shrinkage(corpora: Sequence[Evidence], candidates: Sequence[RuleParams], evaluate: Evaluate,
+                     shrinks: Sequence[int], floor: float = FIT_FLOOR) -> ShrinkSelection:
+    """Pick n0 by leave-one-family-out evaluation, never by in-sample fit.
+
+    For each n0, the other constants are fitted without each held-out family (:func:`leave_one_family_out`)
+    on the candidates with that n0. The chosen n0 is the one whose held-out rows never fall more than
+    0.5% below BM25 and whose mean held-out recovery on code is highest (ties: the larger n0, the
+    more cautious); if every n0 fails somewhere, the one with the best worst case.
+    """
+    outcomes = {}
+    for n0 in shrinks:
+        pool = [replace(c, shrink_docs=n0) for c in candidates]
+        pool = list(dict.fromkeys(pool))
+        outcomes[n0] = leave_one_family_out(corpora, pool, evaluate, floor)
+
+    def key(n0: int) -> tuple:
+        s = auto_summary(outcomes[n0])
+        safe = not s["below_floor"]
+        return (safe, (s["mean_recovery_code"] or 0.0) if safe else s["worst_rel_change"], n0)
+
+    return ShrinkSelection(outcomes=outcomes, chosen=max(shrinks, key=key))
+
+
+def format_selection_markdown(selection: ShrinkSelection) -> str:
+    lines = ["## Choosing the shrinkage n0 by leave-one-corpus-out", "",
+             "| n0 | worst change vs BM25 (corpus) | corpora > 0.5% below BM25 | mean recovery, code | "
+             "mean recovery, full-size code |", "|---:|---|---|---:|---:|"]
+    for n0, rows in selection.outcomes.items():
+        s = auto_summary(rows)
+        mark = " (chosen)" if n0 == selection.chosen else ""
+        lines.append(f"| {n0}{mark} | {s['worst_rel_change']:+.2%} ({s['worst_corpus']}) | "
+                     f"{', '.join(s['below_floor']) or 'none'} | {_num(s['mean_recovery_code'], 3)} | "
+                     f"{_num(s['mean_recovery_code_full_size'], 3)} |")
+    return "\n".join(lines) + "\n"

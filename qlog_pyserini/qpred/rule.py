@@ -48,6 +48,7 @@ DEFAULT_C = 1.5
 DEFAULT_Q_MIN = 0.65
 DEFAULT_SHRINK_DOCS = 2000
 DEFAULT_STEP = 0.05
+DEFAULT_H0 = 0.0
 AUTO = "auto"
 
 
@@ -68,6 +69,7 @@ class Prediction:
     shrink_docs: int = 0
     step: float = 0.0
     weight: float = 1.0
+    h0: float = 0.0
     note: str = ""  # why the rule fell back to BM25, when it did
 
 
@@ -102,9 +104,13 @@ def round_toward_one(q: float, step: float) -> float:
 
 
 def auto_q(h: float, docs: int | None, c: float = DEFAULT_C, q_min: float = DEFAULT_Q_MIN,
-           shrink_docs: int = DEFAULT_SHRINK_DOCS, step: float = DEFAULT_STEP) -> float:
-    """The rule: ``1 - w * (1 - clip(1 - c * h, q_min, 1))``, ``w`` = :func:`shrink_weight`, rounded up by ``step``."""
-    q0 = q_from_h(h, c, q_min)
+           shrink_docs: int = DEFAULT_SHRINK_DOCS, step: float = DEFAULT_STEP, h0: float = 0.0) -> float:
+    """The rule: ``1 - w * (1 - clip(1 - c * max(0, h - h0), q_min, 1))``, ``w`` = :func:`shrink_weight`,
+    rounded up by ``step``. ``h0`` is a dead zone: features up to it count as no evidence at all."""
+    h0 = _finite("h0", h0)
+    if h0 < 0:
+        raise ValueError(f"illegal h0 value: {h0}, must be >= 0")
+    q0 = q_from_h(max(0.0, _finite("h", h) - h0), c, q_min)
     w = shrink_weight(docs, shrink_docs)
     return round_toward_one(q0 if w == 1.0 else 1.0 - w * (1.0 - q0), step)  # w = 1: q0 exactly, no float detour
 
@@ -138,7 +144,7 @@ def default_c(variant: str) -> float:
 
 def predict_from_stats(stats: Mapping[str, Any], c: float | None = None, q_min: float = DEFAULT_Q_MIN,
                        variant: str = DEFAULT_VARIANT, shrink_docs: int = DEFAULT_SHRINK_DOCS,
-                       step: float = DEFAULT_STEP) -> Prediction:
+                       step: float = DEFAULT_STEP, h0: float = DEFAULT_H0) -> Prediction:
     """:func:`predict_q` on already computed :func:`qlog_pyserini.qpred.statistics.corpus_stats` output."""
     c = default_c(variant) if c is None else c
     h = features(stats)[check_variant(variant)]
@@ -150,20 +156,21 @@ def predict_from_stats(stats: Mapping[str, Any], c: float | None = None, q_min: 
         # No evidence at all (a tiny corpus, or no stored term vectors): the safe answer is BM25.
         return Prediction(q=1.0, h_tok=0.0, variant=variant, c=float(c), q_min=float(q_min),
                           docs=None if docs is None else int(docs), shrink_docs=shrink_docs, step=float(step),
-                          weight=0.0, note=f"{variant} not available ({why}): BM25")
+                          weight=0.0, h0=float(h0), note=f"{variant} not available ({why}): BM25")
     try:
         weight = shrink_weight(docs, shrink_docs)
-        q = auto_q(h, docs, c, q_min, shrink_docs, step)
+        q = auto_q(h, docs, c, q_min, shrink_docs, step, h0)
     except ValueError as e:
         raise QLogError(str(e)) from None
     return Prediction(q=q, h_tok=h, variant=variant, c=float(c), q_min=float(q_min),
                       docs=None if docs is None else int(docs), shrink_docs=shrink_docs, step=float(step),
-                      weight=weight)
+                      weight=weight, h0=float(h0))
 
 
 def predict_q(index_dir: str | os.PathLike, c: float | None = None, q_min: float = DEFAULT_Q_MIN,
               variant: str = DEFAULT_VARIANT, field: str = DEFAULT_FIELD, sample_docs: int = DEFAULT_SAMPLE_DOCS,
-              seed: int = 0, shrink_docs: int = DEFAULT_SHRINK_DOCS, step: float = DEFAULT_STEP) -> Prediction:
+              seed: int = 0, shrink_docs: int = DEFAULT_SHRINK_DOCS, step: float = DEFAULT_STEP,
+              h0: float = DEFAULT_H0) -> Prediction:
     """Predict q for the index at ``index_dir`` with no relevance labels (the rule of the module docstring).
 
     ``c`` defaults to the fitted constant for the default feature and the paper's 7.28 for the
@@ -173,20 +180,20 @@ def predict_q(index_dir: str | os.PathLike, c: float | None = None, q_min: float
     check_variant(variant)
     if c is None:
         default_c(variant)  # fail before the statistics pass, not after
-    for name, value in (("q_min", q_min), ("step", step)):
+    for name, value in (("q_min", q_min), ("step", step), ("h0", h0)):
         try:
             _finite(name, value)
         except ValueError as e:
             raise QLogError(str(e)) from None
     stats = corpus_stats(index_dir, field=field, sample_docs=sample_docs, seed=seed)
-    return predict_from_stats(stats, c=c, q_min=q_min, variant=variant, shrink_docs=shrink_docs, step=step)
+    return predict_from_stats(stats, c=c, q_min=q_min, variant=variant, shrink_docs=shrink_docs, step=step, h0=h0)
 
 
 def describe(pred: Prediction) -> str:
     """One log line: the feature, its value, the rule and the chosen q."""
     if pred.note:
         return f"q auto: {pred.note} -> q = {pred.q:.6g}"
-    rule = f"clip(1 - {pred.c:g} * h, {pred.q_min:g}, 1)"
+    rule = f"clip(1 - {pred.c:g} * {f'max(0, h - {pred.h0:g})' if pred.h0 else 'h'}, {pred.q_min:g}, 1)"
     if pred.shrink_docs:
         rule = f"1 - w * (1 - {rule}), w = {pred.docs} / ({pred.docs} + {pred.shrink_docs}) = {pred.weight:.3g}"
     if pred.step:
@@ -209,6 +216,8 @@ def add_auto_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--auto-shrink-docs", type=int, default=DEFAULT_SHRINK_DOCS, metavar="N",
                         help=f"with --q auto: shrink 1 - q0 by N_docs / (N_docs + N) toward BM25 (default "
                              f"{DEFAULT_SHRINK_DOCS}; 0 = no shrinkage, the paper's)")
+    parser.add_argument("--auto-h0", type=float, default=DEFAULT_H0, metavar="H",
+                        help=f"with --q auto: a dead zone, features up to H count as no evidence (default {DEFAULT_H0:g})")
     parser.add_argument("--auto-step", type=float, default=DEFAULT_STEP, metavar="S",
                         help=f"with --q auto: round q up (toward 1) to a multiple of S (default {DEFAULT_STEP:g}; "
                              "0 = no rounding, the paper's)")
@@ -223,4 +232,4 @@ def predict_from_args(index_dir: str | os.PathLike, args: argparse.Namespace) ->
     """The prediction ``--q auto`` asks for, with the rule from :func:`add_auto_arguments`'s options."""
     return predict_q(index_dir, c=args.auto_c, q_min=args.auto_q_min, variant=args.auto_variant,
                      shrink_docs=getattr(args, "auto_shrink_docs", DEFAULT_SHRINK_DOCS),
-                     step=getattr(args, "auto_step", DEFAULT_STEP))
+                     step=getattr(args, "auto_step", DEFAULT_STEP), h0=getattr(args, "auto_h0", DEFAULT_H0))

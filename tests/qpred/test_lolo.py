@@ -333,3 +333,21 @@ def test_rule_params_q_is_the_rule():
 
     p = RuleParams("sample-df-slope", 2.0, 0.6, 1000)
     assert p.q(0.3, 3000) == auto_q(0.3, 3000, 2.0, 0.6, 1000, 0.05)
+
+
+def test_shrinkage_is_selected_by_held_out_outcomes():
+    from qlog_pyserini.qpred.lolo import select_shrinkage
+
+    corpora = []
+    for i in range(3):
+        corpora.append(evidence(f"x{i}", 0.6, 0.05, 0.3, 100_000))
+        small = evidence(f"x{i}-500", 0.95, 0.001, 0.3, 500)
+        small.sweep.scores.update({q: round(0.3 - 0.05 * (0.9 - q), 6) for q in GRID if q < 0.9})
+        corpora.append(small)
+    cands = candidate_grid(cs=(0.5, 1.0, 2.0, 4.0), q_mins=(0.6, 0.7), shrinks=(0,))
+    sel = select_shrinkage(corpora, cands, no_search, shrinks=(0, 1000, 5000))
+    assert set(sel.outcomes) == {0, 1000, 5000} and sel.chosen > 0
+    chosen = auto_summary(sel.outcomes[sel.chosen])
+    assert not chosen["below_floor"]
+    assert chosen["mean_recovery_code"] > auto_summary(sel.outcomes[0])["mean_recovery_code"]
+    assert all(r.params.shrink_docs == n0 for n0, rows in sel.outcomes.items() for r in rows)

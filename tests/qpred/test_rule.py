@@ -232,3 +232,10 @@ def test_predict_cli(stdlib_index):
     assert out["variant"] == DEFAULT_VARIANT and out["q"] == predict_q(stdlib_index).q
     assert out["q_by_variant_at_paper_c"]["hapax-per-token"] == predict_q(stdlib_index, variant="hapax-per-token",
                                                                          **PAPER).q
+
+
+def test_dead_zone_h0():
+    assert auto_q(0.08, 100_000, c=3.0, h0=0.1, shrink_docs=0) == 1.0  # inside the dead zone: no evidence
+    assert auto_q(0.2, 100_000, c=3.0, h0=0.1, shrink_docs=0, step=0) == pytest.approx(0.7)  # 3 * (0.2 - 0.1)
+    with pytest.raises(ValueError, match="illegal h0"):
+        auto_q(0.2, 100, h0=-0.1)
