@@ -1,97 +1,91 @@
-"""``python -m qlog_pyserini.search``: the command line over :mod:`qlog_pyserini.search.batch`."""
+"""``python -m qlog_pyserini.search``: the command line over :mod:`qlog_pyserini.search.run`.
+
+It speaks Pyserini's vocabulary (``--bm25 --k1 --b --hits --threads --batch-size --fields --rm3
+--rocchio --output-format --remove-duplicates --remove-query``, prebuilt index and topic names), so a
+``python -m pyserini.search.lucene`` command becomes a q-log one by changing the module and adding ``--q``.
+"""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import argparse
 from typing import Sequence
 
 from qlog_pyserini.cli import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.formats.trec import check_id, write_run
-from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
-from qlog_pyserini.qpred.rule import add_auto_arguments, describe, is_auto, predict_from_args
-from qlog_pyserini.search.batch import default_run_tag, search_topics
-from qlog_pyserini.search.searcher import QLogSearcher, check_index_dir
-from qlog_pyserini.search.similarities import model
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
+from qlog_pyserini.qpred.rule import add_auto_arguments, is_auto
+from qlog_pyserini.search.batch import BATCH
+from qlog_pyserini.search.fields import parse_fields
+from qlog_pyserini.search.options import add_pyserini_arguments, feedback_from_args
+from qlog_pyserini.search.run import SearchJob, run_search
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser() -> ArgumentParser:
     parser = ArgumentParser(
         prog="python -m qlog_pyserini.search",
         description="Search a Lucene index with BM25 whose IDF is the q-logarithm of the odds, "
-                    "ln_q(x) = (x^(1-q) - 1)/(1 - q), and write a TREC run (qid Q0 docid rank score tag). "
-                    "q = 1 is Lucene/Pyserini BM25; q < 1 amplifies rare terms such as code identifiers; "
-                    "q > 1 saturates. Only the IDF changes: k1, b and the analyzer are BM25's.")
-    parser.add_argument("--index", required=True, metavar="DIR", help="Lucene index built by qlog_pyserini.index, Anserini or Pyserini")
-    parser.add_argument("--topics", required=True, metavar="FILE",
-                        help="queries: TSV (qid<TAB>text), BEIR/CoIR queries.jsonl, or TREC topics. "
-                             "A query whose text is empty (or only stopwords) gets no hits and no run lines.")
-    parser.add_argument("--output", required=True, metavar="RUN", help="TREC run file to write (atomically; its folder must exist)")
+                    "ln_q(x) = (x^(1-q) - 1)/(1 - q), and write a run. q = 1 is Lucene/Pyserini BM25; "
+                    "q < 1 amplifies rare terms such as code identifiers; q > 1 saturates. Only the IDF "
+                    "changes: k1, b and the analyzer are BM25's. Takes Pyserini's search flags.")
+    parser.add_argument("--index", metavar="DIR|NAME",
+                        help="Lucene index built by qlog_pyserini.index, Anserini or Pyserini, or a Pyserini "
+                             "prebuilt index name (when no such folder exists)")
+    parser.add_argument("--topics", required=True, metavar="FILE|NAME",
+                        help="queries: TSV (qid<TAB>text), BEIR/CoIR queries.jsonl, or TREC topics; or a topic set "
+                             "Pyserini knows by name. A query whose text is empty (or only stopwords) gets no hits "
+                             "and no run lines.")
+    parser.add_argument("--output", required=True, metavar="RUN", help="run file to write (atomically; its folder must exist)")
     parser.add_argument("--q", default="1", metavar="Q|auto",
                         help="q of the q-logarithm IDF (default 1 = BM25); finite, or 'auto': predicted from the "
                              "index's hapax density with no labels, q = clip(1 - c * h_tok, q_min, 1), "
                              "logged on stderr (see --auto-*)")
     add_auto_arguments(parser)
-    parser.add_argument("--k1", type=float, default=DEFAULT_K1, help=f"BM25 k1 (default {DEFAULT_K1}, as Pyserini)")
-    parser.add_argument("--b", type=float, default=DEFAULT_B, help=f"BM25 b (default {DEFAULT_B}, as Pyserini)")
+    parser.add_argument("--k1", type=float, default=None,
+                        help=f"BM25 k1 (default {DEFAULT_K1}, or Pyserini's tuned value for an MS MARCO prebuilt index)")
+    parser.add_argument("--b", type=float, default=None,
+                        help=f"BM25 b (default {DEFAULT_B}, or Pyserini's tuned value for an MS MARCO prebuilt index)")
     parser.add_argument("--idf-form", default="lucene", metavar="lucene|rsj",
                         help="odds inside ln_q: 'lucene' = 1 + (N-n+0.5)/(n+0.5) (default; q=1 is Lucene's BM25), "
                              "'rsj' = (N-n+0.5)/(n+0.5), the paper's form, IDF floored at 0")
     parser.add_argument("--similarity", default="qlog", metavar="NAME",
                         help="ranking model: qlog (default), bm25, idf-gamma (BM25 with idf^gamma), qld "
-                             "(Dirichlet LM), dfr (DFR InL2), dph (DFR DPH); see qlog_pyserini.similarities")
+                             "(Dirichlet LM), dfr (DFR InL2), dph (DFR DPH); see qlog_pyserini.search.similarities")
     parser.add_argument("--gamma", type=float, default=1.0, help="exponent for --similarity idf-gamma (default 1)")
     parser.add_argument("--mu", type=float, default=1000.0, help="Dirichlet mu for --similarity qld (default 1000, as Pyserini)")
     parser.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
     parser.add_argument("--threads", type=int, default=1, help="search threads (default 1)")
     parser.add_argument("--run-tag", default=None, help="run tag in column 6 (default qlog-bm25-q<Q>-<form> for qlog, "
                                                          "else the model name and its parameter)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
+    add_pyserini_arguments(parser)
+    return parser
 
+
+def similarity_from_args(args: argparse.Namespace) -> str:
+    """``--similarity``, with Pyserini's ``--qld`` and ``--bm25`` read as the models they name."""
+    if args.qld and args.bm25:
+        raise QLogError("--qld and --bm25 name two ranking models; choose one")
+    if args.qld:
+        if args.similarity not in ("qlog", "qld"):
+            raise QLogError(f"--qld contradicts --similarity {args.similarity}")
+        return "qld"
+    if args.bm25 and args.similarity not in ("qlog", "bm25"):
+        raise QLogError(f"--bm25 contradicts --similarity {args.similarity}")
+    return args.similarity
+
+
+def job_from_args(args: argparse.Namespace) -> SearchJob:
     auto = is_auto(args.q)
-    if auto and args.similarity != "qlog":
-        raise QLogError(f"--q auto applies to --similarity qlog only, not {args.similarity!r}")
-    try:
-        q = 1.0 if auto else check_q(args.q)
-        form = check_form(args.idf_form)
-    except ValueError as e:
-        raise QLogError(str(e)) from None
-    if args.hits < 1:
-        raise QLogError(f"--hits must be at least 1, got {args.hits}")
-    if args.threads < 1:
-        raise QLogError(f"--threads must be at least 1, got {args.threads}")
-    tag = check_id(args.run_tag or default_run_tag(args.similarity, q, form, args.gamma, args.mu), "run tag")
-    out_dir = Path(args.output).parent
-    if not (out_dir if str(out_dir) else Path(".")).is_dir():
-        raise QLogError(f"output folder {str(out_dir)!r} does not exist")
-    check_index_dir(args.index)
-    topics = read_topics(args.topics)
-    if not topics:
-        raise QLogError(f"topics file {args.topics!r} holds no queries")
-    if auto:
-        prediction = predict_from_args(args.index, args)
-        print(describe(prediction), file=sys.stderr)
-        q = prediction.q
-        tag = args.run_tag or default_run_tag(args.similarity, q, form)
-    empty = sum(1 for text in topics.values() if not text.strip())
+    return SearchJob(
+        index=args.index, prebuilt_index=args.prebuilt_index, topics=args.topics, output=args.output,
+        q=None if auto else args.q, auto=args if auto else None, idf_form=args.idf_form, k1=args.k1, b=args.b,
+        similarity=similarity_from_args(args), gamma=args.gamma, mu=args.mu, hits=args.hits, threads=args.threads,
+        batch_size=BATCH if args.batch_size is None else args.batch_size, fields=parse_fields(args.fields or []), feedback=feedback_from_args(args),
+        language=args.language, output_format=args.output_format, remove_duplicates=args.remove_duplicates,
+        remove_query=args.remove_query, run_tag=args.run_tag, progress=not args.quiet)
 
-    try:
-        model(args.similarity)
-        searcher = QLogSearcher(args.index, k1=args.k1, b=args.b, q=q, idf_form=form)
-        if args.similarity != "qlog":
-            searcher.set_similarity(args.similarity, gamma=args.gamma, mu=args.mu)
-    except ValueError as e:
-        raise QLogError(str(e)) from None
-    print(f"similarity: {searcher.similarity} on {args.index} ({searcher.num_docs} docs), "
-          f"{len(topics)} queries", file=sys.stderr)
-    if empty:
-        print(f"warning: {empty} queries have empty text; they get no hits", file=sys.stderr)
-    results = search_topics(searcher, topics, hits=args.hits, threads=args.threads, progress=not args.quiet)
-    write_run(args.output, results, tag, qids=list(topics))
-    print(f"wrote {sum(map(len, results.values()))} lines for {len(topics)} queries to {args.output}", file=sys.stderr)
+
+def main(argv: Sequence[str] | None = None) -> int:
+    run_search(job_from_args(build_parser().parse_args(argv)))
     return 0
 
 

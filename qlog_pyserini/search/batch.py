@@ -9,8 +9,9 @@ density with no labels (:mod:`qlog_pyserini.predict`) and logs h_tok and the cho
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.progress import progress_bar
 from qlog_pyserini.search.searcher import QLogSearcher
@@ -19,16 +20,48 @@ BATCH = 64  # queries per Java batch call: large enough to keep threads busy, sm
 
 
 def search_topics(searcher: QLogSearcher, topics: Mapping[str, str], hits: int = 1000, threads: int = 1,
-                  progress: bool = True) -> dict[str, list[Hit]]:
-    """Run every topic through ``searcher``; ``{qid: hits}`` in topic order."""
+                  progress: bool = True, batch_size: int = BATCH,
+                  fields: Mapping[str, float] | None = None) -> dict[str, list[Hit]]:
+    """Run every topic through ``searcher``; ``{qid: hits}`` in topic order.
+
+    ``batch_size`` queries go to Java at a time (the run does not depend on it). ``fields`` searches
+    those fields with their weights (:mod:`qlog_pyserini.search.fields`) instead of ``contents``.
+    """
+    if batch_size < 1:
+        raise QLogError(f"batch size must be at least 1, got {batch_size}")
     qids = list(topics)
     results: dict[str, list[Hit]] = {}
     with progress_bar(total=len(qids), desc="searching", unit="q", quiet=not progress) as bar:
-        for start in range(0, len(qids), BATCH):
-            chunk = qids[start:start + BATCH]
-            results.update(searcher.batch_search([topics[q] for q in chunk], chunk, k=hits, threads=threads))
+        for start in range(0, len(qids), batch_size):
+            chunk = qids[start:start + batch_size]
+            queries = [topics[q] for q in chunk]
+            if fields:
+                from qlog_pyserini.search.fields import batch_search_fields
+
+                results.update(batch_search_fields(searcher, queries, chunk, fields, k=hits, threads=threads))
+            else:
+                results.update(searcher.batch_search(queries, chunk, k=hits, threads=threads))
             bar.update(len(chunk))
     return results
+
+
+def drop_hits(results: Mapping[str, Sequence[Hit]], remove_duplicates: bool = False,
+              remove_query: bool = False) -> dict[str, list[Hit]]:
+    """Pyserini's ``--remove-duplicates`` (keep a docid's first hit) and ``--remove-query`` (drop the
+    hit whose docid is the query's id, for collections whose queries are documents, e.g. ArguAna)."""
+    out: dict[str, list[Hit]] = {}
+    for qid, hits in results.items():
+        seen: set[str] = set()
+        kept = []
+        for hit in hits:
+            if remove_duplicates and hit.docid in seen:
+                continue
+            if remove_query and hit.docid == qid:
+                continue
+            seen.add(hit.docid)
+            kept.append(hit)
+        out[qid] = kept
+    return out
 
 
 def default_run_tag(similarity: str, q: float = 1.0, idf_form: str = "lucene", gamma: float = 1.0,

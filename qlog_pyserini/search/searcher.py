@@ -173,6 +173,11 @@ class QLogSearcher:
         return self._java.get_similarity().toString()
 
     @property
+    def java(self) -> Any:
+        """The Java ``io.qlog.search.QLogSearcher`` (an Anserini ``SimpleSearcher``), for Anserini calls not wrapped here."""
+        return self._java
+
+    @property
     def num_docs(self) -> int:
         return int(self._java.get_total_num_docs())
 
@@ -199,11 +204,6 @@ class QLogSearcher:
             results[qid].append(Hit(docid, _score(score)))
         return results
 
-    def explain(self, query: str, docid: str) -> str:
-        """Lucene's explanation of ``docid``'s score for ``query``, naming the q-log IDF, q and the odds form."""
-        text = self._java.explain(query, docid)
-        if text is None:
-            raise QLogError(f"docid {docid!r} is not in the index")
     def _call(self, method: Any, *args: Any) -> Any:
         """A Java search call; a Java exception becomes one QLogError line."""
         try:
@@ -213,6 +213,11 @@ class QLogSearcher:
                 raise
             raise QLogError(f"search failed on {str(self.index_dir)!r}: {_java_error(e)}") from None
 
+    def explain(self, query: str, docid: str) -> str:
+        """Lucene's explanation of ``docid``'s score for ``query``, naming the q-log IDF, q and the odds form."""
+        text = self._java.explain(query, docid)
+        if text is None:
+            raise QLogError(f"docid {docid!r} is not in the index")
         return text
 
     def doc_text(self, docid: str) -> str:

@@ -8,10 +8,11 @@ folder first on PYTHONPATH; nothing in the package imports it.
    class, calling one returns it (or the function it decorates). Code that really used them would
    fail loudly, not silently compute something.
 2. Pyserini fetches its prebuilt-index catalogue (JSON files at raw.githubusercontent.com) when its
-   modules are imported, and prebuilt indexes from their URLs when asked for one. A urllib handler
-   serves both from ``$QLOG_TEST_PYSERINI_FIXTURE``: ``catalogue/<path>`` for
-   ``.../castorini/prebuilt-indexes/<commit>/<path>`` (a catalogue file the fixture lacks is served
-   empty), and ``downloads/<file name>`` for any other URL; anything else is refused with URLError.
+   modules are imported, topic sets from castorini/eval, and prebuilt indexes from their URLs. A
+   urllib handler serves all of them from ``$QLOG_TEST_PYSERINI_FIXTURE``: ``castorini/<repo>/<path>``
+   for ``https://raw.githubusercontent.com/castorini/<repo>/<commit>/<path>`` (a prebuilt-indexes
+   catalogue file the fixture lacks is served empty), and ``downloads/<file name>`` for any other
+   URL. A URL the fixture cannot serve is refused with URLError: no test reaches the network.
 """
 
 import email.message
@@ -28,7 +29,7 @@ from pathlib import Path
 
 STUBBED = ("torch", "requests", "transformers", "sklearn", "onnxruntime", "faiss", "sentence_transformers", "openai",
            "tiktoken", "nmslib", "pyarrow.parquet")
-CATALOGUE_PREFIX = "https://raw.githubusercontent.com/castorini/prebuilt-indexes/"
+GITHUB_PREFIX = "https://raw.githubusercontent.com/castorini/"
 
 
 class _Dummy(type):
@@ -76,10 +77,15 @@ class _FixtureHandler(urllib.request.BaseHandler):
 
     def _serve(self, req):
         url = req.full_url
-        if url.startswith(CATALOGUE_PREFIX):
-            rel = url[len(CATALOGUE_PREFIX):].split("/", 1)[1]  # drop the commit
-            path = self.root / "catalogue" / rel
-            body = path.read_bytes() if path.is_file() else (b"{}" if rel.startswith("faiss/") else b"[]")
+        if url.startswith(GITHUB_PREFIX):
+            repo, _commit, rel = url[len(GITHUB_PREFIX):].split("/", 2)
+            path = self.root / "castorini" / repo / rel
+            if path.is_file():
+                body = path.read_bytes()
+            elif repo == "prebuilt-indexes":  # the rest of the catalogue is empty
+                body = b"{}" if rel.startswith("faiss/") else b"[]"
+            else:
+                raise urllib.error.URLError(f"network is disabled in these tests ({url})")
         else:
             path = self.root / "downloads" / url.rsplit("/", 1)[-1]
             if not path.is_file():

@@ -1,0 +1,185 @@
+"""A search run from start to file: what ``python -m qlog_pyserini.search`` does, as a library.
+
+    job = SearchJob(index="indexes/csn-ruby", topics="topics.tsv", output="run.txt", q=0.7)
+    run_search(job)
+
+The steps are separate so that every input is checked before any long work starts:
+:func:`prepare` (index, topics, output folder, q auto), :func:`open_searcher` (model, fields,
+feedback, language), :func:`search` (batches, then Pyserini's duplicate/query filters) and
+:func:`write` (TREC or MS MARCO run, atomically).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Mapping
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.trec import OUTPUT_FORMATS, Hit, check_id, write_run
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
+from qlog_pyserini.progress import info
+from qlog_pyserini.search.batch import BATCH, default_run_tag, drop_hits, search_topics
+from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
+from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.search.similarities import model
+from qlog_pyserini.search.sources import PYSERINI_BM25_DEFAULTS, IndexSource, load_topics, resolve_index
+
+
+@dataclass
+class SearchJob:
+    """Everything one run needs. ``index`` is a folder or a Pyserini prebuilt index name; ``topics`` a file
+    or a topic-set name; ``q`` a number, or None with ``auto`` set (the label-free prediction)."""
+
+    index: str | None
+    topics: str
+    output: str
+    q: float | None = 1.0
+    idf_form: str = "lucene"
+    k1: float | None = None
+    b: float | None = None
+    similarity: str = "qlog"
+    gamma: float = 1.0
+    mu: float = 1000.0
+    hits: int = 1000
+    threads: int = 1
+    batch_size: int = BATCH
+    fields: dict[str, float] = field(default_factory=dict)
+    feedback: Rm3 | Rocchio | None = None
+    language: str = "en"
+    output_format: str = "trec"
+    remove_duplicates: bool = False
+    remove_query: bool = False
+    run_tag: str | None = None
+    prebuilt_index: str | None = None
+    auto: argparse.Namespace | None = None  # the --auto-* options, when q is predicted
+    progress: bool = True
+
+
+@dataclass
+class Prepared:
+    """A job whose inputs were all checked: the resolved index, the topics and the final q and tag."""
+
+    job: SearchJob
+    index: IndexSource
+    topics: dict[str, str]
+    q: float
+    k1: float
+    b: float
+    tag: str
+
+
+def check_job(job: SearchJob) -> SearchJob:
+    """The job with its numbers checked (QLogError naming the flag), before anything is read."""
+    if job.auto is None:
+        try:
+            job = replace(job, q=check_q(job.q))
+        except ValueError as e:
+            raise QLogError(str(e)) from None
+    elif job.similarity != "qlog":
+        raise QLogError(f"--q auto applies to --similarity qlog only, not {job.similarity!r}")
+    try:
+        job = replace(job, idf_form=check_form(job.idf_form))
+        model(job.similarity)
+    except ValueError as e:
+        raise QLogError(str(e)) from None
+    for name, value in (("--hits", job.hits), ("--threads", job.threads), ("--batch-size", job.batch_size)):
+        if value < 1:
+            raise QLogError(f"{name} must be at least 1, got {value}")
+    if job.output_format not in OUTPUT_FORMATS:
+        raise QLogError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}, got {job.output_format!r}")
+    if job.feedback is not None:
+        check_feedback(job.feedback)
+    if job.run_tag is not None:
+        check_id(job.run_tag, "run tag")
+    out_dir = Path(job.output).parent
+    if not (out_dir if str(out_dir) else Path(".")).is_dir():
+        raise QLogError(f"output folder {str(out_dir)!r} does not exist")
+    return job
+
+
+def prepare(job: SearchJob) -> Prepared:
+    """Check the job, resolve the index and topics, and settle q (predicting it for ``--q auto``)."""
+    job = check_job(job)
+    index = resolve_index(job.index, job.prebuilt_index)
+    topics = load_topics(job.topics)
+    if not topics:
+        raise QLogError(f"topics {job.topics!r} hold no queries")
+    # Pyserini's CLI uses its tuned BM25 parameters for MS MARCO prebuilt indexes unless told otherwise.
+    k1, b = PYSERINI_BM25_DEFAULTS.get(index.prebuilt_name or "", (DEFAULT_K1, DEFAULT_B)) \
+        if job.k1 is None and job.b is None else (job.k1, job.b)
+    k1 = DEFAULT_K1 if k1 is None else k1
+    b = DEFAULT_B if b is None else b
+    q = job.q if job.auto is None else _predict(index.path, job.auto)
+    tag = job.run_tag or default_run_tag(job.similarity, q, job.idf_form, job.gamma, job.mu)
+    return Prepared(job, index, topics, q, k1, b, check_id(tag, "run tag"))
+
+
+def _predict(index_dir: Path, auto: argparse.Namespace) -> float:
+    from qlog_pyserini.qpred.rule import describe, predict_from_args
+
+    prediction = predict_from_args(index_dir, auto)
+    info(describe(prediction))
+    return prediction.q
+
+
+def open_searcher(p: Prepared) -> QLogSearcher:
+    """The searcher with the job's model, language and feedback installed (fields are checked against the index)."""
+    job = p.job
+    try:
+        searcher = QLogSearcher(p.index.path, k1=p.k1, b=p.b, q=p.q, idf_form=job.idf_form)
+        if job.similarity != "qlog":
+            searcher.set_similarity(job.similarity, gamma=job.gamma, mu=job.mu)
+    except ValueError as e:
+        raise QLogError(str(e)) from None
+    if job.language != "en":
+        searcher.java.set_language(job.language)
+    if job.fields:
+        from qlog_pyserini.search.fields import check_fields
+
+        check_fields(searcher, job.fields)
+    set_feedback(searcher.java, job.feedback, p.index.prebuilt_name)
+    return searcher
+
+
+def search(p: Prepared, searcher: QLogSearcher) -> dict[str, list[Hit]]:
+    """Every topic searched, then Pyserini's ``--remove-duplicates`` / ``--remove-query`` applied."""
+    job = p.job
+    results = search_topics(searcher, p.topics, hits=job.hits, threads=job.threads, progress=job.progress,
+                            batch_size=job.batch_size, fields=job.fields or None)
+    if job.remove_duplicates or job.remove_query:
+        results = drop_hits(results, job.remove_duplicates, job.remove_query)
+    return results
+
+
+def write(p: Prepared, results: Mapping[str, list[Hit]]) -> int:
+    """Write the run atomically; returns the number of lines."""
+    write_run(p.job.output, results, p.tag, qids=list(p.topics), output_format=p.job.output_format)
+    return sum(len(results.get(qid, ())) for qid in p.topics)
+
+
+def describe_setup(p: Prepared, searcher: QLogSearcher) -> str:
+    """One log line: the model, the index, fields and feedback, and how many queries."""
+    where = p.index.prebuilt_name or str(p.index.path)
+    extras = []
+    if p.job.fields:
+        extras.append("fields " + " ".join(f"{k}={v:g}" for k, v in p.job.fields.items()))
+    if p.job.feedback is not None:
+        extras.append(repr(p.job.feedback))
+    extra = f" with {', '.join(extras)}" if extras else ""
+    return f"similarity: {searcher.similarity} on {where} ({searcher.num_docs} docs){extra}, {len(p.topics)} queries"
+
+
+def run_search(job: SearchJob) -> Path:
+    """Run ``job`` end to end and return the run file written."""
+    p = prepare(job)
+    searcher = open_searcher(p)
+    info(describe_setup(p, searcher))
+    empty = sum(1 for text in p.topics.values() if not text.strip())
+    if empty:
+        print(f"warning: {empty} queries have empty text; they get no hits", file=sys.stderr)
+    lines = write(p, search(p, searcher))
+    info(f"wrote {lines} lines for {len(p.topics)} queries to {job.output}")
+    return Path(job.output)

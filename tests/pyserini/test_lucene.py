@@ -1,0 +1,223 @@
+"""q-log inside genuine Pyserini 2.4.0: import order, install_qlog, QLogLuceneSearcher, prebuilt indexes,
+fields and feedback, each checked against Pyserini's own BM25 or our QLogSearcher in fresh processes.
+
+Pyserini runs offline here: ``offline/sitecustomize.py`` stubs torch & co. and serves its network
+fetches from the fixture (see ``conftest.py``). Runs are compared exactly: same docids, same order,
+same float scores.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.jvm
+
+# Shared by the subprocesses: a run as [[qid, [[docid, score], ...]], ...] from any searcher's results.
+RUN = """
+import json
+def run(results, qids):
+    return [[q, [[h.docid, float(h.score)] for h in results[q]]] for q in qids]
+"""
+
+
+def test_pyserini_first_then_qlog(pyserini_fixture, run_with_pyserini):
+    f = pyserini_fixture
+    out = run_with_pyserini(f"""
+        from pyserini.search.lucene import LuceneSearcher      # starts the JVM without our jar
+        from jnius import autoclass
+        ours_at_start = "qlog-similarity" in autoclass("java.lang.System").getProperty("java.class.path")
+        from qlog_pyserini import QLogSearcher, install_qlog
+        s = LuceneSearcher({str(f['index'])!r})
+        install_qlog(s, q=0.5)
+        ours = QLogSearcher({str(f['index'])!r}, q=0.5).search("parse json config", 10)
+        theirs = s.search("parse json config", 10)
+        import json
+        print(json.dumps({{"ours_at_start": ours_at_start, "similarity": s.get_similarity().toString(),
+                          "same": [(h.docid, h.score) for h in ours] == [(h.docid, h.score) for h in theirs],
+                          "hits": len(theirs)}}))
+        """)
+    assert out == {"ours_at_start": False, "similarity": "QLogBM25(k1=0.9,b=0.4,q=0.5,form=lucene)",
+                   "same": True, "hits": 10}
+
+
+def test_qlog_first_then_pyserini_starts_one_jvm_with_both_jars(pyserini_fixture, run_with_pyserini):
+    f = pyserini_fixture
+    out = run_with_pyserini(f"""
+        import jnius_config
+        import qlog_pyserini
+        running_after_import = jnius_config.vm_running
+        from pyserini.search.lucene import LuceneSearcher      # Pyserini starts the JVM
+        from jnius import autoclass
+        classpath = autoclass("java.lang.System").getProperty("java.class.path")
+        from qlog_pyserini import install_qlog
+        s = install_qlog(LuceneSearcher({str(f['index'])!r}), q=0.7)
+        import json
+        print(json.dumps({{"running_after_import": running_after_import, "ours": "qlog-similarity" in classpath,
+                          "anserini": "anserini-" in classpath, "similarity": s.get_similarity().toString(),
+                          "hits": len(s.search("parse json config", 5))}}))
+        """)
+    assert out == {"running_after_import": False, "ours": True, "anserini": True,
+                   "similarity": "QLogBM25(k1=0.9,b=0.4,q=0.7,form=lucene)", "hits": 5}
+
+
+@pytest.fixture()
+def runs(pyserini_fixture, run_with_pyserini):
+    """``runs(setup)``: run ``setup`` after loading Pyserini and qlog_pyserini; returns its ``out`` dict."""
+    return lambda setup: _runs(pyserini_fixture, run_with_pyserini, setup)
+
+
+def _runs(f, run_with_pyserini, setup: str) -> dict:
+    return run_with_pyserini(RUN + f"""
+from pyserini.search.lucene import LuceneSearcher
+from qlog_pyserini import QLogSearcher, QLogLuceneSearcher, install_qlog
+topics = {f['queries']!r}
+qids, queries = list(topics), list(topics.values())
+index = {str(f['index'])!r}
+out = {{}}
+{setup}
+print(json.dumps(out))
+""")
+
+
+def test_install_qlog_at_q1_is_set_bm25_and_at_q07_is_qlogsearcher(runs):
+    out = runs("""
+bm25 = LuceneSearcher(index); bm25.set_bm25(0.9, 0.4)
+out["set_bm25"] = run(bm25.batch_search(queries, qids, k=100, threads=2), qids)
+s = install_qlog(LuceneSearcher(index), q=1.0, k1=0.9, b=0.4)
+out["install_q1"] = run(s.batch_search(queries, qids, k=100, threads=2), qids)
+out["lucene_q1"] = run(QLogLuceneSearcher(index).batch_search(queries, qids, k=100, threads=2), qids)
+install_qlog(s, q=0.7)
+out["install_q07"] = run(s.batch_search(queries, qids, k=100, threads=2), qids)
+out["lucene_q07"] = run({q: QLogLuceneSearcher(index, q=0.7).search(t, 100) for q, t in topics.items()}, qids)
+out["qlogsearcher_q07"] = run(QLogSearcher(index, q=0.7).batch_search(queries, qids, k=100, threads=2), qids)
+out["qlogsearcher_q1"] = run(QLogSearcher(index).batch_search(queries, qids, k=100, threads=2), qids)
+""")
+    assert sum(len(h) for _, h in out["set_bm25"]) > 1000
+    assert out["install_q1"] == out["set_bm25"] == out["lucene_q1"] == out["qlogsearcher_q1"]
+    assert out["install_q07"] == out["lucene_q07"] == out["qlogsearcher_q07"]
+    assert out["install_q07"] != out["set_bm25"]
+
+
+def test_qlog_lucene_searcher_is_a_lucene_searcher_with_the_same_state(runs):
+    out = runs("""
+plain, ours = LuceneSearcher(index), QLogLuceneSearcher(index, q=0.3, idf_form="rsj")
+out["isinstance"] = isinstance(ours, LuceneSearcher)
+out["attributes"] = sorted(vars(plain)) == sorted(vars(ours))
+out["similarity"] = ours.similarity
+doc = ours.doc("d007")
+out["doc"] = [doc.docid(), json.loads(doc.raw())["title"]]
+ours.set_bm25(0.9, 0.4)
+out["set_bm25_still_works"] = ours.get_similarity().toString()
+""")
+    assert out["isinstance"] and out["attributes"]
+    assert out["similarity"] == "QLogBM25(k1=0.9,b=0.4,q=0.3,form=rsj)"
+    assert out["doc"][0] == "d007" and out["doc"][1]
+    assert out["set_bm25_still_works"] == "BM25(k1=0.9,b=0.4)"
+
+
+def test_from_prebuilt_index_downloads_through_pyserini_and_searches_with_qlog(pyserini_fixture, runs):
+    f = pyserini_fixture
+    out = runs(f"""
+ours = QLogLuceneSearcher.from_prebuilt_index({f['prebuilt']!r})
+ours.set_qlog(q=0.7)
+out["class"] = type(ours).__name__
+out["prebuilt"] = ours.prebuilt_index_name
+out["in_cache"] = ours.index_dir.startswith({str(f['cache'])!r})
+out["run"] = run(ours.batch_search(queries, qids, k=20), qids)
+out["reference"] = run(QLogSearcher(index, q=0.7).batch_search(queries, qids, k=20), qids)
+theirs = install_qlog(LuceneSearcher.from_prebuilt_index({f['prebuilt']!r}), q=0.7)
+out["installed"] = run(theirs.batch_search(queries, qids, k=20), qids)
+""")
+    assert out["class"] == "QLogLuceneSearcher" and out["prebuilt"] == f["prebuilt"] and out["in_cache"]
+    assert out["run"] == out["reference"] == out["installed"]
+
+
+def test_fields_at_q1_equal_pyserinis_and_change_with_q(runs):
+    out = runs("""
+fields = {"contents": 1.0, "title": 0.5}
+bm25 = LuceneSearcher(index); bm25.set_bm25(0.9, 0.4)
+out["pyserini"] = run(bm25.batch_search(queries, qids, k=50, threads=2, fields=fields), qids)
+out["contents_only"] = run(bm25.batch_search(queries, qids, k=50, threads=2), qids)
+ours = QLogLuceneSearcher(index)
+out["q1"] = run(ours.batch_search(queries, qids, k=50, threads=2, fields=fields), qids)
+ours.set_qlog(q=0.5)
+out["q05"] = run(ours.batch_search(queries, qids, k=50, threads=2, fields=fields), qids)
+""")
+    assert out["q1"] == out["pyserini"]
+    assert out["pyserini"] != out["contents_only"]  # the title field really takes part
+    assert out["q05"] != out["q1"]
+
+
+def test_rm3_and_rocchio_run_on_top_of_qlog(runs):
+    out = runs("""
+bm25 = LuceneSearcher(index); bm25.set_bm25(0.9, 0.4); bm25.set_rm3()
+out["pyserini_rm3"] = run(bm25.batch_search(queries, qids, k=50), qids)
+ours = QLogLuceneSearcher(index); ours.set_rm3()
+out["rm3_q1"] = run(ours.batch_search(queries, qids, k=50), qids)
+ours.set_qlog(q=0.5)
+out["rm3_q05"] = run(ours.batch_search(queries, qids, k=50), qids)
+# With the original query weighted 1, RM3's second pass is the query itself with weights 1/|q|
+# (expansion terms weigh 0): it must rank exactly as q-log does without feedback.
+ours.set_rm3(fb_terms=10, fb_docs=10, original_query_weight=1.0)
+out["rm3_only_query"] = run(ours.batch_search(queries, qids, k=50), qids)
+plain = QLogLuceneSearcher(index, q=0.5)
+out["q05"] = run(plain.batch_search(queries, qids, k=50), qids)
+bm25.unset_rm3(); bm25.set_rocchio()
+out["pyserini_rocchio"] = run(bm25.batch_search(queries, qids, k=50), qids)
+ours.unset_rm3(); ours.set_qlog(q=1.0); ours.set_rocchio()
+out["rocchio_q1"] = run(ours.batch_search(queries, qids, k=50), qids)
+ours.set_qlog(q=0.5)
+out["rocchio_q05"] = run(ours.batch_search(queries, qids, k=50), qids)
+""")
+    assert out["rm3_q1"] == out["pyserini_rm3"]
+    assert out["rm3_q05"] != out["rm3_q1"]
+    assert out["rocchio_q1"] == out["pyserini_rocchio"]
+    assert out["rocchio_q05"] != out["rocchio_q1"]
+    for (qid, fb), (_, plain) in zip(out["rm3_only_query"], out["q05"]):
+        matched = [d for d, s in fb if s > 0]  # documents matching only zero-weight expansion terms trail
+        assert matched == [d for d, _ in plain][:len(matched)], qid
+
+
+def test_named_topics_and_prebuilt_index_through_our_cli(pyserini_fixture, cli_with_pyserini, tmp_path):
+    f = pyserini_fixture
+    run_file = tmp_path / "run.txt"
+    proc = cli_with_pyserini("qlog_pyserini.search", ["--prebuilt-index", f["prebuilt"], "--topics", f["topic_set"],
+                                                      "--output", run_file, "--q", "0.7", "--hits", "20"])
+    assert proc.returncode == 0, proc.stderr
+    local = tmp_path / "local.txt"
+    proc = cli_with_pyserini("qlog_pyserini.search", ["--index", f["index"], "--topics", f["topics"],
+                                                      "--output", local, "--q", "0.7", "--hits", "20"])
+    assert proc.returncode == 0, proc.stderr
+    from qlog_pyserini.formats.trec import read_run
+
+    # same queries and hits; the topic order is the one Pyserini's reader returns
+    assert read_run(run_file) == read_run(local) and len(read_run(local)) == len(f["queries"])
+
+
+def test_our_cli_equals_pyserinis_cli_for_fields_and_rm3(pyserini_fixture, cli_with_pyserini, tmp_path):
+    f = pyserini_fixture
+    for extra in (["--fields", "contents=1", "title=0.5"], ["--rm3"], []):
+        theirs, ours = tmp_path / "theirs.txt", tmp_path / "ours.txt"
+        common = ["--index", f["index"], "--topics", f["topics"], "--bm25", "--k1", "0.9", "--b", "0.4",
+                  "--hits", "100", "--batch-size", "8", "--threads", "2", *extra]
+        proc = cli_with_pyserini("pyserini.search.lucene", [*common, "--output", theirs])
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        proc = cli_with_pyserini("qlog_pyserini.search", [*common, "--output", ours, "--run-tag", "Anserini"])
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        # line for line the same (Pyserini writes queries in its reader's sorted order, we in file order)
+        assert sorted(ours.read_text().splitlines()) == sorted(theirs.read_text().splitlines()), extra
+        assert len(ours.read_text().splitlines()) > 1000
+
+
+def test_to_dict_reads_pyserini_hits_too(runs):
+    out = runs("""
+from qlog_pyserini import to_dict
+bm25 = LuceneSearcher(index); bm25.set_bm25(0.9, 0.4)
+out["pyserini"] = to_dict(bm25.batch_search(queries, qids, k=10))
+out["ours"] = to_dict(QLogSearcher(index).batch_search(queries, qids, k=10))
+""")
+    assert out["pyserini"] == out["ours"]
+    assert all(len(v) == 10 for v in out["ours"].values())
+    json.dumps(out["ours"])
