@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import sys
 from typing import Sequence
 
 import pandas as pd
@@ -10,7 +10,8 @@ import pandas as pd
 from qlog_pyserini.cli import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.comparison import DEFAULT_METRIC, compare_runs, format_markdown, result_record
-from qlog_pyserini.formats.trec import atomic_output, write_text
+from qlog_pyserini.formats.trec import atomic_output, read_qrels, read_run, write_text
+from qlog_pyserini.safety import check_output_file
 
 
 def build_parser() -> ArgumentParser:
@@ -37,19 +38,32 @@ def build_parser() -> ArgumentParser:
     return p
 
 
-def _check_output_folder(path: str | None) -> None:
-    # Checked before any work, so a typo in the second output cannot leave only the first written.
-    if path is not None:
-        parent = Path(path).parent
-        if not parent.is_dir():
-            raise QLogError(f"output folder {str(parent)!r} does not exist")
+def _answered_differently(qrels: str, run_a: dict, run_b: dict) -> str | None:
+    """A warning when the two runs answer different sets of the judged queries, else None."""
+    judged = set(read_qrels(qrels))
+    a, b = judged & set(run_a), judged & set(run_b)
+    if a == b:
+        return None
+    return (f"warning: the runs answer different queries: A {len(a)}, B {len(b)} of the {len(judged)} judged "
+            f"({len(a - b)} only in A, {len(b - a)} only in B); an unanswered query scores 0, so the "
+            "difference partly measures coverage, not ranking")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    _check_output_folder(args.markdown)
-    _check_output_folder(args.csv)
+    # Checked before any work, so a bad second output cannot leave only the first written.
+    for option, path in (("--markdown", args.markdown), ("--csv", args.csv)):
+        if path is not None:
+            check_output_file(path, option)
+    if args.seed < 0:
+        raise QLogError(f"--seed must be 0 or more, got {args.seed}")
+    if args.resamples < 1:
+        raise QLogError(f"--resamples must be at least 1, got {args.resamples}")
     name_a, name_b = (str(r) for r in args.runs)
+    # trec_eval accepts a score of 'nan' or '1.2.3'; the strict reader names the file and line.
+    warning = _answered_differently(args.qrels, read_run(name_a), read_run(name_b))
+    if warning:
+        print(warning, file=sys.stderr)
     result = compare_runs(args.qrels, name_a, name_b, metric=args.metric, resamples=args.resamples, seed=args.seed)
     report = format_markdown(result, args.metric, name_a, name_b, seed=args.seed)
     print(report, end="")

@@ -11,7 +11,8 @@ import pandas as pd
 
 from qlog_pyserini.cli import ArgumentParser, run_cli
 from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, SUMMARY_QID, parse_metrics, trec_eval
-from qlog_pyserini.formats.trec import atomic_output
+from qlog_pyserini.formats.trec import atomic_output, read_run
+from qlog_pyserini.safety import check_output_file
 
 
 def build_parser() -> ArgumentParser:
@@ -50,6 +51,10 @@ def result_table(aggregate: dict[str, float], per_query: pd.DataFrame | None) ->
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.output:
+        check_output_file(args.output, "--output")  # before evaluating, not after
+    # trec_eval itself accepts a score of 'nan' or '1.2.3' and reports a wrong metric; our reader does not.
+    read_run(args.run)
     result = trec_eval(args.qrels, args.run, metrics=parse_metrics(args.metrics),
                        per_query=args.per_query, complete=not args.no_complete)
     table = result_table(result.aggregate, result.per_query if args.per_query else None)

@@ -14,10 +14,12 @@ from qlog_pyserini.cli import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.qpred.rule import add_auto_arguments, is_auto
+from qlog_pyserini.safety import check_output_file
 from qlog_pyserini.search.batch import BATCH
 from qlog_pyserini.search.fields import parse_fields
 from qlog_pyserini.search.options import add_pyserini_arguments, feedback_from_args
 from qlog_pyserini.search.run import SearchJob, run_search
+from qlog_pyserini.search.searcher import check_hits
 
 
 def build_parser() -> ArgumentParser:
@@ -85,7 +87,11 @@ def job_from_args(args: argparse.Namespace) -> SearchJob:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    run_search(job_from_args(build_parser().parse_args(argv)))
+    args = build_parser().parse_args(argv)
+    # Before any search: an unwritable --output or an impossible --hits fails now, not after the run.
+    check_output_file(args.output, "--output")
+    check_hits(args.hits, "--hits")
+    run_search(job_from_args(args))
     return 0
 
 

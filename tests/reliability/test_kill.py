@@ -1,0 +1,154 @@
+"""Issue 13, items 2 and 3: a killed verb leaves no child process and no temporary behind.
+
+Real processes, real signals: ``index``, ``search`` and ``sweep`` are started as a user would,
+killed at the moment their temporary exists (and, for ``index``, while Anserini's Java indexer
+runs as a child), and then checked: no descendant survives, and after SIGTERM no temporary is
+left; after SIGKILL the temporary the kernel could not let us remove is removed by the next run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from reliability.reliability_helpers import children_of, verb
+
+from qlog_pyserini.safety import wait_gone
+
+pytestmark = pytest.mark.jvm
+
+DOCS = 30_000
+QUERIES = 600
+
+
+def _start(name: str, *args: object) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", f"qlog_pyserini.{name}", *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def _wait_for(condition, proc: subprocess.Popen, timeout: float = 300.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if proc.poll() is not None:
+            raise AssertionError(f"exited ({proc.returncode}) before it could be killed: {proc.stderr.read()[-2000:]}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError("timed out waiting for the moment to kill")
+        time.sleep(0.02)
+
+
+def _hidden(folder: Path, name: str) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.name.startswith(f".{name}."))
+
+
+def _java_children(pid: int) -> list[int]:
+    out = []
+    for c in children_of(pid):
+        try:
+            if "java" in Path(f"/proc/{c}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace"):
+                out.append(c)
+        except OSError:
+            continue
+    return out
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory) -> dict[str, Path]:
+    """A corpus big enough that indexing and searching take seconds: 30,000 documents, 600 queries."""
+    rng = random.Random(13)
+    vocab = [f"w{i}" for i in range(20_000)]
+    folder = tmp_path_factory.mktemp("big")
+    corpus, topics, qrels = folder / "corpus.jsonl", folder / "topics.tsv", folder / "qrels.txt"
+    with open(corpus, "w") as f:
+        for i in range(DOCS):
+            f.write(json.dumps({"id": f"d{i}", "contents": " ".join(rng.choices(vocab[:5000] if i % 2 else vocab, k=40))}) + "\n")
+    with open(topics, "w") as t, open(qrels, "w") as q:
+        for i in range(QUERIES):
+            t.write(f"q{i}\t{' '.join(rng.choices(vocab[:3000], k=6))}\n")
+            q.write(f"q{i} 0 d{rng.randrange(DOCS)} 1\n")
+    index = folder / "index"
+    proc = verb("index", "--corpus", corpus, "--index", index, "--threads", "2", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    return {"corpus": corpus, "topics": topics, "qrels": qrels, "index": index, "folder": folder}
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_killed_index_leaves_no_java_child_and_no_staging(big, tmp_path, sig):
+    out = tmp_path / "idx"
+    proc = _start("index", "--corpus", big["corpus"], "--index", out, "--threads", "1")
+    _wait_for(lambda: bool(_java_children(proc.pid)), proc)
+    java = _java_children(proc.pid)
+    assert _hidden(tmp_path, "idx"), "the staging folder exists while Java indexes"
+    proc.send_signal(sig)
+    proc.wait(timeout=240)
+    assert wait_gone(java, timeout=20) == [], "the Java indexer outlived its parent"
+    assert not out.exists()
+    if sig == signal.SIGTERM:
+        assert proc.returncode == 128 + signal.SIGTERM
+        assert proc.stderr.read().strip().splitlines()[-1].startswith("error: terminated by SIGTERM")
+        assert _hidden(tmp_path, "idx") == []
+    else:
+        stale = _hidden(tmp_path, "idx")
+        assert stale, "SIGKILL cannot be caught: the staging folder stays until the next run"
+        small = tmp_path / "small.jsonl"
+        small.write_text(json.dumps({"id": "a", "contents": "hello world"}) + "\n")
+        again = verb("index", "--corpus", small, "--index", out, "--threads", "1", "--quiet")
+        assert again.returncode == 0, again.stderr
+        assert "left behind by an earlier run" in again.stderr
+        assert _hidden(tmp_path, "idx") == [] and (out / ".qlog-pyserini.json").is_file()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_killed_search_leaves_no_temporary_run(big, tmp_path, sig):
+    out = tmp_path / "run.txt"
+    proc = _start("search", "--index", big["index"], "--topics", big["topics"], "--output", out, "--q", "0.3",
+                  "--hits", "1000", "--threads", "2", "--quiet")
+    _wait_for(lambda: bool(_hidden(tmp_path, "run.txt")), proc)
+    proc.send_signal(sig)
+    proc.wait(timeout=240)
+    assert wait_gone(children_of(proc.pid), timeout=10) == []
+    assert not out.exists()
+    if sig == signal.SIGTERM:
+        assert proc.returncode == 128 + signal.SIGTERM
+        assert _hidden(tmp_path, "run.txt") == []
+    else:
+        assert _hidden(tmp_path, "run.txt"), "SIGKILL cannot be caught: the temporary stays until the next run"
+        (tmp_path / "one.tsv").write_text("q1\tw1 w2\n")
+        again = verb("search", "--index", big["index"], "--topics", tmp_path / "one.tsv", "--output", out, "--quiet")
+        assert again.returncode == 0, again.stderr
+        assert _hidden(tmp_path, "run.txt") == [] and out.is_file()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_killed_sweep_leaves_no_staging_and_no_child(big, tmp_path, sig):
+    out = tmp_path / "sw"
+    proc = _start("sweep", "--index", big["index"], "--topics", big["topics"], "--qrels", big["qrels"],
+                  "--out", out, "--q-grid", "0.3,0.5,1", "--no-auto", "--hits", "1000", "--threads", "2",
+                  "--resamples", "200", "--quiet")
+    # Killed once the first run is written and trec_eval (a Java child) may be running on it.
+    _wait_for(lambda: any(p.is_dir() and any((p / "runs").glob("run.*")) for p in _hidden(tmp_path, "sw")), proc)
+    kids = children_of(proc.pid)
+    proc.send_signal(sig)
+    proc.wait(timeout=240)
+    assert wait_gone(kids + children_of(proc.pid), timeout=20) == []
+    assert not out.exists()
+    if sig == signal.SIGTERM:
+        assert proc.returncode == 128 + signal.SIGTERM
+        assert _hidden(tmp_path, "sw") == []
+    else:
+        assert _hidden(tmp_path, "sw")
+        small_topics = tmp_path / "t.tsv"
+        small_topics.write_text("q1\tw1 w2\nq2\tw3\n")
+        again = verb("sweep", "--index", big["index"], "--topics", small_topics, "--qrels", big["qrels"],
+                     "--out", out, "--q-grid", "0.5", "--no-auto", "--hits", "10", "--resamples", "50", "--quiet")
+        assert again.returncode == 0, again.stderr
+        assert _hidden(tmp_path, "sw") == [] and (out / "summary.json").is_file()
