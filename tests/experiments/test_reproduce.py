@@ -27,8 +27,9 @@ def test_reproduce_quick_end_to_end(tmp_path):
         assert r["at_q_opt"] >= r["bm25"] and r["q_opt"] in (0.5, 1.0)
         # gain is the paired mean difference of per-query values; the aggregates are rounded to 4 decimals
         assert abs(r["gain"] - (r["at_q_opt"] - r["bm25"])) <= 1.01e-4
-        assert 0 < r["q_auto"] <= 1 and r["cv_q"] in ("0.5", "1", "0.5/1")
-        assert r["cv"] <= r["at_q_opt"] + 1e-9  # a cross-validated choice cannot beat the oracle on the same grid
+        assert 0 < r["q_auto"] <= 1 and {float(v) for v in str(r["cv_q"]).split("/")} <= {0.5, 1.0}
+        # a cross-validated choice cannot beat the oracle on the same grid (trec_eval rounds the oracle to 4 decimals)
+        assert r["cv"] <= r["at_q_opt"] + 5e-5
     ablation = pd.read_csv(out / "ablation.csv")
     assert set(ablation["analyzer"]) == {"generic (Anserini default)", "identifier-aware"}
     assert (out / "ndcg_vs_q.png").read_bytes()[:4] == b"\x89PNG"
