@@ -40,6 +40,11 @@ else
 fi
 echo "java-verify: JDK $JDK (Java $(jdk_major "$JDK")), $(mvn -v 2>/dev/null | head -1 | sed 's/ (.*//')" >&2
 
+# Maven itself (its bundled Guava) warns about sun.misc.Unsafe on JDK 24+; harmless, and noise in CI logs
+if [ "$(jdk_major "$JDK")" -ge 24 ]; then export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"; fi
+# stale reports from an earlier run would count in the summary below
+rm -rf java-similarity/*/target/surefire-reports
+
 rc=0
 (cd java-similarity && mvn -q -B verify "${args[@]}" "$@") || rc=$?
 

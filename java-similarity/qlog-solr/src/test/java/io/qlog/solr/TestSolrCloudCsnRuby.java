@@ -7,6 +7,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -42,6 +47,7 @@ import org.apache.solr.client.solrj.response.AnalysisResponseBase;
 import org.apache.solr.client.solrj.response.FieldAnalysisResponse;
 import org.apache.solr.client.solrj.response.QueryResponse;
 import org.apache.solr.client.solrj.util.ClientUtils;
+import org.apache.solr.SolrTestCaseJ4;
 import org.apache.solr.cloud.SolrCloudTestCase;
 import org.apache.solr.common.SolrDocument;
 import org.apache.solr.common.SolrInputDocument;
@@ -67,8 +73,12 @@ import org.junit.Test;
  * repeated terms merged into a boost by BooleanQuery's rewrite, as Anserini's bag of words), built on the
  * reference side with Lucene's QueryBuilder, the class Solr's parser extends.
  */
+// plain HTTP: the test framework would otherwise pick SSL at random, which only slows the 10,000 requests
+@SolrTestCaseJ4.SuppressSSL
 public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
-  static final double[] QS = {1.0, 0.7, 0.5, 0.3};
+  /** q = 1 and 0.7 by default (what the issue requires); -Dqlog.drift.qs=1,0.7,0.5,0.3 for the results table. */
+  static final double[] QS =
+      Arrays.stream(System.getProperty("qlog.drift.qs", "1,0.7").split(",")).mapToDouble(Double::parseDouble).toArray();
   /** The q values at which the issue requires equality; the others are measured and reported too. */
   static final Set<Double> REQUIRED = Set.of(1.0, 0.7);
 
@@ -107,6 +117,7 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
       cluster.getSolrClient().commit(c);
     }
     // the single-index reference, Lucene 9.12 (the Lucene Solr runs), with the id as a sort key
+    log("cluster up, both collections indexed");
     refDir = new ByteBuffersDirectory();
     IndexWriterConfig iwc = new IndexWriterConfig(new AnserinitokenChain());
     iwc.setSimilarity(new QLogBM25Similarity(1.0)); // norms are the same for every BM25 variant
@@ -120,6 +131,11 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
       }
     }
     refReader = DirectoryReader.open(refDir);
+    log("reference index built");
+  }
+
+  static void log(String what) {
+    System.out.printf(Locale.ROOT, "[%.1f s] %s%n", (System.nanoTime() - startNanos) / 1e9, what);
   }
 
   @AfterClass
@@ -263,6 +279,7 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
     StringBuilder differences = new StringBuilder();
     for (double q : QS) {
       setQ(q);
+      log("q=" + q + ": configsets uploaded, collections reloaded");
       IndexSearcher searcher = new IndexSearcher(refReader);
       searcher.setSimilarity(new QLogBM25Similarity(0.9f, 0.4f, q, QLogBM25Similarity.IdfForm.LUCENE));
       int n = 0;
@@ -273,11 +290,27 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
       double ndcgRef = 0;
       double ndcgExact = 0;
       double ndcgLocal = 0;
+      // Solr answers for all queries first, 2 requests at a time (2 cores), then the comparison in query order
+      Map<String, Future<Top[]>> answers = new java.util.LinkedHashMap<>();
+      ExecutorService pool = Executors.newFixedThreadPool(2);
+      try {
+        for (Map.Entry<String, String> topic : data.topics.entrySet()) {
+          String text = topic.getValue();
+          answers.put(topic.getKey(), pool.submit(() -> new Top[] {solrTop("exact", text), solrTop("local", text)}));
+        }
+        for (Future<Top[]> f : answers.values()) {
+          f.get();
+        }
+      } finally {
+        pool.shutdown();
+        pool.awaitTermination(1, TimeUnit.MINUTES);
+      }
+      log("q=" + q + ": Solr answered " + answers.size() + " queries on both collections");
       for (Map.Entry<String, String> topic : data.topics.entrySet()) {
         n++;
         Top ref = referenceTop(searcher, builder.createBooleanQuery("contents", topic.getValue(), BooleanClause.Occur.SHOULD));
-        Top exact = solrTop("exact", topic.getValue());
-        Top local = solrTop("local", topic.getValue());
+        Top exact = answers.get(topic.getKey()).get()[0];
+        Top local = answers.get(topic.getKey()).get()[1];
         if (same(exact, ref)) {
           equalExact++;
           if (exact.scores.equals(ref.scores)) {
@@ -287,7 +320,7 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
           differences.append(String.format(Locale.ROOT, "q=%s %s%n  solr %s %s%n  ref  %s %s%n",
               q, topic.getKey(), exact.ids, exact.scores, ref.ids, ref.scores));
         }
-        equalLocal += same(local, ref) ? 1 : 0;
+        equalLocal += local.ids.equals(ref.ids) ? 1 : 0; // scores differ by construction with local statistics
         overlapLocal += overlap(local, ref);
         ndcgRef += data.ndcg10(topic.getKey(), ref.ids);
         ndcgExact += data.ndcg10(topic.getKey(), exact.ids);
@@ -304,7 +337,7 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
     }
     double seconds = (System.nanoTime() - startNanos) / 1e9;
     StringBuilder md = new StringBuilder();
-    md.append("| q | queries | ExactStatsCache top 10 = single index | NDCG@10 single index | ExactStatsCache | LocalStatsCache | local - single | top-10 overlap, local vs single | local top 10 identical |\n");
+    md.append("| q | queries | ExactStatsCache top 10 = single index | NDCG@10 single index | ExactStatsCache | LocalStatsCache | local - single | top-10 overlap, local vs single | local top 10 same ids and order |\n");
     md.append("|---|---:|---|---:|---:|---:|---:|---:|---|\n");
     for (String row : rows.values()) {
       md.append(row).append('\n');
@@ -319,5 +352,89 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
     Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
     System.out.println(md);
     assertTrue(String.join("\n", failures) + "\n" + differences, failures.isEmpty());
+  }
+
+  /**
+   * Item 5, off by default (-Dqlog.bench=true): queries per second of q-log (q = 0.7) against BM25 (q = 1) in
+   * one SolrCloud collection (2 shards, ExactStatsCache) holding the corpus twice: field {@code contents} with
+   * q-log and its copy {@code contents_bm25} whose field type is identical but for q = 1. Every query is
+   * sent to both fields back to back, in alternating order (ABBA), so load changes on a shared machine hit
+   * both sides alike; each side's time is the sum of its request latencies. One client thread, rows = 10.
+   */
+  @Test
+  public void throughputQLogVsBM25() throws Exception {
+    if (!Boolean.getBoolean("qlog.bench")) {
+      throw new AssumptionViolatedException("throughput benchmark runs only with -Dqlog.bench=true");
+    }
+    int rounds = Integer.getInteger("qlog.bench.rounds", 5);
+    double qlogQ = 0.7;
+    Path conf = configs.resolve("qlog-bench").resolve("conf");
+    Files.createDirectories(conf);
+    Path template = Paths.get(System.getProperty("basedir", ".")).resolve("src/test/resources/configset/conf");
+    String schema = Files.readString(template.resolve("schema.xml"), StandardCharsets.UTF_8).replace("@Q@", Double.toString(qlogQ));
+    int typeStart = schema.indexOf("  <fieldType name=\"text_anserini\"");
+    int typeEnd = schema.indexOf("</fieldType>", typeStart) + "</fieldType>".length();
+    String bm25Type = schema.substring(typeStart, typeEnd)
+        .replace("name=\"text_anserini\"", "name=\"text_anserini_bm25\"")
+        .replace("<float name=\"q\">" + qlogQ + "</float>", "<float name=\"q\">1.0</float>");
+    schema = schema.replace("</schema>", bm25Type + "\n  <field name=\"contents_bm25\" type=\"text_anserini_bm25\" indexed=\"true\" stored=\"false\"/>\n"
+        + "  <copyField source=\"contents\" dest=\"contents_bm25\"/>\n</schema>");
+    Files.writeString(conf.resolve("schema.xml"), schema, StandardCharsets.UTF_8);
+    Files.writeString(conf.resolve("solrconfig.xml"), Files.readString(template.resolve("solrconfig.xml"), StandardCharsets.UTF_8)
+        .replace("@STATS_CACHE@", "org.apache.solr.search.stats.ExactStatsCache"), StandardCharsets.UTF_8);
+    cluster.uploadConfigSet(conf, "qlog-bench");
+    CollectionAdminRequest.createCollection("bench", "qlog-bench", 2, 1).process(cluster.getSolrClient());
+    cluster.waitForActiveCollection("bench", 2, 2);
+    List<SolrInputDocument> batch = new ArrayList<>();
+    for (String[] d : data.docs) {
+      SolrInputDocument doc = new SolrInputDocument();
+      doc.addField("id", d[0]);
+      doc.addField("contents", d[1]);
+      batch.add(doc);
+    }
+    cluster.getSolrClient().add("bench", batch);
+    cluster.getSolrClient().commit("bench");
+
+    List<String> texts = new ArrayList<>(data.topics.values());
+    for (int i = 0; i < 300; i++) { // warm-up, untimed
+      benchQuery("contents", texts.get(i));
+      benchQuery("contents_bm25", texts.get(i));
+    }
+    List<double[]> qps = new ArrayList<>(); // {bm25, qlog} per round
+    for (int r = 0; r < rounds; r++) {
+      long[] nanos = new long[2];
+      for (int i = 0; i < texts.size(); i++) {
+        boolean bm25First = (i + r) % 2 == 0;
+        for (int side : bm25First ? new int[] {0, 1} : new int[] {1, 0}) {
+          long t0 = System.nanoTime();
+          benchQuery(side == 0 ? "contents_bm25" : "contents", texts.get(i));
+          nanos[side] += System.nanoTime() - t0;
+        }
+      }
+      double[] round = {texts.size() / (nanos[0] / 1e9), texts.size() / (nanos[1] / 1e9)};
+      qps.add(round);
+      log(String.format(Locale.ROOT, "round %d: BM25 %.1f q/s, q-log %.1f q/s", r + 1, round[0], round[1]));
+    }
+    double[] ratios = qps.stream().mapToDouble(x -> x[1] / x[0]).sorted().toArray();
+    StringBuilder md = new StringBuilder();
+    md.append("| round | BM25 (q = 1) queries/s | q-log (q = 0.7) queries/s | ratio q-log / BM25 |\n|---:|---:|---:|---:|\n");
+    for (int r = 0; r < qps.size(); r++) {
+      md.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.3f |%n", r + 1, qps.get(r)[0], qps.get(r)[1], qps.get(r)[1] / qps.get(r)[0]));
+    }
+    md.append(String.format(Locale.ROOT, "%nMedian ratio q-log / BM25: **%.3f** (range %.3f to %.3f) over %d rounds of %d queries per side.%n",
+        ratios[ratios.length / 2], ratios[0], ratios[ratios.length - 1], rounds, texts.size()));
+    Path out = Paths.get(System.getProperty("qlog.bench.out",
+        Paths.get(System.getProperty("basedir", ".")).resolve("target/solr-bench.md").toString()));
+    Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
+    System.out.println(md);
+  }
+
+  static void benchQuery(String field, String text) throws Exception {
+    SolrQuery query = new SolrQuery(ClientUtils.escapeQueryChars(text));
+    query.set("defType", "lucene");
+    query.set("df", field);
+    query.setRows(10);
+    query.setFields("id", "score");
+    cluster.getSolrClient().query("bench", query);
   }
 }
