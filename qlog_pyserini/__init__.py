@@ -28,7 +28,7 @@ _LAZY = {"QLogSearcher": ".search.searcher", "QLogLuceneSearcher": ".search.luce
 
 try:
     configure_classpath()
-except QLogError:  # no JDK or no Pyserini: reported where Java is first needed, not on import
+except (QLogError, ImportError):  # no JDK, Pyserini or pyjnius: reported where Java is first needed, not on import
     pass
 
 

@@ -221,3 +221,41 @@ out["ours"] = to_dict(QLogSearcher(index).batch_search(queries, qids, k=10))
     assert out["pyserini"] == out["ours"]
     assert all(len(v) == 10 for v in out["ours"].values())
     json.dumps(out["ours"])
+
+
+@pytest.fixture(scope="module")
+def csn_ruby(shared_data, tmp_path_factory):
+    """CodeSearchNet Ruby (test + valid), prepared and indexed as the end-to-end test does."""
+    from qlog_pyserini.benchmarks.datasets import prepare_csn
+    from qlog_pyserini.index.indexer import build_index
+
+    folder = shared_data / "csn-ruby"
+    if not (folder / "test.jsonl").is_file():
+        pytest.skip("csn-ruby is absent")
+    work = tmp_path_factory.mktemp("csn-ruby-pyserini")
+    prepared = prepare_csn([folder / "test.jsonl", folder / "valid.jsonl"], work / "data")
+    build_index(prepared.out / "corpus", work / "index", threads=2, progress=False)
+    return prepared.out / "topics.tsv", work / "index"
+
+
+def test_install_qlog_on_csn_ruby_is_set_bm25_at_q1_and_qlogsearcher_at_q07(csn_ruby, run_with_pyserini):
+    topics, index = csn_ruby
+    out = run_with_pyserini(RUN + f"""
+from pyserini.search.lucene import LuceneSearcher
+from qlog_pyserini import QLogSearcher, install_qlog
+from qlog_pyserini.formats.topics import read_topics
+topics = read_topics({str(topics)!r})
+qids, queries = list(topics), list(topics.values())
+index = {str(index)!r}
+bm25 = LuceneSearcher(index); bm25.set_bm25(0.9, 0.4)
+reference = run(bm25.batch_search(queries, qids, k=100, threads=2), qids)
+searcher = install_qlog(LuceneSearcher(index), q=1.0)
+q1 = run(searcher.batch_search(queries, qids, k=100, threads=2), qids)
+install_qlog(searcher, q=0.7)
+q07 = run(searcher.batch_search(queries, qids, k=100, threads=2), qids)
+ours = run(QLogSearcher(index, q=0.7).batch_search(queries, qids, k=100, threads=2), qids)
+print(json.dumps({{"queries": len(qids), "hits": sum(len(h) for _, h in reference),
+                  "q1_is_bm25": q1 == reference, "q07_is_qlogsearcher": q07 == ours, "q07_differs": q07 != q1}}))
+""")
+    assert out["queries"] == 1261 and out["hits"] > 100_000  # k = 100 (k = 1000 was checked too, 11 min)
+    assert out["q1_is_bm25"] and out["q07_is_qlogsearcher"] and out["q07_differs"]
