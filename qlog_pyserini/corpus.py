@@ -6,14 +6,13 @@ The Python API is :func:`qlog_pyserini.codecorpus.build_benchmark`; this module 
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import Sequence
 
 from qlog_pyserini.benchmarks.codecorpus import LANGUAGES, build_benchmark
-from qlog_pyserini.cli import run_cli
-from qlog_pyserini.errors import QLogError
+from qlog_pyserini.cli import ArgumentParser, run_cli
+from qlog_pyserini.safety import check_output_dir
 
 
 def parse_source(spec: str) -> tuple[str, str | None]:
@@ -24,8 +23,9 @@ def parse_source(spec: str) -> tuple[str, str | None]:
     return path, label
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+def build_parser() -> ArgumentParser:
+    # cli.ArgumentParser: a missing --source or an unknown --language is one error line, not usage.
+    p = ArgumentParser(
         prog="python -m qlog_pyserini.corpus",
         description="Build a code-search benchmark in the BEIR layout (corpus.jsonl, queries.jsonl, "
                     "qrels/test.tsv, manifest.json) from any source tree. Every documented function "
@@ -65,8 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, build the benchmark and print a one-line summary."""
     args = build_parser().parse_args(argv)
-    if not args.out.strip():
-        raise QLogError("--out is empty")
+    # Refused before any parsing: '.', a parent of a source, a missing parent, a folder not ours.
+    check_output_dir(args.out, "corpus", inputs=[parse_source(s)[0] for s in args.source], overwrite=args.overwrite)
     manifest = build_benchmark(
         [parse_source(s) for s in args.source], args.out, languages=args.language,
         n_queries=args.queries, query_fraction=args.query_fraction, seed=args.seed,

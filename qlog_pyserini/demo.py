@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Sequence
 
 from qlog_pyserini.cli import ArgumentParser, run_cli
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.experiments.demo import DEMO_QS, format_table, run_demo
+from qlog_pyserini.safety import check_output_dir, write_marker
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -24,8 +26,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="keep corpora, indexes and runs here (default: a temporary folder, removed after)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="qlog-demo-"))
-    work.mkdir(parents=True, exist_ok=True)
+    if args.queries < 1 or args.threads < 1:
+        raise QLogError("--queries and --threads must be at least 1")
+    if args.work:
+        # A --work folder is reused by later demos, so it must be new, empty or a demo's own (marked).
+        work = check_output_dir(args.work, "demo", overwrite=True, option="--work")
+        work.mkdir(exist_ok=True)
+        write_marker(work, "demo")
+    else:
+        work = Path(tempfile.mkdtemp(prefix="qlog-demo-"))
     try:
         rows = run_demo(work, n_queries=args.queries, threads=args.threads)
     finally:

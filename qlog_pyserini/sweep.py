@@ -8,13 +8,14 @@ from typing import Sequence
 
 from qlog_pyserini.cli import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.eval.trec_eval import parse_metrics
+from qlog_pyserini.eval.trec_eval import check_single_metric, parse_metrics
 from qlog_pyserini.experiments.provenance import command_line, provenance
 from qlog_pyserini.experiments.crossval import DEFAULT_FOLDS
 from qlog_pyserini.experiments.sweep import DEFAULT_GRID, SweepSettings, parse_grid, run_sweep, summary_line
-from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter
 from qlog_pyserini.qpred.rule import add_auto_arguments, describe, is_auto, predict_from_args
-from qlog_pyserini.search.searcher import check_index_dir
+from qlog_pyserini.safety import check_output_dir
+from qlog_pyserini.search.searcher import check_hits, check_index_dir
 
 DEFAULT_THREADS = min(2, os.cpu_count() or 1)
 
@@ -56,6 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     add_auto_arguments(parser)
     args = parser.parse_args(argv)
+    # Everything that can be refused is refused before the index is opened (issue 13).
+    check_output_dir(args.out, "sweep", inputs=[args.index, args.topics, args.qrels], overwrite=args.overwrite)
+    check_hits(args.hits, "--hits")
+    check_single_metric(args.metric)
+    check_float_parameter("k1", args.k1)
     tokens = [t for t in args.grid.split(",") if t.strip()]
     asked_auto = any(is_auto(t) for t in tokens)
     if asked_auto and args.similarity != "qlog":

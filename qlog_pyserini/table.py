@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Sequence
 
 from qlog_pyserini.cli import ArgumentParser, run_cli
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.experiments.provenance import command_line, provenance, provenance_markdown
 from qlog_pyserini.experiments.table import NOTE, format_markdown, load_summary, table_rows
 from qlog_pyserini.formats.trec import atomic_output
+from qlog_pyserini.safety import check_output_file
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -21,6 +23,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", metavar="MD", help="write the markdown table here (atomically)")
     parser.add_argument("--csv", metavar="CSV", help="write the table as CSV here (atomically)")
     args = parser.parse_args(argv)
+    if not args.budget.isdigit() or int(args.budget) < 1:
+        raise QLogError(f"--budget must be a positive number of tokens, got {args.budget!r}")
+    for option, path in (("--output", args.output), ("--csv", args.csv)):
+        if path is not None:
+            check_output_file(path, option)
     summaries = [load_summary(d) for d in args.sweeps]
     table = table_rows(summaries, args.budget)
     md = format_markdown(table, args.budget) + "\n" + NOTE + "\n"

@@ -86,6 +86,23 @@ def parse_metrics(text: str) -> list[str]:
     return metrics
 
 
+# trec_eval measures that give one value per cutoff; bare, they expand to their default cutoff list.
+_CUTOFF_MEASURES = frozenset({"P", "relative_P", "recall", "Rprec_mult", "iprec_at_recall", "ndcg_cut", "map_cut",
+                              "success", "set_P"})
+
+
+def check_single_metric(metric: str) -> str:
+    """``metric`` if it names exactly one value per query (``recall.100``, ``map``), else QLogError.
+
+    Checked before any search, so ``--metric recall`` fails at once rather than after a sweep.
+    """
+    (name,) = _check_metrics([metric])
+    base, _, params = name.partition(".")
+    if "," in params or (not params and base in _CUTOFF_MEASURES):
+        raise QLogError(f"metric {metric!r} gives several values; name exactly one, e.g. '{base}.10'")
+    return name
+
+
 def _check_metrics(metrics: str | Iterable[str]) -> list[str]:
     names = parse_metrics(metrics) if isinstance(metrics, str) else list(metrics)
     if not names:

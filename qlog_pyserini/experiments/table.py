@@ -27,11 +27,33 @@ def load_summary(folder: str | os.PathLike) -> dict:
     """A sweep folder's ``summary.json``, or a clear error."""
     path = Path(folder) / "summary.json"
     try:
-        return json.loads(path.read_text())
+        summary = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise QLogError(f"{str(folder)!r} is not a sweep folder (no summary.json)") from None
     except (OSError, ValueError) as e:
         raise QLogError(f"cannot read {path}: {e}") from None
+    # A hand-edited or truncated summary must fail here, with its name, not as a KeyError in the table.
+    if not isinstance(summary, dict):
+        raise QLogError(f"{path}: not a sweep summary (a JSON object is expected)")
+    missing = [k for k in _REQUIRED if k not in summary]
+    if not missing and not isinstance(summary["comparison"], dict):
+        missing = ["comparison"]
+    missing += [f"comparison.{k}" for k in _REQUIRED_COMPARISON
+                if not missing and k not in summary["comparison"]]
+    if missing:
+        raise QLogError(f"{path}: not a complete sweep summary (missing or malformed: {', '.join(missing)})")
+    return summary
+
+
+_REQUIRED = ("name", "docs", "judged_queries", "metric", "baseline_score", "parameter", "oracle_value",
+             "oracle_score", "comparison")
+_REQUIRED_COMPARISON = ("diff", "rel_diff", "p_bootstrap", "reversals", "resamples")
+
+
+def budget_label(budget: str) -> str:
+    """``8192`` -> ``8K``; a budget that is not a multiple of 1,024 tokens is shown as is (``123``)."""
+    value = int(budget)
+    return f"{value // 1024}K" if value % 1024 == 0 else f"{value:,}"
 
 
 def table_rows(summaries: Sequence[dict], budget: str = "8192") -> pd.DataFrame:
@@ -86,7 +108,7 @@ def _p(p: float | None, resamples: int) -> str:
 def format_markdown(table: pd.DataFrame, budget: str = "8192") -> str:
     """The markdown table: cross-validated first, the oracle beside it, then the label-free q."""
     head = (f"| corpus | docs | queries | BM25 | CV: value(s) chosen | CV | CV gain | CV p | oracle | at oracle | "
-            f"oracle gain | oracle p | auto | at auto | Recall@{int(budget) // 1024}K BM25 → oracle |\n"
+            f"oracle gain | oracle p | auto | at auto | Recall@{budget_label(budget)} BM25 → oracle |\n"
             "|---|---:|---:|---:|---|---:|---|---|---|---:|---|---|---:|---|---|\n")
     lines = []
     for r in table.to_dict("records"):

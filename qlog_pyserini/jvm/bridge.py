@@ -166,3 +166,29 @@ def java_list(items: list[str]) -> Any:
     for item in items:
         lst.add(item)
     return lst
+
+
+class _DetachOnExit:
+    """Held in a thread-local: when its thread ends, CPython drops it in that thread, and it detaches it."""
+
+    def __del__(self) -> None:
+        try:
+            from jnius import detach
+
+            detach()
+        except Exception:  # interpreter shutdown, or the thread was never attached: nothing to undo
+            pass
+
+
+_thread_guard = threading.local()
+
+
+def detach_when_thread_ends() -> None:
+    """Detach the calling thread from the JVM when it ends (a no-op on the main thread).
+
+    pyjnius attaches every Python thread that calls Java and never detaches it, so each short-lived
+    thread would leave a Java thread (and its stack) behind for the life of the process. Call this
+    before Java calls made from threads that may be short-lived; :class:`QLogSearcher` does.
+    """
+    if threading.current_thread() is not threading.main_thread() and not hasattr(_thread_guard, "guard"):
+        _thread_guard.guard = _DetachOnExit()

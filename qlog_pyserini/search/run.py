@@ -180,6 +180,13 @@ def run_search(job: SearchJob) -> Path:
     empty = sum(1 for text in p.topics.values() if not text.strip())
     if empty:
         print(f"warning: {empty} queries have empty text; they get no hits", file=sys.stderr)
-    lines = write(p, search(p, searcher))
+    results = search(p, searcher)
+    # Counted after the search: a query of only stopwords (or of terms no document has) gets no hits
+    # either, which its text alone does not show.
+    unanswered = sum(1 for qid in p.topics if not results.get(qid))
+    if unanswered > empty:
+        print(f"warning: {unanswered - empty} more queries got no hits (only stopwords, or no term in the index); "
+              "they have no run lines", file=sys.stderr)
+    lines = write(p, results)
     info(f"wrote {lines} lines for {len(p.topics)} queries to {job.output}")
     return Path(job.output)

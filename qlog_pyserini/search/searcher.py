@@ -28,7 +28,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import Hit, check_id
 from qlog_pyserini.formula import (DEFAULT_B, DEFAULT_K1, check_float_parameter, check_form, check_q,
                                    check_score_range, max_idf)
-from qlog_pyserini.jvm.bridge import java_list, jclass
+from qlog_pyserini.jvm.bridge import detach_when_thread_ends, java_list, jclass
 from qlog_pyserini.search.analyzers import check_analyzer, index_analyzer, java_analyzer
 
 
@@ -206,6 +206,7 @@ class QLogSearcher:
 
     def _call(self, method: Any, *args: Any) -> Any:
         """A Java search call; a Java exception becomes one QLogError line."""
+        detach_when_thread_ends()  # a short-lived calling thread must not leave a Java thread behind
         try:
             return method(*args)
         except Exception as e:

@@ -12,6 +12,7 @@ import pytest
 from conftest import ROOT  # noqa: E402
 
 from qlog_pyserini.corpus import main, parse_source
+from qlog_pyserini.errors import QLogError
 
 GO = """package shop
 
@@ -75,18 +76,25 @@ def test_cli_language_filter_and_overwrite_in_process(tmp_path, capsys):
 
 
 def test_cli_missing_source_is_one_line_and_leaves_no_folder(tmp_path):
-    out = tmp_path / "new" / "bench"
+    out = tmp_path / "bench"
     r = run("--source", str(tmp_path / "nowhere"), "--out", str(out))
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: source ") and "not found" in r.stderr
-    assert not (tmp_path / "new").exists()
     assert list(tmp_path.iterdir()) == []
 
 
+def test_cli_missing_parent_of_out_is_refused_not_created(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text(PY)
+    r = run("--source", str(tmp_path / "src"), "--out", str(tmp_path / "new" / "bench"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "does not exist" in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
+
+
 def test_cli_rejects_both_query_options(tmp_path):
-    with pytest.raises(SystemExit) as e:
+    # cli.ArgumentParser: a usage error is a QLogError, which run_cli prints as one line with exit 2
+    with pytest.raises(QLogError, match="not allowed with"):
         main(["--source", str(tmp_path), "--out", str(tmp_path / "o"), "--queries", "3", "--query-fraction", "0.5"])
-    assert e.value.code == 2
 
 
 def test_parse_source():

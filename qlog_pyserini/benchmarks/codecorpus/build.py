@@ -8,7 +8,6 @@ import json
 import os
 import random
 import shutil
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -25,6 +24,7 @@ from qlog_pyserini.benchmarks.codecorpus.extract import (
 )
 from qlog_pyserini.benchmarks.codecorpus.languages import GRAMMAR_PACKAGES
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.safety import check_output_dir, publish_dir, staging_dir
 from qlog_pyserini.formats.trec import check_id
 
 
@@ -74,11 +74,8 @@ def build_benchmark(sources: Sequence[tuple[str | os.PathLike, str | None]], out
     if not sources:
         raise QLogError("no source given")
     langs = _check_languages(languages)
-    out = Path(out_dir)
-    if _is_nonempty_dir(out) and not overwrite:
-        raise QLogError(f"output folder {str(out)!r} is not empty (use overwrite to replace it)")
-    if out.exists() and not out.is_dir():
-        raise QLogError(f"output {str(out)!r} exists and is not a folder")
+    # Never '.', a parent of a source, or a folder this tool did not write; the parent must exist.
+    out = check_output_dir(out_dir, "corpus", inputs=[path for path, _ in sources], overwrite=overwrite)
 
     opened = _open_sources(sources)
     functions, per_source, stats = _extract_all(opened, langs, workers, progress)
@@ -210,8 +207,7 @@ def _sample_queries(docs: list[Function], n_queries: int | None, query_fraction:
 def _write_benchmark(out: Path, docs: list[Function], query_docs: list[Function], manifest: dict,
                      overwrite: bool) -> None:
     """Write the folder beside ``out`` and rename it into place only when complete."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    tmp = staging_dir(out, "building")  # .<name>.building-<pid>-X: a killed run's is swept by the next
     try:
         _jsonl(tmp / "corpus.jsonl", ({"_id": d.id, "title": "", "text": d.code} for d in docs))
         _jsonl(tmp / "queries.jsonl", ({"_id": "q:" + d.id, "text": d.query} for d in query_docs))
@@ -222,16 +218,7 @@ def _write_benchmark(out: Path, docs: list[Function], query_docs: list[Function]
         with open(tmp / "manifest.json", "w", encoding="utf-8", newline="\n") as f:
             json.dump(manifest, f, indent=2, ensure_ascii=False)
             f.write("\n")
-        os.chmod(tmp, 0o755)  # mkdtemp makes it private; the result is an ordinary folder
-        if out.exists():
-            if _is_nonempty_dir(out) and not overwrite:
-                raise QLogError(f"output folder {str(out)!r} appeared while building; not replacing it")
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-            os.replace(out, old / "x")
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
+        publish_dir(tmp, out, "corpus", overwrite=overwrite)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
