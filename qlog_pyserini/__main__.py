@@ -6,6 +6,7 @@ two spellings never differ. ``qlog --help`` lists the verbs.
 
 from __future__ import annotations
 
+import importlib.util
 import runpy
 import sys
 from typing import Sequence
@@ -32,10 +33,16 @@ VERBS = {
 }
 
 
+def available_verbs() -> dict[str, str]:
+    """The verbs whose module this installation has (``solr`` needs its optional module)."""
+    return {verb: text for verb, text in VERBS.items() if importlib.util.find_spec(f"qlog_pyserini.{verb}") is not None}
+
+
 def usage() -> str:
-    width = max(map(len, VERBS))
+    verbs = available_verbs()
+    width = max(map(len, verbs))
     lines = ["usage: qlog <verb> [options]   (each verb: qlog <verb> --help)", "", "verbs:"]
-    lines += [f"  {verb:<{width}}  {text}" for verb, text in VERBS.items()]
+    lines += [f"  {verb:<{width}}  {text}" for verb, text in verbs.items()]
     return "\n".join(lines)
 
 
@@ -45,8 +52,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(usage())
         sys.exit(0 if args else 2)
     verb, rest = args[0], args[1:]
-    if verb not in VERBS:
-        print(f"error: unknown verb {verb!r}; one of {', '.join(VERBS)} (see qlog --help)", file=sys.stderr)
+    if verb not in available_verbs():
+        print(f"error: unknown verb {verb!r}; one of {', '.join(available_verbs())} (see qlog --help)", file=sys.stderr)
         sys.exit(2)
     sys.argv = [f"qlog {verb}", *rest]
     runpy.run_module(f"qlog_pyserini.{verb}", run_name="__main__", alter_sys=True)

@@ -19,6 +19,7 @@ class _Tty(io.StringIO):
 @pytest.fixture(autouse=True)
 def _reset(monkeypatch):
     monkeypatch.delenv("QLOG_PROGRESS", raising=False)
+    progress.set_quiet(False)  # an earlier in-process CLI test may have passed --quiet
     yield
     progress.set_quiet(False)
 
