@@ -44,6 +44,14 @@ def _only_jvm_tests_start_java(request, monkeypatch) -> None:
                     monkeypatch.setattr(module, attr, _jvm_forbidden)
 
 
+@pytest.fixture(autouse=True)
+def _not_quiet() -> None:
+    """An in-process CLI call with --quiet silences the process; each test starts talkative again."""
+    from qlog_pyserini import progress
+
+    progress.set_quiet(False)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data``; tests that use it skip when it is absent."""
