@@ -17,11 +17,12 @@ from qlog_pyserini.benchmarks.datasets import (
     prepare_beir,
     prepare_cosqa,
     prepare_csn,
+    prepare_irds,
     prepare_trec,
 )
 from qlog_pyserini.cli import ArgumentParser, run_cli
 
-FORMATS = ("beir", "csn", "cosqa", "trec")
+FORMATS = ("beir", "csn", "cosqa", "trec", "irds")
 
 
 EPILOG = """\
@@ -39,6 +40,9 @@ inputs by format:
   trec   --corpus PATH --topics FILE --qrels FILE
          an Anserini JsonCollection or BEIR corpus (file or folder), topics as TREC SGML,
          TSV or jsonl, and TREC qrels
+  irds   --dataset ID
+         an ir_datasets dataset (e.g. beir/scifact/test, cacm) read from the local
+         ir_datasets cache, never downloaded; needs pip install ir_datasets
 
 examples:
   python -m qlog_pyserini.prepare --format csn \\
@@ -78,6 +82,7 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--corpus", metavar="PATH", help="trec: corpus file or folder")
     parser.add_argument("--topics", metavar="FILE", help="trec: topics file (TREC SGML, TSV or jsonl)")
     parser.add_argument("--qrels", metavar="FILE", help="trec: TREC qrels file")
+    parser.add_argument("--dataset", metavar="ID", help="irds: ir_datasets dataset id, e.g. beir/scifact/test")
     return parser
 
 
@@ -97,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                              overwrite=args.overwrite)
     elif args.format == "cosqa":
         result = prepare_cosqa(args.input[0], args.out, overwrite=args.overwrite)
+    elif args.format == "irds":
+        result = prepare_irds(args.dataset, args.out, overwrite=args.overwrite)
     else:
         result = prepare_trec(args.corpus, args.topics, args.qrels, args.out, overwrite=args.overwrite)
     print(summary(result))
@@ -114,6 +121,13 @@ def summary(result: PreparedDataset) -> str:
 
 
 def _check_inputs(parser: ArgumentParser, args: argparse.Namespace) -> None:
+    if (args.format == "irds") != (args.dataset is not None):
+        parser.error("--format irds takes --dataset ID" if args.format == "irds" else "--dataset only applies to --format irds")
+    if args.format == "irds":
+        stray = [f"--{name}" for name in ("input", "corpus", "topics", "qrels", "queries") if getattr(args, name)]
+        if stray:
+            parser.error(f"--format irds takes --dataset, not {', '.join(stray)}")
+        return
     if args.format == "trec":
         absent = [f"--{name}" for name in ("corpus", "topics", "qrels") if getattr(args, name) is None]
         if absent:

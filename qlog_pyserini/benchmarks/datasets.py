@@ -13,7 +13,8 @@ complete, so an interrupted run never leaves a half-written dataset that looks f
 
 Adapters: :func:`prepare_beir` (BEIR and CoIR folders), :func:`prepare_csn` (CodeSearchNet /
 CodeXGLUE jsonl), :func:`prepare_cosqa` (CoSQA retrieval test set), :func:`prepare_trec`
-(an Anserini corpus with TREC or TSV topics and TREC qrels).
+(an Anserini corpus with TREC or TSV topics and TREC qrels), :func:`prepare_irds` (any
+``ir_datasets`` dataset already in the local ir_datasets cache).
 """
 
 from __future__ import annotations
@@ -503,6 +504,73 @@ def prepare_trec(corpus: PathLike, topics: PathLike, qrels: PathLike, out: PathL
         documents, notes = _write_corpus(iter_documents(corpus), tmp, ordered)
         notes["judged_qids_not_in_topics"] = len(unknown)
         return _finish(tmp, out, "trec", sources, documents, topic_map, ordered, notes)
+
+
+# --- ir_datasets -------------------------------------------------------------------------------
+
+def prepare_irds(dataset_id: str, out: PathLike, overwrite: bool = False) -> PreparedDataset:
+    """Prepare an ``ir_datasets`` dataset (``beir/scifact/test``, ``codesearchnet/test``, ``cacm``, ...)
+    from the local ir_datasets cache (``$IR_DATASETS_HOME``, default ``~/.ir_datasets``).
+
+    Nothing is downloaded: a dataset whose files are not in the cache is an error naming the command
+    that fetches them. A document is its ``default_text()`` (for BEIR: title and text), a query its
+    ``default_text()``. As with BEIR, only queries with judgments are kept (the manifest counts the
+    others); grades are kept as given. Needs ``pip install ir_datasets`` (the ``irds`` extra).
+    """
+    irds = _import_ir_datasets()
+    try:
+        dataset = irds.load(dataset_id)
+    except KeyError:
+        raise QLogError(f"ir_datasets has no dataset {dataset_id!r} (see https://ir-datasets.com)") from None
+    lacking = [what for what, has in (("documents", dataset.has_docs()), ("queries", dataset.has_queries()),
+                                      ("qrels", dataset.has_qrels())) if not has]
+    if lacking:
+        raise QLogError(f"ir_datasets dataset {dataset_id!r} has no {' or '.join(lacking)}; pick a dataset "
+                        "with all three (often a split such as beir/scifact/test)")
+    with _no_downloads(irds, dataset_id):
+        qrels: dict[str, dict[str, int]] = {}
+        for qrel in dataset.qrels_iter():
+            qrels.setdefault(check_id(str(qrel.query_id), "qid", f" in {dataset_id} qrels"), {})[
+                check_id(str(qrel.doc_id), "docid", f" in {dataset_id} qrels")] = int(qrel.relevance)
+        queries = {check_id(str(q.query_id), "qid", f" in {dataset_id} queries"): " ".join(q.default_text().split())
+                   for q in dataset.queries_iter()}
+        topics = {qid: text for qid, text in queries.items() if qid in qrels}
+        ordered = {qid: qrels[qid] for qid in topics}
+        with _staged(out, overwrite) as tmp:
+            docs = ((str(d.doc_id), d.default_text()) for d in dataset.docs_iter())
+            documents, notes = _write_corpus(docs, tmp, ordered)
+            notes.update(dataset=dataset_id, ir_datasets_version=getattr(irds, "__version__", "?"),
+                         queries_without_qrels_dropped=len(queries) - len(topics),
+                         judged_qids_not_in_queries=sum(1 for q in qrels if q not in queries))
+            return _finish(tmp, out, "irds", {"ir_datasets_home": irds.util.home_path()}, documents, topics,
+                           ordered, notes)
+
+
+def _import_ir_datasets() -> Any:
+    try:
+        import ir_datasets
+    except ImportError:
+        raise QLogError("--format irds needs ir_datasets: pip install ir_datasets (or the irds extra: "
+                        "pip install 'qlog-pyserini[irds]')") from None
+    return ir_datasets
+
+
+@contextlib.contextmanager
+def _no_downloads(irds: Any, dataset_id: str) -> Iterator[None]:
+    """Make every ir_datasets network download fail with one clear error while the block runs."""
+    download = irds.util.download.RequestsDownload
+    original = download.__iter__
+
+    def refuse(self: Any) -> Iterator[bytes]:
+        raise QLogError(f"ir_datasets dataset {dataset_id!r} is not in the local ir_datasets cache "
+                        f"({irds.util.home_path()}): it would download {self.url}. Fetch it first "
+                        f"(e.g. ir_datasets export {dataset_id} docs > /dev/null), then prepare again")
+
+    download.__iter__ = refuse
+    try:
+        yield
+    finally:
+        download.__iter__ = original
 
 
 # --- shared ------------------------------------------------------------------------------------
