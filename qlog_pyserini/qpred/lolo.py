@@ -356,6 +356,7 @@ def run_lolo(sweeps: Sequence[Sweep], variants: Sequence[str], evaluate: Evaluat
 
 SAFETY_FLOOR = -0.005  # the requirement: NDCG@10 at auto at most 0.5% (relative) below BM25 on every corpus
 FIT_FLOOR = -0.0025  # what a candidate must keep on every TRAINING corpus: half the requirement, a margin
+RECOVERY_TARGET = 0.5  # the requirement: mean held-out recovery of the oracle gain on code
 RECOVERY_TOLERANCE = 0.03  # candidates this close to the best mean recovery count as equals; the cautious one wins
 FAMILY_SUFFIX = re.compile(r"-(\d+k?)$")  # "go-code-10k", "cosqa-500": nested subsamples of one corpus
 
@@ -571,13 +572,15 @@ class ShrinkSelection:
 
 
 def select_shrinkage(corpora: Sequence[Evidence], candidates: Sequence[RuleParams], evaluate: Evaluate,
-                     shrinks: Sequence[int], floor: float = FIT_FLOOR) -> ShrinkSelection:
+                     shrinks: Sequence[int], floor: float = FIT_FLOOR, target: float = RECOVERY_TARGET) -> ShrinkSelection:
     """Pick n0 by leave-one-family-out evaluation, never by in-sample fit.
 
     For each n0, the other constants are fitted without each held-out family (:func:`leave_one_family_out`)
-    on the candidates with that n0. The chosen n0 is the one whose held-out rows never fall more than
-    0.5% below BM25 and whose mean held-out recovery on code is highest (ties: the larger n0, the
-    more cautious); if every n0 fails somewhere, the one with the best worst case.
+    on the candidates with that n0. Requirements first, in the issue's order: an n0 is admissible when
+    no held-out corpus falls more than 0.5% below BM25 and the mean held-out recovery on code reaches
+    ``target``; the chosen n0 is the LARGEST admissible one (the most shrinkage toward BM25 on small
+    corpora that the evidence allows, since small corpora are where a label-free rule is riskiest).
+    Without an admissible n0: the safe one with the best recovery; without a safe one, the best worst case.
     """
     outcomes = {}
     for n0 in shrinks:
@@ -588,7 +591,8 @@ def select_shrinkage(corpora: Sequence[Evidence], candidates: Sequence[RuleParam
     def key(n0: int) -> tuple:
         s = auto_summary(outcomes[n0])
         safe = not s["below_floor"]
-        return (safe, (s["mean_recovery_code"] or 0.0) if safe else s["worst_rel_change"], n0)
+        rec = s["mean_recovery_code"] or 0.0
+        return (safe, safe and rec >= target, n0 if safe and rec >= target else (rec if safe else s["worst_rel_change"]))
 
     return ShrinkSelection(outcomes=outcomes, chosen=max(shrinks, key=key))
 
