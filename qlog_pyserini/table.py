@@ -7,7 +7,7 @@ from typing import Sequence
 from qlog_pyserini.cli import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.experiments.provenance import command_line, provenance, provenance_markdown
-from qlog_pyserini.experiments.table import NOTE, format_markdown, load_summary, table_rows
+from qlog_pyserini.experiments.table import NOTE, current_auto, format_markdown, load_summary, table_rows
 from qlog_pyserini.formats.trec import atomic_output
 from qlog_pyserini.safety import check_output_file
 
@@ -22,6 +22,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--budget", default="8192", help="which token budget's recall to show (default 8192)")
     parser.add_argument("--output", metavar="MD", help="write the markdown table here (atomically)")
     parser.add_argument("--csv", metavar="CSV", help="write the table as CSV here (atomically)")
+    parser.add_argument("--auto", choices=("sweep", "current"), default="sweep",
+                        help="the label-free q shown: the one each sweep recorded (default), or the current default "
+                             "rule's, recomputed for each sweep's index and scored from its per-query data")
     args = parser.parse_args(argv)
     if not args.budget.isdigit() or int(args.budget) < 1:
         raise QLogError(f"--budget must be a positive number of tokens, got {args.budget!r}")
@@ -29,6 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if path is not None:
             check_output_file(path, option)
     summaries = [load_summary(d) for d in args.sweeps]
+    if args.auto == "current":
+        for s, folder in zip(summaries, args.sweeps):
+            if (auto := current_auto(s, folder)) is not None:
+                s["auto"] = auto
     table = table_rows(summaries, args.budget)
     md = format_markdown(table, args.budget) + "\n" + NOTE + "\n"
     md += "\n" + provenance_markdown(provenance(command_line("qlog_pyserini.table", argv)))

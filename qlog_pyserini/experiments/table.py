@@ -56,6 +56,31 @@ def budget_label(budget: str) -> str:
     return f"{value // 1024}K" if value % 1024 == 0 else f"{value:,}"
 
 
+def current_auto(summary: dict, folder: str | os.PathLike) -> dict | None:
+    """The label-free q of the CURRENT default rule for a q-log sweep, scored from the sweep's own per-query data.
+
+    A sweep records the q its rule gave when it ran; after the rule changes, this recomputes q for the
+    sweep's index (:func:`qlog_pyserini.qpred.rule.predict_q`) and, when that q is a point of the
+    sweep (the rule rounds to the 0.05 grid), reads its score and compares its per-query scores with
+    BM25's by the sweep's paired tests. None for other models; score n/a when q is off the grid.
+    """
+    if summary.get("similarity", "qlog") != "qlog" or summary.get("parameter") != "q":
+        return None
+    from dataclasses import asdict
+
+    from qlog_pyserini.eval.significance import compare_scores
+    from qlog_pyserini.qpred.rule import predict_q
+
+    pred = asdict(predict_q(summary["index"]))
+    per_query = pd.read_csv(Path(folder) / "per_query.csv", index_col=0)
+    column = f"q{pred['q']:g}"
+    if column not in per_query.columns or "q1" not in per_query.columns:
+        return {**pred, "score": None, "comparison": {}}
+    resamples = summary["comparison"]["resamples"]
+    comparison = compare_scores(per_query["q1"], per_query[column], resamples=resamples, seed=0)
+    return {**pred, "score": summary["scores"][f"{pred['q']:g}"], "comparison": asdict(comparison)}
+
+
 def table_rows(summaries: Sequence[dict], budget: str = "8192") -> pd.DataFrame:
     """One row per sweep: BM25, the cross-validated choice, the oracle, the label-free q, Recall@K-tokens.
 

@@ -44,9 +44,9 @@ PAPER_C = 7.28
 PAPER_Q_MIN = 0.05
 # The default rule: chosen by leave-one-corpus-out evidence (results/lolo.md, qlog_pyserini.qpred.lolo.fit_rule).
 DEFAULT_VARIANT = "sample-df-slope"
-DEFAULT_C = 1.5
-DEFAULT_Q_MIN = 0.65
-DEFAULT_SHRINK_DOCS = 2000
+DEFAULT_C = 2.5
+DEFAULT_Q_MIN = 0.6
+DEFAULT_SHRINK_DOCS = 3000
 DEFAULT_STEP = 0.05
 DEFAULT_H0 = 0.0
 AUTO = "auto"

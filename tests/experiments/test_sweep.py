@@ -83,6 +83,13 @@ def test_table_gathers_sweeps(tmp_path, stdlib_index, stdlib_code, stdlib_qrels)
     assert main(["--sweeps", str(out), "--output", str(tmp_path / "t.md"), "--csv", str(tmp_path / "t.csv")]) == 0
     assert "Produced by `python -m qlog_pyserini.table" in (tmp_path / "t.md").read_text()
     assert pd.read_csv(tmp_path / "t.csv").shape[0] == 1
+    # --auto current: the current rule's q for the sweep's index, scored from the sweep's own per-query data
+    from qlog_pyserini.qpred.rule import predict_q
+
+    assert main(["--sweeps", str(out), "--auto", "current", "--csv", str(tmp_path / "t2.csv")]) == 0
+    row2 = pd.read_csv(tmp_path / "t2.csv").iloc[0]
+    want = predict_q(stdlib_index).q
+    assert row2["auto"] == want and row2["at_auto"] == s["scores"][f"{want:g}"]
     with pytest.raises(QLogError, match="not a sweep folder"):
         load_summary(tmp_path)
 
