@@ -12,7 +12,7 @@ from typing import Sequence
 
 from qlog_pyserini.cli import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN
 from qlog_pyserini.qpred.rule import add_auto_arguments, is_auto
 from qlog_pyserini.safety import check_output_file
 from qlog_pyserini.search.batch import BATCH
@@ -38,7 +38,10 @@ def build_parser() -> ArgumentParser:
                              "and no run lines.")
     parser.add_argument("--output", required=True, metavar="RUN", help="run file to write (atomically; its folder must exist)")
     parser.add_argument("--q", default="1", metavar="Q|auto",
-                        help="q of the q-logarithm IDF (default 1 = BM25); finite, or 'auto': predicted from the "
+                        help=f"q of the q-logarithm IDF (default 1 = BM25), from {Q_MIN:g} to {Q_MAX:g} (outside, "
+                             "the IDF overflows or stops telling rare terms apart in float arithmetic; a q whose "
+                             f"scores on this index exceed {MAX_TERM_SCORE:g} per term is refused too), or 'auto': "
+                             "predicted from the "
                              "index's hapax density with no labels, q = clip(1 - c * h_tok, q_min, 1), "
                              "logged on stderr (see --auto-*)")
     add_auto_arguments(parser)

@@ -140,7 +140,7 @@ def test_killed_sweep_leaves_no_staging_and_no_child(big, tmp_path, sig):
     proc.send_signal(sig)
     proc.wait(timeout=240)
     assert wait_gone(kids + children_of(proc.pid), timeout=20) == []
-    assert not out.exists()
+    assert not out.exists(), (proc.returncode, proc.stderr.read()[-3000:])
     if sig == signal.SIGTERM:
         assert proc.returncode == 128 + signal.SIGTERM
         assert _hidden(tmp_path, "sw") == []
