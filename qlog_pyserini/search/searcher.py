@@ -61,7 +61,7 @@ def check_hits(k: int, name: str = "k") -> int:
 
 
 def _parse_tsv_lines(text: str, fields: int) -> list[list[str]]:
-    """Java's ``[qid TAB] docid TAB score`` lines, each checked: a docid TREC runs cannot hold is an error.
+    """Java's ``[qid TAB] docid TAB score TAB lucene_docid`` lines, each checked: a docid TREC runs cannot hold is an error.
 
     Split on ``\n`` only (``splitlines`` would also split inside a docid holding U+2028 or a form feed).
     """
@@ -70,8 +70,8 @@ def _parse_tsv_lines(text: str, fields: int) -> list[list[str]]:
         if not line:
             continue
         parts = line.split("\t")
-        if len(parts) != fields or _WHITESPACE.search(parts[-2]):
-            docid = parts[-2] if len(parts) >= 2 else line
+        if len(parts) != fields or _WHITESPACE.search(parts[-3]):
+            docid = parts[-3] if len(parts) >= 3 else line
             raise QLogError(f"the index holds docid {docid!r}, with whitespace or a NUL byte (near line {line!r}), "
                             "which TREC runs cannot hold; rebuild the index from a corpus without such ids "
                             "(qlog_pyserini.index refuses them)")
@@ -80,7 +80,7 @@ def _parse_tsv_lines(text: str, fields: int) -> list[list[str]]:
 
 
 def _parse_tsv_hits(text: str) -> list[Hit]:
-    return [Hit(docid, _score(score)) for docid, score in _parse_tsv_lines(text, 2)]
+    return [Hit(docid, _score(score), int(lucene_docid)) for docid, score, lucene_docid in _parse_tsv_lines(text, 3)]
 
 
 def _java_error(e: Exception) -> str:
@@ -200,8 +200,8 @@ class QLogSearcher:
         text = self._call(self._java.batch_search_tsv, java_list([str(x) for x in queries]), java_list(list(qids)),
                           k, int(threads))
         results: dict[str, list[Hit]] = {qid: [] for qid in qids}
-        for qid, docid, score in _parse_tsv_lines(text, 3):
-            results[qid].append(Hit(docid, _score(score)))
+        for qid, docid, score, lucene_docid in _parse_tsv_lines(text, 4):
+            results[qid].append(Hit(docid, _score(score), int(lucene_docid)))
         return results
 
     def _call(self, method: Any, *args: Any) -> Any:

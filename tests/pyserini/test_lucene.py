@@ -14,11 +14,11 @@ import pytest
 
 pytestmark = pytest.mark.jvm
 
-# Shared by the subprocesses: a run as [[qid, [[docid, score], ...]], ...] from any searcher's results.
+# Shared by the subprocesses: a run as [[qid, [[docid, score, lucene_docid], ...]], ...] from any searcher's results.
 RUN = """
 import json
 def run(results, qids):
-    return [[q, [[h.docid, float(h.score)] for h in results[q]]] for q in qids]
+    return [[q, [[h.docid, float(h.score), h.lucene_docid] for h in results[q]]] for q in qids]
 """
 
 
@@ -176,8 +176,8 @@ out["rocchio_q05"] = run(ours.batch_search(queries, qids, k=50), qids)
     assert out["rocchio_q1"] == out["pyserini_rocchio"]
     assert out["rocchio_q05"] != out["rocchio_q1"]
     for (qid, fb), (_, plain) in zip(out["rm3_only_query"], out["q05"]):
-        matched = [d for d, s in fb if s > 0]  # documents matching only zero-weight expansion terms trail
-        assert matched == [d for d, _ in plain][:len(matched)], qid
+        matched = [d for d, s, _ in fb if s > 0]  # documents matching only zero-weight expansion terms trail
+        assert matched == [d for d, _, _ in plain][:len(matched)], qid
 
 
 def test_named_topics_and_prebuilt_index_through_our_cli(pyserini_fixture, cli_with_pyserini, tmp_path):

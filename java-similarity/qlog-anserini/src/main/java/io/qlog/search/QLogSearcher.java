@@ -29,7 +29,7 @@ import org.apache.lucene.search.similarities.Similarity;
  * with a similarity that can be swapped at any time without reopening the index: the open
  * {@code IndexReader} is kept and only a new {@code IndexSearcher} view is made over it.
  *
- * <p>Results also come back as one tab-separated string, {@code qid TAB docid TAB score} a line,
+ * <p>Results also come back as one tab-separated string, {@code qid TAB docid TAB score TAB luceneDocid} a line,
  * because crossing the JNI bridge once per hit is what makes large runs slow from Python. They are
  * made as Anserini makes them (the same Lucene search with the same {@code Sort}, then scores rounded
  * to 4 decimals and tied scores separated by 1e-6 steps, as its {@code ScoreTiesAdjusterReranker}
@@ -85,7 +85,7 @@ public class QLogSearcher extends SimpleSearcher {
     return s.explain(parse(query), byId.scoreDocs[0].doc).toString();
   }
 
-  /** Top-k hits of one query as {@code docid TAB score} lines, in Anserini's order. */
+  /** Top-k hits of one query as {@code docid TAB score TAB luceneDocid} lines, in Anserini's order. */
   public String search_tsv(String query, int k) throws IOException {
     StringBuilder out = new StringBuilder();
     appendHits(currentSearcher(), out, null, query, k);
@@ -93,7 +93,7 @@ public class QLogSearcher extends SimpleSearcher {
   }
 
   /**
-   * Top-k hits of many queries on {@code threads} threads as {@code qid TAB docid TAB score} lines.
+   * Top-k hits of many queries on {@code threads} threads as {@code qid TAB docid TAB score TAB luceneDocid} lines.
    *
    * <p>The whole batch runs under the similarity installed when it starts: the searcher is taken
    * once, so a {@link #set_similarity} from another thread during the batch applies to the next call.
@@ -130,7 +130,7 @@ public class QLogSearcher extends SimpleSearcher {
       throws IOException {
     if (useRM3 || useRocchio) { // feedback goes through Anserini's reranker cascade: take its path
       for (ScoredDoc hit : search(query, k)) {
-        appendLine(out, qid, hit.docid, hit.score);
+        appendLine(out, qid, hit.docid, hit.score, hit.lucene_docid);
       }
       return;
     }
@@ -149,16 +149,17 @@ public class QLogSearcher extends SimpleSearcher {
         score -= 1e-6f * tied;
       }
       previous = score;
-      appendLine(out, qid, ((BytesRef) hit.fields[1]).utf8ToString(), score);
+      appendLine(out, qid, ((BytesRef) hit.fields[1]).utf8ToString(), score, hit.doc);
     }
   }
 
-  private static void appendLine(StringBuilder out, String qid, String docid, float score) {
+  private static void appendLine(StringBuilder out, String qid, String docid, float score, int luceneDocid) {
     if (qid != null) {
       out.append(qid).append('\t');
     }
-    // Float.toString is the shortest text that reads back to the same float.
-    out.append(docid).append('\t').append(Float.toString(score)).append('\n');
+    // Float.toString is the shortest text that reads back to the same float. The Lucene docid comes
+    // last, as Pyserini's hits carry it.
+    out.append(docid).append('\t').append(Float.toString(score)).append('\t').append(luceneDocid).append('\n');
   }
 
   /** Anserini's own (private) score-then-docid Sort, read once so the two can never differ. */
