@@ -495,6 +495,8 @@ def prepare_trec(corpus: PathLike, topics: PathLike, qrels: PathLike, out: PathL
     """
     topic_map = read_topics(topics)
     judgments = read_qrels(qrels)
+    if not judgments:
+        raise QLogError(f"qrels file {str(qrels)!r} holds no judgments")
     unknown = [qid for qid in judgments if qid not in topic_map]
     if unknown:
         log.warning("%d judged topics are not in %s (first: %s)", len(unknown), topics, unknown[0])
