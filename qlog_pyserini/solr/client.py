@@ -1,0 +1,133 @@
+"""The Solr HTTP calls this package makes, with ``requests``: configset UPLOAD, collection CREATE /
+RELOAD / CLUSTERSTATUS, JSON updates, and ``/select`` searches returning :class:`~qlog_pyserini.formats.trec.Hit`.
+
+Every failure (no Solr at the URL, an HTTP error, Solr's own error message) is one :class:`QLogError` line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Mapping, Sequence
+
+import requests
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.trec import Hit
+from qlog_pyserini.solr.configset import FIELD
+
+# Characters Lucene's classic query parser treats as syntax; the same set as SolrJ's
+# ClientUtils.escapeQueryChars, whitespace included, so the whole text reaches the analyzer as one unit.
+_SPECIAL = re.compile(r'([\\+\-!():^\[\]"{}~*?|&;/]|\s)')
+
+
+def escape_query(text: str) -> str:
+    """``text`` with every query-syntax character and whitespace backslash-escaped.
+
+    Solr's standard parser then hands the whole text to the field's analyzer and makes one SHOULD clause
+    per analyzed term (repeated terms become one boosted clause in Lucene's BooleanQuery rewrite): the
+    bag-of-words query Anserini builds.
+    """
+    return _SPECIAL.sub(r"\\\1", text)
+
+
+class SolrClient:
+    """A Solr node's base URL (``http://host:port/solr``) and one HTTP session."""
+
+    def __init__(self, url: str, timeout: float = 120.0) -> None:
+        if not re.match(r"^https?://", url or ""):
+            raise QLogError(f"illegal Solr URL: {url!r}, must start with http:// or https:// (e.g. http://127.0.0.1:8983/solr)")
+        self.url = url.rstrip("/")
+        self.timeout = timeout
+        self.session = requests.Session()
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> "SolrClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- plumbing ---------------------------------------------------------------------------------
+    def _call(self, method: str, path: str, what: str, **kwargs: Any) -> dict:
+        kwargs.setdefault("timeout", self.timeout)
+        params = dict(kwargs.pop("params", {}) or {})
+        params.setdefault("wt", "json")
+        try:
+            response = self.session.request(method, f"{self.url}/{path.lstrip('/')}", params=params, **kwargs)
+        except requests.RequestException as e:
+            raise QLogError(f"{what}: cannot reach Solr at {self.url} ({type(e).__name__})") from None
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if response.status_code >= 400 or body is None:
+            message = ""
+            if isinstance(body, dict):
+                error = body.get("error") or {}
+                message = error.get("msg") or str(error.get("metadata") or "") or str(body.get("exception") or "")
+            message = message or response.text[:200]
+            raise QLogError(f"{what}: Solr answered HTTP {response.status_code}: {' '.join(str(message).split())}")
+        return body
+
+    # -- configsets and collections ----------------------------------------------------------------
+    def upload_configset(self, name: str, zip_bytes: bytes) -> None:
+        """Upload (or replace) configset ``name`` from a zip of its files."""
+        self._call("POST", "admin/configs", f"uploading configset {name!r}",
+                   params={"action": "UPLOAD", "name": name, "overwrite": "true", "cleanup": "true"},
+                   data=zip_bytes, headers={"Content-Type": "application/octet-stream"})
+
+    def collections(self) -> list[str]:
+        return list(self._call("GET", "admin/collections", "listing collections", params={"action": "LIST"}).get("collections", []))
+
+    def config_name(self, collection: str) -> str:
+        """The configset a collection was created from."""
+        status = self._call("GET", "admin/collections", f"status of collection {collection!r}",
+                            params={"action": "CLUSTERSTATUS", "collection": collection})
+        try:
+            return status["cluster"]["collections"][collection]["configName"]
+        except (KeyError, TypeError):
+            raise QLogError(f"collection {collection!r} not found in Solr at {self.url}") from None
+
+    def create_collection(self, name: str, configset: str, shards: int = 1, replicas: int = 1) -> None:
+        self._call("POST", "admin/collections", f"creating collection {name!r}",
+                   params={"action": "CREATE", "name": name, "collection.configName": configset,
+                           "numShards": shards, "replicationFactor": replicas})
+
+    def reload_collection(self, name: str) -> None:
+        """RELOAD: every replica re-reads the configset (a new schema, a new similarity); the index stays."""
+        self._call("POST", "admin/collections", f"reloading collection {name!r}",
+                   params={"action": "RELOAD", "name": name})
+
+    # -- documents ---------------------------------------------------------------------------------
+    def add(self, collection: str, docs: Sequence[Mapping[str, str]]) -> None:
+        self._call("POST", f"{collection}/update", f"indexing into {collection!r}", json=list(docs))
+
+    def commit(self, collection: str) -> None:
+        self._call("POST", f"{collection}/update", f"committing {collection!r}", params={"commit": "true"}, json=[])
+
+    def count(self, collection: str) -> int:
+        body = self._call("GET", f"{collection}/select", f"counting {collection!r}", params={"q": "*:*", "rows": 0})
+        return int(body["response"]["numFound"])
+
+    # -- search ------------------------------------------------------------------------------------
+    def search(self, collection: str, text: str, k: int = 1000) -> list[Hit]:
+        """Top ``k`` for free text, scores from Solr, ties by id (Anserini's order: score desc, docid asc)."""
+        if not text.strip():
+            return []
+        body = self._call("POST", f"{collection}/select", f"searching {collection!r}", data={
+            "q": escape_query(text), "defType": "lucene", "df": FIELD, "q.op": "OR",
+            "rows": k, "fl": "id,score", "sort": "score desc,id asc"})
+        return [Hit(str(d["id"]), float(d["score"])) for d in body["response"]["docs"]]
+
+
+def batched(items: Iterable, size: int) -> Iterable[list]:
+    batch: list = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
