@@ -21,7 +21,7 @@ from setuptools.command.build_py import build_py
 HERE = Path(__file__).resolve().parent
 
 
-class build_py_with_jar(build_py):  # noqa: N801  (setuptools command naming)
+class build_py_with_jar(build_py):  # named like setuptools' own commands
     def run(self) -> None:
         super().run()
         if getattr(self, "editable_mode", False):

@@ -19,6 +19,7 @@ documents, as Anserini filters them), so the index needs them (``-storeDocvector
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,7 +74,7 @@ def check_feedback(fb: Rm3 | Rocchio) -> Rm3 | Rocchio:
             if value < 0:
                 raise QLogError(f"{name} must be at least 0, got {value}")
         for name, value in {"--rocchio-alpha": fb.alpha, "--rocchio-beta": fb.beta, "--rocchio-gamma": fb.gamma}.items():
-            if not value == value or abs(value) == float("inf"):
+            if not math.isfinite(value):
                 raise QLogError(f"{name} must be a finite number, got {value}")
     return fb
 

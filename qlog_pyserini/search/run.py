@@ -25,7 +25,12 @@ from qlog_pyserini.search.batch import BATCH, default_run_tag, drop_hits, search
 from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.search.similarities import model
-from qlog_pyserini.search.sources import PYSERINI_BM25_DEFAULTS, IndexSource, load_topics, resolve_index
+from qlog_pyserini.search.sources import (
+    PYSERINI_BM25_DEFAULTS,
+    IndexSource,
+    load_topics,
+    resolve_index,
+)
 
 
 @dataclass
