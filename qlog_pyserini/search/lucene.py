@@ -71,7 +71,18 @@ def install_qlog(searcher: Any, q: float = 1.0, k1: float = DEFAULT_K1, b: float
     ``set_bm25(k1, b)``. Returns ``searcher``.
     """
     q, k1, b, form = _checked(q, k1, b, idf_form)
+    from qlog_pyserini.search.searcher import QLogSearcher
+
+    if isinstance(searcher, QLogSearcher):  # ours already speaks q-log
+        searcher.set_qlog(k1=k1, b=b, q=q, idf_form=form)
+        return searcher
+    from jnius import JavaClass
+
     java = getattr(searcher, "object", searcher)
+    simple = jclass("java.lang.Class").forName("io.anserini.search.SimpleSearcher")
+    if not (isinstance(java, JavaClass) and simple.isInstance(java)):
+        raise QLogError(f"install_qlog needs a Pyserini LuceneSearcher (or Anserini's SimpleSearcher), "
+                        f"not {type(searcher).__name__}")
     jclass(INSTALLER).install_qlog(java, k1, b, q, form)
     return searcher
 

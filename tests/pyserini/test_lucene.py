@@ -259,3 +259,21 @@ print(json.dumps({{"queries": len(qids), "hits": sum(len(h) for _, h in referenc
 """)
     assert out["queries"] == 1261 and out["hits"] > 100_000  # k = 100 (k = 1000 was checked too, 11 min)
     assert out["q1_is_bm25"] and out["q07_is_qlogsearcher"] and out["q07_differs"]
+
+
+def test_install_qlog_takes_our_searcher_and_refuses_anything_else(runs):
+    out = runs("""
+ours = install_qlog(QLogSearcher(index), q=0.4)
+out["ours"] = ours.similarity
+for name, bad in (("object", lambda: install_qlog(object(), q=0.5)),
+                  ("nan", lambda: install_qlog(LuceneSearcher(index), q=float("nan"))),
+                  ("b", lambda: install_qlog(LuceneSearcher(index), b=1.5))):
+    try:
+        bad()
+        out[name] = "accepted"
+    except ValueError as e:
+        out[name] = str(e)
+""")
+    assert out["ours"] == "QLogBM25(k1=0.9,b=0.4,q=0.4,form=lucene)"
+    assert out["object"] == "install_qlog needs a Pyserini LuceneSearcher (or Anserini's SimpleSearcher), not object"
+    assert out["nan"].startswith("illegal q value: nan") and out["b"].startswith("illegal b value: 1.5")
