@@ -22,6 +22,7 @@ from qlog_pyserini.experiments.reproduce import (
 )
 from qlog_pyserini.experiments.sweep import parse_grid
 from qlog_pyserini.project import PROJECT_ROOT
+from qlog_pyserini.safety import check_not_precious, check_output_dir, write_marker
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -50,8 +51,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     bad = [lang for lang in languages if lang not in CODE_LANGUAGES]
     if bad:
         raise QLogError(f"unknown language(s) {', '.join(bad)}; choose from {', '.join(CODE_LANGUAGES)}")
+    work = Path(args.work) / ("quick" if quick else "full")
+    # Stale cache entries under the work folder are deleted and rebuilt, so it must be new, empty or
+    # reproduce's own (safety.check_output_dir: never '.', a parent of it, home, or someone's folder).
+    check_not_precious(args.work, "--work", inputs=[args.shared, args.cache])
+    Path(args.work).mkdir(parents=True, exist_ok=True)
+    check_output_dir(work, "reproduce", option="--work", overwrite=True)
+    work.mkdir(exist_ok=True)
+    write_marker(work, "reproduce")
     cfg = Config(
-        quick=quick, work=Path(args.work) / ("quick" if quick else "full"),
+        quick=quick, work=work,
         out=Path(args.out or (PROJECT_ROOT / "results" / ("quick" if quick else ""))), cache=Path(args.cache),
         shared=Path(args.shared), languages=languages, queries=args.queries or (200 if quick else 1000),
         max_docs=args.max_docs or (3000 if quick else None), grid=parse_grid(args.grid or (QUICK_GRID if quick else FULL_GRID)),

@@ -89,12 +89,38 @@ def is_owned(path: str | os.PathLike, kind: str) -> bool:
         return (path / "manifest.json").is_file() and (path / "corpus.jsonl").is_file()
     if kind == "sweep":
         return (path / "summary.json").is_file() and (path / "runs").is_dir()
+    if kind == "reproduce":
+        return {p.name for p in path.iterdir()} <= {"corpora", "runs", "scaling", "sweeps", "ablation"}
     return False
 
 
 _LEGACY_SIGN = {"index": ", and holds files a Lucene index does not", "prepare": " and has no manifest.json",
                 "corpus": " and has no manifest.json with corpus.jsonl",
-                "sweep": " and has no summary.json with runs/"}
+                "sweep": " and has no summary.json with runs/",
+                "reproduce": " and holds more than corpora/, runs/, scaling/, sweeps/"}
+
+
+def check_not_precious(path: str | os.PathLike, option: str = "--out",
+                       inputs: Iterable[str | os.PathLike] = ()) -> Path:
+    """``path`` unless it is empty, ``/``, home, the current folder or a parent of it, or is or holds an input."""
+    text = os.fspath(path)
+    if not str(text).strip():
+        raise QLogError(f"{option} is empty")
+    real = _real(text)
+    home = _real(Path.home())
+    cwd = _real(Path.cwd())
+    if real == Path(real.anchor) or real == home:
+        raise QLogError(f"{option} {text!r} is {'/' if real == Path(real.anchor) else 'your home folder'}; "
+                        "give a folder of its own")
+    if _is_within(cwd, real):
+        raise QLogError(f"{option} {text!r} is the current folder or one of its parents; give a folder of its own")
+    for given in inputs:
+        if given is None:
+            continue
+        if _is_within(_real(given), real):
+            raise QLogError(f"{option} {text!r} is or contains the input {os.fspath(given)!r}; "
+                            "writing there would replace the input")
+    return Path(text)
 
 
 def check_output_dir(path: str | os.PathLike, kind: str, *, option: str = "--out",
@@ -106,25 +132,9 @@ def check_output_dir(path: str | os.PathLike, kind: str, *, option: str = "--out
     """
     if kind not in KINDS:
         raise ValueError(f"unknown output kind {kind!r}")
+    out = check_not_precious(path, option, inputs)
     text = os.fspath(path)
-    if not str(text).strip():
-        raise QLogError(f"{option} is empty")
-    out = Path(text)
     real = _real(out)
-    home = _real(Path.home())
-    cwd = _real(Path.cwd())
-    if real == Path(real.anchor) or real == home:
-        raise QLogError(f"{option} {text!r} is {'/' if real == Path(real.anchor) else 'your home folder'}; "
-                        "give a folder of its own")
-    if _is_within(cwd, real):
-        raise QLogError(f"{option} {text!r} is the current folder or one of its parents; give a folder of its own")
-    for given in inputs:
-        if given is None:
-            continue
-        inp = _real(given)
-        if _is_within(inp, real):
-            raise QLogError(f"{option} {text!r} is or contains the input {os.fspath(given)!r}; "
-                            "writing there would replace the input")
     parent = real.parent
     if not parent.is_dir():
         raise QLogError(f"output folder {os.path.dirname(text.rstrip(os.sep)) or '.'!r} does not exist "

@@ -182,3 +182,26 @@ def test_stale_temporaries_of_dead_processes_are_swept_live_ones_kept(work):
     assert sweep_stale(work, "out") == [stale_dir]
     assert sweep_stale(work, "run.txt") == [stale_file]
     assert live.is_dir() and other.is_dir() and (work / "keep.txt").is_file()
+
+
+@pytest.mark.parametrize("target", ["/", ".", ".."])
+def test_reproduce_refuses_a_work_folder_it_does_not_own(work, target):
+    before = tree(work)
+    assert_one_error(verb("reproduce", "--quick", "--work", target, cwd=work), "--work")
+    assert tree(work) == before
+
+
+def test_reproduce_refuses_a_work_folder_holding_other_files(work):
+    (work / "w" / "quick").mkdir(parents=True)
+    (work / "w" / "quick" / "notes.md").write_text("mine")
+    before = tree(work)
+    assert_one_error(verb("reproduce", "--quick", "--work", work / "w"), "not a reproduce folder")
+    assert tree(work) == before
+
+
+def test_demo_refuses_a_work_folder_that_is_not_a_demo(work):
+    (work / "d").mkdir()
+    (work / "d" / "notes.md").write_text("mine")
+    before = tree(work)
+    assert_one_error(verb("demo", "--work", work / "d"), "not a demo folder")
+    assert tree(work) == before
