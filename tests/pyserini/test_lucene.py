@@ -196,9 +196,9 @@ def test_named_topics_and_prebuilt_index_through_our_cli(pyserini_fixture, cli_w
     assert read_run(run_file) == read_run(local) and len(read_run(local)) == len(f["queries"])
 
 
-def test_our_cli_equals_pyserinis_cli_for_fields_and_rm3(pyserini_fixture, cli_with_pyserini, tmp_path):
+def test_our_cli_equals_pyserinis_cli_for_fields_rm3_and_rocchio(pyserini_fixture, cli_with_pyserini, tmp_path):
     f = pyserini_fixture
-    for extra in (["--fields", "contents=1", "title=0.5"], ["--rm3"], []):
+    for extra in (["--fields", "contents=1", "title=0.5"], ["--rm3"], ["--rocchio"], []):
         theirs, ours = tmp_path / "theirs.txt", tmp_path / "ours.txt"
         common = ["--index", f["index"], "--topics", f["topics"], "--bm25", "--k1", "0.9", "--b", "0.4",
                   "--hits", "100", "--batch-size", "8", "--threads", "2", *extra]
