@@ -296,7 +296,15 @@ def popen(cmd: Sequence[str], **kwargs: Any) -> subprocess.Popen:
     """
     # PR_SET_PDEATHSIG fires when the *thread* that forked exits; children started from
     # short-lived threads would die early, so they are started from the main thread only.
-    return subprocess.Popen(cmd, preexec_fn=_die_with_parent, **kwargs)
+    proc = subprocess.Popen(cmd, preexec_fn=_die_with_parent, **kwargs)
+    if _pending_signal is not None:
+        # The signal arrived during the fork: CPython ran our handler inside an at-fork callback
+        # (logging's), where an exception is printed and dropped. Deliver it now.
+        with contextlib.suppress(OSError):
+            proc.kill()
+        proc.wait()
+        raise Terminated(_pending_signal)
+    return proc
 
 
 @contextlib.contextmanager
@@ -341,7 +349,12 @@ class Terminated(KeyboardInterrupt):
         self.signum = signum
 
 
+_pending_signal: int | None = None
+
+
 def _raise_terminated(signum: int, frame: Any) -> None:
+    global _pending_signal
+    _pending_signal = signum  # remembered, in case the exception below is dropped (see popen)
     # Once: a second signal during cleanup must not abort the cleanup itself.
     for s in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, signal.SIG_IGN)

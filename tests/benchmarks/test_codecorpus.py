@@ -521,6 +521,13 @@ def test_build_overwrite(tmp_path):
     with pytest.raises(QLogError, match="not empty"):
         build_benchmark([(src, "v1")], out)
     assert (out / "keep.txt").read_text() == "mine"
-    build_benchmark([(src, "v1")], out, overwrite=True)
-    assert sorted(p.name for p in out.iterdir()) == ["corpus.jsonl", "manifest.json", "qrels", "queries.jsonl"]
+    # overwrite replaces only a folder this tool wrote (issue 13): a keep.txt makes it refuse
+    with pytest.raises(QLogError, match="not a corpus folder this tool wrote"):
+        build_benchmark([(src, "v1")], out, overwrite=True)
+    assert (out / "keep.txt").read_text() == "mine"
+    (out / "keep.txt").unlink()
+    build_benchmark([(src, "v1")], out)
+    build_benchmark([(src, "v2")], out, overwrite=True)
+    assert sorted(p.name for p in out.iterdir()) == [".qlog-pyserini.json", "corpus.jsonl", "manifest.json", "qrels",
+                                                     "queries.jsonl"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "src"]

@@ -30,9 +30,27 @@ QUERIES = 600
 
 
 def _start(name: str, *args: object) -> subprocess.Popen:
+    # stdout and stderr go to files: a pipe nobody reads until the end could fill up and block the verb.
+    import tempfile
+
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", f"qlog_pyserini.{name}", *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    err = tempfile.TemporaryFile("w+")
+    # -X faulthandler: if a verb ever hangs, SIGABRT from the test prints every thread's stack.
+    proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", f"qlog_pyserini.{name}", *map(str, args)],
+                            stdout=subprocess.DEVNULL, stderr=err, text=True, env=env)
+    proc.stderr = _Rewound(err)
+    return proc
+
+
+class _Rewound:
+    """The stderr file of a started verb, read from its start."""
+
+    def __init__(self, f) -> None:
+        self.f = f
+
+    def read(self) -> str:
+        self.f.seek(0)
+        return self.f.read()
 
 
 def _wait_for(condition, proc: subprocess.Popen, timeout: float = 300.0) -> None:
@@ -138,7 +156,12 @@ def test_killed_sweep_leaves_no_staging_and_no_child(big, tmp_path, sig):
     _wait_for(lambda: any(p.is_dir() and any((p / "runs").glob("run.*")) for p in _hidden(tmp_path, "sw")), proc)
     kids = children_of(proc.pid)
     proc.send_signal(sig)
-    proc.wait(timeout=240)
+    try:
+        proc.wait(timeout=240)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        proc.wait(timeout=30)
+        raise AssertionError(f"did not exit after {sig.name}: {proc.stderr.read()[-6000:]}") from None
     assert wait_gone(kids + children_of(proc.pid), timeout=20) == []
     assert not out.exists(), (proc.returncode, proc.stderr.read()[-3000:])
     if sig == signal.SIGTERM:
