@@ -49,11 +49,13 @@ def _qlog(k1: float, b: float, q: float = 1.0, idf_form: str = "lucene", **_: An
 
 
 def _idf_gamma(k1: float, b: float, gamma: float = 1.0, **_: Any) -> Any:
-    return jclass("io.qlog.similarities.IdfPowerBM25Similarity")(float(k1), float(b), _positive("gamma", gamma))
+    gamma = _positive("gamma", gamma)  # checked before the JVM is touched
+    return jclass("io.qlog.similarities.IdfPowerBM25Similarity")(float(k1), float(b), gamma)
 
 
 def _qld(mu: float = DEFAULT_MU, **_: Any) -> Any:
-    return jclass("org.apache.lucene.search.similarities.LMDirichletSimilarity")(_positive("mu", mu))
+    mu = _positive("mu", mu)
+    return jclass("org.apache.lucene.search.similarities.LMDirichletSimilarity")(mu)
 
 
 def _dfr(**_: Any) -> Any:

@@ -224,3 +224,12 @@ def test_qlog_java_opts_reach_the_jvm_options(monkeypatch):
     monkeypatch.setenv("QLOG_JAVA_OPTS", "Xmx2g")
     with pytest.raises(QLogError, match="QLOG_JAVA_OPTS"):
         jvm_options()
+
+
+@pytest.mark.parametrize("name, params", [("qld", {"mu": 1e39}), ("idf-gamma", {"gamma": float("inf")}),
+                                          ("qld", {"mu": 0})])
+def test_parameters_a_java_float_cannot_hold_are_refused_before_java(name, params):
+    from qlog_pyserini.search.similarities import make_similarity
+
+    with pytest.raises(QLogError, match="illegal (mu|gamma) value"):
+        make_similarity(name, **params)
