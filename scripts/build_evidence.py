@@ -6,8 +6,8 @@ Everything goes under work/i12/ (corpora/<name>/{prepared,index}, sweeps/<name>,
 Steps (each cached; a finished sweep is never redone):
   labelled                      CSN-Ruby, CoSQA, CACM from ../shared/data
   demo                          the running Python's stdlib, the JDK's src.zip (capped at 50,000 functions)
-  debian:LANG                   a Debian language already fetched (python -m qlog_pyserini.fetch --language LANG),
-                                50,000 functions at most, 500 queries
+  debian:LANG                   a Debian language already fetched (python -m qlog_pyserini.fetch --language LANG;
+                                Go with --target-functions 50000), 50,000 functions at most, 500 queries
   subs:BASE:SIZE,...            nested seeded subsamples of a built corpus: a fixed query order and a fixed order
                                 of the other documents; at most a fifth of the documents are answers
   redo:NAME                     re-sweep NAME if its sweep predates cross-validation

@@ -1,4 +1,12 @@
-"""Leave-one-language-out: how much of the oracle gain the label-free q recovers.
+"""Leave-one-corpus-out: how much of the oracle gain the label-free q recovers, and whether it ever hurts.
+
+Two evaluations live here. The current one (:func:`select_shrinkage`, :func:`leave_one_family_out`,
+:func:`fit_rule`, the default of ``python -m qlog_pyserini.lolo``) judges the full rule of
+:mod:`qlog_pyserini.qpred.rule` (feature, c, q_min, shrinkage n0, rounding): each corpus is held
+out with its nested size subsamples (its family), the constants are fitted on the other families
+(the most cautious candidate within 0.03 of the best mean recovery that keeps every training
+corpus above -0.25% against BM25), and n0 is chosen by comparing the held-out outcomes. The older
+per-feature report below (``--variant``) fits only c of ``clip(1 - c * h, q_min, 1)``:
 
     python -m qlog_pyserini.lolo --sweeps sweeps/csn-ruby sweeps/cosqa sweeps/cacm ... \\
         [--variant hapax-per-token --variant df-slope | --variant all] [--output results/lolo.md]
