@@ -58,6 +58,7 @@ def run_demo(work: Path, n_queries: int = 500, qs: Sequence[float] = DEMO_QS, th
     for corpus in demo_sources():
         t0 = time.perf_counter()
         folder = work / corpus.name
+        folder.mkdir(parents=True, exist_ok=True)  # our own work folder: the steps below refuse to invent parents
         info(f"[{corpus.name}] extracting documented functions from {corpus.source}")
         build_benchmark([(corpus.source, corpus.name)], folder / "beir", languages=[corpus.language],
                         n_queries=n_queries, seed=seed, overwrite=True, progress=True)
