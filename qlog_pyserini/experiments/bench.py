@@ -95,7 +95,13 @@ def run_benchmark(index_dir: str | os.PathLike, topics: str | os.PathLike, ks: S
     texts = _query_texts(topics, max_queries)
 
     started = time.perf_counter()
-    bench = jclass(BENCH_CLASS).open(str(index_path), java_list(texts))
+    try:
+        bench = jclass(BENCH_CLASS).open(str(index_path), java_list(texts))
+    except Exception as e:  # a corrupt index: one error line, not Lucene's stack
+        if type(e).__name__ != "JavaException":
+            raise
+        first = (str(getattr(e, "innermessage", None) or e).strip().splitlines() or [type(e).__name__])[0]
+        raise QLogError(f"cannot open index {str(index_path)!r}: {first}") from None
     try:
         bm25 = make_similarity("bm25", k1, b)
         qlog = {q: _qlog(k1, b, q) for q in qs}

@@ -159,6 +159,13 @@ def test_corrupt_index_is_one_error_line(tmp_path, stdlib_index, stdlib_code):
     assert_one_error(verb("search", "--index", broken, "--topics", stdlib_code[1], "--output", tmp_path / "r.txt"),
                      "index")
     assert not (tmp_path / "r.txt").exists()
+    assert_one_error(verb("bench", "--index", broken, "--topics", stdlib_code[1]), "cannot open index")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} 0 x 1\n" for q in read_topics(stdlib_code[1])))
+    for auto in ([], ["--no-auto"]):
+        assert_one_error(verb("sweep", "--index", broken, "--topics", stdlib_code[1], "--qrels", qrels,
+                              "--out", tmp_path / "sw", *auto), "index")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "qrels.txt"]
 
 
 def test_a_query_with_more_than_1024_distinct_terms_is_answered(searcher):
