@@ -24,8 +24,8 @@ def wheel(tmp_path_factory):
     pytest.importorskip("build", reason="python -m build is needed (pip install build)")
     # Built from a copy of the source tree, so that setuptools' build/ and egg-info stay out of the checkout.
     src = tmp_path_factory.mktemp("src") / "qlog-pyserini"
-    keep = {"qlog_pyserini", "java-similarity", "setup.py", "setup.cfg", "pyproject.toml", "MANIFEST.in", "README.md"}
-    for name in keep:
+    src.mkdir()
+    for name in ("qlog_pyserini", "java-similarity", "setup.py", "setup.cfg", "pyproject.toml", "MANIFEST.in", "README.md"):
         if (ROOT / name).is_dir():
             shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("build", "target", "__pycache__", "_jars"))
         elif (ROOT / name).is_file():
