@@ -227,7 +227,7 @@ def test_lolo_cli_measures_off_grid_q_like_the_search_cli(real_sweeps, stdlib_in
     payload = json.loads(js.read_text())
     results = payload["per_variant"]
     # the rule report: each held-out corpus's row comes from a rule fitted on the other family only
-    assert "## Held out: the rule fitted without the corpus's family" in proc.stdout
+    assert "): the rule fitted without the corpus's family" in proc.stdout and "## Choosing the shrinkage n0" in proc.stdout
     assert [r["name"] for r in payload["loco"]] == ["py-a", "py-b"] and payload["default"]["summary"]["corpora"] == 2
     fixed = next(r for r in results if r["mode"] == "fixed")
     row = next(r for r in fixed["rows"] if r["name"] == "py-a")
