@@ -100,3 +100,14 @@ def test_cli_malformed_run_is_one_line(files, tmp_path):
     lines = proc.stderr.strip().splitlines()
     # read by the strict run reader before trec_eval (issue 13): the file and line are named
     assert len(lines) == 1 and "bad.txt:1: a run line needs 6 columns" in lines[0]
+
+
+def test_cli_warns_when_the_runs_answer_different_queries(files):
+    # B answers 3 of the 4 judged queries, A all 4: the comparison still runs (q4 scores 0 for B, as
+    # trec_eval -c does), but the user is told, since a large "gain" may only be coverage.
+    proc = cli("--qrels", str(files["qrels"]), "--runs", str(files["a"]), str(files["b"]), "--resamples", "100")
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "A 4, B 3 of the 4 judged" in warnings[0]
+    same = cli("--qrels", str(files["qrels"]), "--runs", str(files["a"]), str(files["c"]), "--resamples", "100")
+    assert same.returncode == 0 and "warning:" not in same.stderr
