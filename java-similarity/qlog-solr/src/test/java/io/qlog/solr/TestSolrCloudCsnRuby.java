@@ -106,15 +106,7 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
     for (String c : new String[] {"exact", "local"}) {
       CollectionAdminRequest.createCollection(c, "qlog-" + c, 2, 1).process(cluster.getSolrClient());
       cluster.waitForActiveCollection(c, 2, 2);
-      List<SolrInputDocument> batch = new ArrayList<>();
-      for (String[] d : data.docs) {
-        SolrInputDocument doc = new SolrInputDocument();
-        doc.addField("id", d[0]);
-        doc.addField("contents", d[1]);
-        batch.add(doc);
-      }
-      cluster.getSolrClient().add(c, batch);
-      cluster.getSolrClient().commit(c);
+      indexCorpus(c);
     }
     // the single-index reference, Lucene 9.12 (the Lucene Solr runs), with the id as a sort key
     log("cluster up, both collections indexed");
@@ -132,6 +124,19 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
     }
     refReader = DirectoryReader.open(refDir);
     log("reference index built");
+  }
+
+  /** Every CSN-Ruby document ({@code id}, {@code contents}) into {@code collection}, committed. */
+  static void indexCorpus(String collection) throws Exception {
+    List<SolrInputDocument> batch = new ArrayList<>();
+    for (String[] d : data.docs) {
+      SolrInputDocument doc = new SolrInputDocument();
+      doc.addField("id", d[0]);
+      doc.addField("contents", d[1]);
+      batch.add(doc);
+    }
+    cluster.getSolrClient().add(collection, batch);
+    cluster.getSolrClient().commit(collection);
   }
 
   static void log(String what) {
@@ -385,15 +390,7 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
     cluster.uploadConfigSet(conf, "qlog-bench");
     CollectionAdminRequest.createCollection("bench", "qlog-bench", 2, 1).process(cluster.getSolrClient());
     cluster.waitForActiveCollection("bench", 2, 2);
-    List<SolrInputDocument> batch = new ArrayList<>();
-    for (String[] d : data.docs) {
-      SolrInputDocument doc = new SolrInputDocument();
-      doc.addField("id", d[0]);
-      doc.addField("contents", d[1]);
-      batch.add(doc);
-    }
-    cluster.getSolrClient().add("bench", batch);
-    cluster.getSolrClient().commit("bench");
+    indexCorpus("bench");
 
     List<String> texts = new ArrayList<>(data.topics.values());
     for (int i = 0; i < 300; i++) { // warm-up, untimed
