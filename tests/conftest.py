@@ -14,7 +14,7 @@ SHARED_DATA = Path(os.environ.get("QLOG_SHARED_DATA", ROOT.parent / "shared" / "
 # Tests are marked by what they need, so `pytest -m "not jvm and not data"` runs the pure-Python
 # ones in seconds on a machine without a JDK: a test using one of these fixtures is marked here;
 # modules that start the JVM otherwise mark themselves with `pytestmark = pytest.mark.jvm`.
-JVM_FIXTURES = frozenset({"tiny_index", "stdlib_index"})
+JVM_FIXTURES = frozenset({"tiny_index", "stdlib_index", "csn_ruby"})
 
 
 def pytest_collection_modifyitems(config, items) -> None:
@@ -157,3 +157,18 @@ def stdlib_qrels(stdlib_code) -> Path:
             qid = line.split("\t", 1)[0]
             q.write(f"{qid} 0 {qid[2:]} 1\n")
     return path
+
+
+@pytest.fixture(scope="session")
+def csn_ruby(shared_data, tmp_path_factory) -> tuple[Path, Path]:
+    """CodeSearchNet Ruby (test + valid) prepared and indexed once per session: (prepared folder, index)."""
+    from qlog_pyserini.benchmarks.datasets import prepare_csn
+    from qlog_pyserini.index.indexer import build_index
+
+    folder = shared_data / "csn-ruby"
+    if not (folder / "test.jsonl").is_file():
+        pytest.skip("csn-ruby is absent")
+    work = tmp_path_factory.mktemp("csn-ruby")
+    prepared = prepare_csn([folder / "test.jsonl", folder / "valid.jsonl"], work / "data")
+    build_index(prepared.out / "corpus", work / "index", threads=2, progress=False)
+    return prepared.out, work / "index"

@@ -4,26 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from qlog_pyserini.benchmarks.datasets import prepare_csn
 from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import write_run
-from qlog_pyserini.index.indexer import build_index
 from qlog_pyserini.search.batch import search_topics
 from qlog_pyserini.search.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
-
-
-@pytest.fixture(scope="module")
-def csn_ruby(shared_data, tmp_path_factory):
-    folder = shared_data / "csn-ruby"
-    if not (folder / "test.jsonl").is_file():
-        pytest.skip("csn-ruby is absent")
-    work = tmp_path_factory.mktemp("csn-ruby")
-    prepared = prepare_csn([folder / "test.jsonl", folder / "valid.jsonl"], work / "data")
-    build_index(prepared.out / "corpus", work / "index", threads=2, progress=False)
-    return prepared.out, work / "index"
 
 
 def test_csn_ruby_q07_beats_bm25(csn_ruby, tmp_path):

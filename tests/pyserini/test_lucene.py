@@ -223,23 +223,11 @@ out["ours"] = to_dict(QLogSearcher(index).batch_search(queries, qids, k=10))
     json.dumps(out["ours"])
 
 
-@pytest.fixture(scope="module")
-def csn_ruby(shared_data, tmp_path_factory):
-    """CodeSearchNet Ruby (test + valid), prepared and indexed as the end-to-end test does."""
-    from qlog_pyserini.benchmarks.datasets import prepare_csn
-    from qlog_pyserini.index.indexer import build_index
-
-    folder = shared_data / "csn-ruby"
-    if not (folder / "test.jsonl").is_file():
-        pytest.skip("csn-ruby is absent")
-    work = tmp_path_factory.mktemp("csn-ruby-pyserini")
-    prepared = prepare_csn([folder / "test.jsonl", folder / "valid.jsonl"], work / "data")
-    build_index(prepared.out / "corpus", work / "index", threads=2, progress=False)
-    return prepared.out / "topics.tsv", work / "index"
 
 
 def test_install_qlog_on_csn_ruby_is_set_bm25_at_q1_and_qlogsearcher_at_q07(csn_ruby, run_with_pyserini):
-    topics, index = csn_ruby
+    data, index = csn_ruby
+    topics = data / "topics.tsv"
     out = run_with_pyserini(RUN + f"""
 from pyserini.search.lucene import LuceneSearcher
 from qlog_pyserini import QLogSearcher, install_qlog
