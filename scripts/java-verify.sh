@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Build and test java-similarity/ with Maven: the similarities on Lucene 10.5 and 9.12, the Solr factory and
-# the SolrCloud tests, and (when Pyserini's fatjar is installed in .venv) the Anserini-dependent module.
+# the SolrCloud tests, the OpenSearch plugin, its zip and its cluster tests, and (when Pyserini's fatjar is
+# installed in .venv) the Anserini-dependent module. As root, the OpenSearch test JVMs run as uid 65534 in a
+# user namespace (OpenSearch refuses uid 0; qlog-opensearch/src/test/bin/java-not-root).
 # Finds a JDK >= 21 at run time (QLOG_JAVA_HOME, JAVA_HOME, /usr/lib/jvm/*, javac on PATH; newest wins).
 # Extra arguments go to Maven, e.g. -Dtest=TestQLogIdf -Dsurefire.failIfNoSpecifiedTests=false.
 set -euo pipefail
@@ -43,7 +45,7 @@ echo "java-verify: JDK $JDK (Java $(jdk_major "$JDK")), $(mvn -v 2>/dev/null | h
 # Maven itself (its bundled Guava) warns about sun.misc.Unsafe on JDK 24+; harmless, and noise in CI logs
 if [ "$(jdk_major "$JDK")" -ge 24 ]; then export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"; fi
 # stale reports from an earlier run would count in the summary below
-rm -rf java-similarity/*/target/surefire-reports
+rm -rf java-similarity/*/target/surefire-reports java-similarity/*/target/failsafe-reports
 
 rc=0
 (cd java-similarity && mvn -q -B verify "${args[@]}" "$@") || rc=$?
@@ -52,7 +54,9 @@ rc=0
 python3 - "$ROOT/java-similarity" <<'PY' || true
 import glob, os, sys, xml.etree.ElementTree as ET
 total = [0, 0, 0, 0]
-for module in sorted(glob.glob(os.path.join(sys.argv[1], "*", "target", "surefire-reports"))):
+reports = glob.glob(os.path.join(sys.argv[1], "*", "target", "surefire-reports"))
+reports += glob.glob(os.path.join(sys.argv[1], "*", "target", "failsafe-reports"))
+for module in sorted(reports):
     counts = [0, 0, 0, 0]
     for f in glob.glob(os.path.join(module, "TEST-*.xml")):
         s = ET.parse(f).getroot()
@@ -60,6 +64,8 @@ for module in sorted(glob.glob(os.path.join(sys.argv[1], "*", "target", "surefir
             counts[i] += int(s.get(k, 0))
     total = [a + b for a, b in zip(total, counts)]
     name = os.path.basename(os.path.dirname(os.path.dirname(module)))
+    if module.endswith("failsafe-reports"):
+        name += ", integration"
     print(f"[{name}] Tests run: {counts[0]}, Failures: {counts[1]}, Errors: {counts[2]}, Skipped: {counts[3]}")
 print(f"Tests run: {total[0]}, Failures: {total[1]}, Errors: {total[2]}, Skipped: {total[3]}")
 PY

@@ -1,9 +1,11 @@
 package io.qlog.solr;
 
+import io.qlog.similarities.QLogBM25Parameters;
 import io.qlog.similarities.QLogBM25Similarity;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Locale;
-import java.util.Set;
+import java.util.Map;
 import org.apache.lucene.search.similarities.Similarity;
 import org.apache.solr.common.SolrException;
 import org.apache.solr.common.params.SolrParams;
@@ -11,7 +13,8 @@ import org.apache.solr.schema.SimilarityFactory;
 
 /**
  * Solr factory for {@link QLogBM25Similarity}: reads its parameters from the schema, validates them and
- * returns the Lucene similarity. No scoring logic lives here.
+ * returns the Lucene similarity. No scoring logic lives here, and no parameter logic: that is
+ * {@link QLogBM25Parameters}, shared with the OpenSearch plugin.
  *
  * <pre>
  * &lt;similarity class="io.qlog.solr.QLogBM25SimilarityFactory"&gt;
@@ -28,61 +31,25 @@ import org.apache.solr.schema.SimilarityFactory;
  * ({@code ExactStatsCache}) on a sharded collection.
  */
 public class QLogBM25SimilarityFactory extends SimilarityFactory {
-  /** Every parameter the factory reads; anything else in the element is a typo and is refused. */
-  static final Set<String> PARAMETERS = Set.of("q", "k1", "b", "idf_form");
-
   private QLogBM25Similarity similarity;
 
   @Override
   public void init(SolrParams params) {
     super.init(params);
+    Map<String, String> values = new HashMap<>();
     for (Iterator<String> names = params.getParameterNamesIterator(); names.hasNext(); ) {
       String name = names.next();
       // Solr hands over the element's class attribute among the parameters
-      if (!PARAMETERS.contains(name) && !"class".equals(name)) {
-        throw error("unknown parameter '" + name + "', allowed: b, idf_form, k1, q");
+      if (!"class".equals(name)) {
+        values.put(name, params.get(name));
       }
     }
-    double q = number(params, "q", 1.0, "a finite number (1 is BM25)");
-    double k1 = number(params, "k1", 0.9, "a finite number >= 0");
-    double b = number(params, "b", 0.4, "a number between 0 and 1");
-    if (k1 < 0) {
-      throw error("illegal k1 value: " + params.get("k1") + ", must be a finite number >= 0");
-    }
-    if (b < 0 || b > 1) {
-      throw error("illegal b value: " + params.get("b") + ", must be between 0 and 1");
-    }
-    String form = params.get("idf_form", "lucene");
-    QLogBM25Similarity.IdfForm idfForm;
     try {
-      idfForm = QLogBM25Similarity.IdfForm.parse(form);
+      similarity = QLogBM25Parameters.similarity(values);
     } catch (IllegalArgumentException e) {
-      throw error("illegal idf_form value: " + form + ", must be one of lucene, rsj");
+      throw new SolrException(SolrException.ErrorCode.SERVER_ERROR,
+          QLogBM25SimilarityFactory.class.getSimpleName() + ": " + e.getMessage(), e);
     }
-    similarity = new QLogBM25Similarity((float) k1, (float) b, q, idfForm);
-  }
-
-  /** A finite number, or the default when absent; the message names the parameter, the text and the range. */
-  private static double number(SolrParams params, String name, double defaultValue, String range) {
-    String text = params.get(name);
-    if (text == null) {
-      return defaultValue;
-    }
-    double value;
-    try {
-      value = Double.parseDouble(text.trim());
-    } catch (NumberFormatException e) {
-      throw error("illegal " + name + " value: " + text + ", must be " + range);
-    }
-    if (!Double.isFinite(value)) {
-      throw error("illegal " + name + " value: " + text + ", must be " + range);
-    }
-    return value;
-  }
-
-  private static SolrException error(String message) {
-    return new SolrException(SolrException.ErrorCode.SERVER_ERROR,
-        QLogBM25SimilarityFactory.class.getSimpleName() + ": " + message);
   }
 
   @Override

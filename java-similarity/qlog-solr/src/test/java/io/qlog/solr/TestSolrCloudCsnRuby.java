@@ -1,6 +1,10 @@
 package io.qlog.solr;
 
-import io.qlog.similarities.QLogBM25Similarity;
+import io.qlog.testing.AnalyzerFixture;
+import io.qlog.testing.CsnRuby;
+import io.qlog.testing.DistributedComparison;
+import io.qlog.testing.ReferenceIndex;
+import io.qlog.testing.TopTen;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,38 +12,9 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
-import org.apache.lucene.analysis.Analyzer;
-import org.apache.lucene.analysis.TokenStream;
-import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
-import org.apache.lucene.document.Document;
-import org.apache.lucene.document.Field;
-import org.apache.lucene.document.SortedDocValuesField;
-import org.apache.lucene.document.StringField;
-import org.apache.lucene.document.TextField;
-import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.IndexWriter;
-import org.apache.lucene.index.IndexWriterConfig;
-import org.apache.lucene.search.BooleanClause;
-import org.apache.lucene.search.FieldDoc;
-import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.Query;
-import org.apache.lucene.search.ScoreDoc;
-import org.apache.lucene.search.Sort;
-import org.apache.lucene.search.SortField;
-import org.apache.lucene.search.TopFieldDocs;
-import org.apache.lucene.store.ByteBuffersDirectory;
-import org.apache.lucene.util.BytesRef;
-import org.apache.lucene.util.QueryBuilder;
 import org.apache.solr.client.solrj.SolrQuery;
 import org.apache.solr.client.solrj.request.CollectionAdminRequest;
 import org.apache.solr.client.solrj.request.FieldAnalysisRequest;
@@ -80,12 +55,11 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
   static final double[] QS =
       Arrays.stream(System.getProperty("qlog.drift.qs", "1,0.7").split(",")).mapToDouble(Double::parseDouble).toArray();
   /** The q values at which the issue requires equality; the others are measured and reported too. */
-  static final Set<Double> REQUIRED = Set.of(1.0, 0.7);
+  static final double[] REQUIRED = {1.0, 0.7};
 
   static CsnRuby data;
   static Path configs;
-  static ByteBuffersDirectory refDir;
-  static DirectoryReader refReader;
+  static ReferenceIndex reference;
   static long startNanos;
 
   @BeforeClass
@@ -108,21 +82,9 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
       cluster.waitForActiveCollection(c, 2, 2);
       indexCorpus(c);
     }
-    // the single-index reference, Lucene 9.12 (the Lucene Solr runs), with the id as a sort key
+    // the single-index reference, Lucene 9.12 (the Lucene Solr runs)
     log("cluster up, both collections indexed");
-    refDir = new ByteBuffersDirectory();
-    IndexWriterConfig iwc = new IndexWriterConfig(new AnserinitokenChain());
-    iwc.setSimilarity(new QLogBM25Similarity(1.0)); // norms are the same for every BM25 variant
-    try (IndexWriter w = new IndexWriter(refDir, iwc)) {
-      for (String[] d : data.docs) {
-        Document doc = new Document();
-        doc.add(new StringField("id", d[0], Field.Store.YES));
-        doc.add(new SortedDocValuesField("id", new BytesRef(d[0])));
-        doc.add(new TextField("contents", d[1], Field.Store.NO));
-        w.addDocument(doc);
-      }
-    }
-    refReader = DirectoryReader.open(refDir);
+    reference = new ReferenceIndex(data);
     log("reference index built");
   }
 
@@ -145,12 +107,10 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
 
   @AfterClass
   public static void closeReference() throws IOException {
-    if (refReader != null) {
-      refReader.close();
-      refDir.close();
+    if (reference != null) {
+      reference.close();
     }
-    refReader = null;
-    refDir = null;
+    reference = null;
     data = null;
   }
 
@@ -174,189 +134,60 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
     }
   }
 
-  static List<String> tokens(Analyzer analyzer, String text) throws IOException {
-    List<String> out = new ArrayList<>();
-    try (TokenStream ts = analyzer.tokenStream("contents", text)) {
-      CharTermAttribute t = ts.addAttribute(CharTermAttribute.class);
-      ts.reset();
-      while (ts.incrementToken()) {
-        out.add(t.toString());
-      }
-      ts.end();
-    }
-    return out;
-  }
-
   @Test
   public void schemaAnalyzerIsAnserinisDefaultEnglishAnalyzer() throws Exception {
-    Path dir = Paths.get(System.getProperty("basedir", ".")).resolve("src/test/resources/analysis");
-    List<String> texts = Files.readAllLines(dir.resolve("texts.txt"), StandardCharsets.UTF_8);
-    List<String> expected = Files.readAllLines(dir.resolve("anserini-default-english.tokens"), StandardCharsets.UTF_8);
-    assertEquals(texts.size(), expected.size());
-    try (Analyzer reference = new AnserinitokenChain()) {
-      for (int i = 0; i < texts.size(); i++) {
-        String text = texts.get(i);
-        assertEquals("reference analyzer, text " + (i + 1), expected.get(i), String.join(" ", tokens(reference, text)));
-        if (text.isBlank()) {
-          continue; // Solr's analysis handler refuses an empty value; the reference analyzer covered it
-        }
-        FieldAnalysisRequest req = new FieldAnalysisRequest();
-        req.addFieldType("text_anserini");
-        req.setFieldValue(text);
-        FieldAnalysisResponse rsp = req.process(cluster.getSolrClient(), "exact");
-        List<String> solr = new ArrayList<>();
-        AnalysisResponseBase.AnalysisPhase last = null;
-        for (AnalysisResponseBase.AnalysisPhase phase : rsp.getFieldTypeAnalysis("text_anserini").getIndexPhases()) {
-          last = phase;
-        }
-        for (AnalysisResponseBase.TokenInfo t : last.getTokens()) {
-          solr.add(t.getText());
-        }
-        assertEquals("Solr schema analyzer, text " + (i + 1) + ": " + text, expected.get(i), String.join(" ", solr));
+    List<String> texts = AnalyzerFixture.texts();
+    List<String> expected = AnalyzerFixture.anseriniTokens();
+    for (int i = 0; i < texts.size(); i++) {
+      String text = texts.get(i);
+      if (text.isBlank()) {
+        continue; // Solr's analysis handler refuses an empty value; TestAnseriniEnglishAnalyzer covers it
       }
+      FieldAnalysisRequest req = new FieldAnalysisRequest();
+      req.addFieldType("text_anserini");
+      req.setFieldValue(text);
+      FieldAnalysisResponse rsp = req.process(cluster.getSolrClient(), "exact");
+      List<String> solr = new ArrayList<>();
+      AnalysisResponseBase.AnalysisPhase last = null;
+      for (AnalysisResponseBase.AnalysisPhase phase : rsp.getFieldTypeAnalysis("text_anserini").getIndexPhases()) {
+        last = phase;
+      }
+      for (AnalysisResponseBase.TokenInfo t : last.getTokens()) {
+        solr.add(t.getText());
+      }
+      assertEquals("Solr schema analyzer, text " + (i + 1) + ": " + text, expected.get(i), String.join(" ", solr));
     }
   }
 
-  /** One ranked top 10: ids and scores. */
-  static final class Top {
-    final List<String> ids = new ArrayList<>();
-    final List<Float> scores = new ArrayList<>();
-  }
-
-  static Top solrTop(String collection, String text) throws Exception {
+  static TopTen solrTop(String collection, String text) throws Exception {
     SolrQuery query = new SolrQuery(ClientUtils.escapeQueryChars(text));
     query.set("defType", "lucene");
     query.setRows(10);
     query.setFields("id", "score");
     query.set("sort", "score desc,id asc");
     QueryResponse rsp = cluster.getSolrClient().query(collection, query);
-    Top top = new Top();
+    TopTen top = new TopTen();
     for (SolrDocument d : rsp.getResults()) {
-      top.ids.add((String) d.getFieldValue("id"));
-      top.scores.add(((Number) d.getFieldValue("score")).floatValue());
+      top.add((String) d.getFieldValue("id"), ((Number) d.getFieldValue("score")).floatValue());
     }
     return top;
-  }
-
-  static Top referenceTop(IndexSearcher searcher, Query query) throws IOException {
-    Top top = new Top();
-    if (query == null) {
-      return top; // every token was a stopword: Solr's parser makes an empty query too
-    }
-    TopFieldDocs docs = searcher.search(query, 10, new Sort(SortField.FIELD_SCORE, new SortField("id", SortField.Type.STRING)), true);
-    for (ScoreDoc sd : docs.scoreDocs) {
-      top.ids.add(searcher.storedFields().document(sd.doc).get("id"));
-      top.scores.add(((FieldDoc) sd).score);
-    }
-    return top;
-  }
-
-  /** Same ids in the same order and every score within one ulp. */
-  static boolean same(Top a, Top b) {
-    if (!a.ids.equals(b.ids)) {
-      return false;
-    }
-    for (int i = 0; i < a.scores.size(); i++) {
-      float x = a.scores.get(i);
-      float y = b.scores.get(i);
-      if (Math.abs(x - y) > Math.ulp(Math.max(x, y))) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  static double overlap(Top a, Top ref) {
-    if (ref.ids.isEmpty()) {
-      return a.ids.isEmpty() ? 1 : 0;
-    }
-    Set<String> common = new HashSet<>(a.ids);
-    common.retainAll(ref.ids);
-    return common.size() / (double) ref.ids.size();
   }
 
   @Test
   public void exactStatsEqualSingleIndexAndLocalStatsDrift() throws Exception {
-    Analyzer analyzer = new AnserinitokenChain();
-    QueryBuilder builder = new QueryBuilder(analyzer);
-    Map<Double, String> rows = new TreeMap<>((a, b) -> Double.compare(b, a));
-    List<String> failures = new ArrayList<>();
-    StringBuilder differences = new StringBuilder();
+    DistributedComparison comparison = new DistributedComparison("ExactStatsCache", "LocalStatsCache", data);
     for (double q : QS) {
       setQ(q);
       log("q=" + q + ": configsets uploaded, collections reloaded");
-      IndexSearcher searcher = new IndexSearcher(refReader);
-      searcher.setSimilarity(new QLogBM25Similarity(0.9f, 0.4f, q, QLogBM25Similarity.IdfForm.LUCENE));
-      int n = 0;
-      int equalExact = 0;
-      int equalLocal = 0;
-      int bitwise = 0;
-      double overlapLocal = 0;
-      double ndcgRef = 0;
-      double ndcgExact = 0;
-      double ndcgLocal = 0;
-      // Solr answers for all queries first, 2 requests at a time (2 cores), then the comparison in query order
-      Map<String, Future<Top[]>> answers = new java.util.LinkedHashMap<>();
-      ExecutorService pool = Executors.newFixedThreadPool(2);
-      try {
-        for (Map.Entry<String, String> topic : data.topics.entrySet()) {
-          String text = topic.getValue();
-          answers.put(topic.getKey(), pool.submit(() -> new Top[] {solrTop("exact", text), solrTop("local", text)}));
-        }
-        for (Future<Top[]> f : answers.values()) {
-          f.get();
-        }
-      } finally {
-        pool.shutdown();
-        pool.awaitTermination(1, TimeUnit.MINUTES);
-      }
-      log("q=" + q + ": Solr answered " + answers.size() + " queries on both collections");
-      for (Map.Entry<String, String> topic : data.topics.entrySet()) {
-        n++;
-        Top ref = referenceTop(searcher, builder.createBooleanQuery("contents", topic.getValue(), BooleanClause.Occur.SHOULD));
-        Top exact = answers.get(topic.getKey()).get()[0];
-        Top local = answers.get(topic.getKey()).get()[1];
-        if (same(exact, ref)) {
-          equalExact++;
-          if (exact.scores.equals(ref.scores)) {
-            bitwise++;
-          }
-        } else if (differences.length() < 20_000) {
-          differences.append(String.format(Locale.ROOT, "q=%s %s%n  solr %s %s%n  ref  %s %s%n",
-              q, topic.getKey(), exact.ids, exact.scores, ref.ids, ref.scores));
-        }
-        equalLocal += local.ids.equals(ref.ids) ? 1 : 0; // scores differ by construction with local statistics
-        overlapLocal += overlap(local, ref);
-        ndcgRef += data.ndcg10(topic.getKey(), ref.ids);
-        ndcgExact += data.ndcg10(topic.getKey(), exact.ids);
-        ndcgLocal += data.ndcg10(topic.getKey(), local.ids);
-      }
-      double share = equalExact / (double) n;
-      rows.put(q, String.format(Locale.ROOT, "| %s | %d | %d (%.2f%%), %d bitwise | %.4f | %.4f | %.4f | %+.4f | %.3f | %d (%.1f%%) |",
-          q == 1.0 ? "1 (BM25)" : Double.toString(q), n, equalExact, 100 * share, bitwise,
-          ndcgRef / n, ndcgExact / n, ndcgLocal / n, (ndcgLocal - ndcgRef) / n, overlapLocal / n,
-          equalLocal, 100.0 * equalLocal / n));
-      if (REQUIRED.contains(q) && share < 0.99) {
-        failures.add(String.format(Locale.ROOT, "q=%s: ExactStatsCache top 10 equals the single index on %.2f%% of queries (< 99%%)", q, 100 * share));
-      }
+      comparison.compareAll(q, text -> new TopTen[] {solrTop("exact", text), solrTop("local", text)}, reference);
+      log("q=" + q + ": Solr answered " + data.topics.size() + " queries on both collections");
     }
     double seconds = (System.nanoTime() - startNanos) / 1e9;
-    StringBuilder md = new StringBuilder();
-    md.append("| q | queries | ExactStatsCache top 10 = single index | NDCG@10 single index | ExactStatsCache | LocalStatsCache | local - single | top-10 overlap, local vs single | local top 10 same ids and order |\n");
-    md.append("|---|---:|---|---:|---:|---:|---:|---:|---|\n");
-    for (String row : rows.values()) {
-      md.append(row).append('\n');
-    }
-    md.append(String.format(Locale.ROOT, "%n%d documents, 2 nodes, 2 shards; test time %.0f s (cluster start, indexing twice, %d query passes).%n",
-        data.docs.size(), seconds, QS.length * 2));
-    if (differences.length() > 0) {
-      md.append("\nExactStatsCache differences:\n\n```\n").append(differences).append("```\n");
-    }
-    Path out = Paths.get(System.getProperty("qlog.drift.out",
-        Paths.get(System.getProperty("basedir", ".")).resolve("target/solr-drift.md").toString()));
-    Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
-    System.out.println(md);
-    assertTrue(String.join("\n", failures) + "\n" + differences, failures.isEmpty());
+    comparison.report(String.format(Locale.ROOT,
+        "%d documents, 2 nodes, 2 shards; test time %.0f s (cluster start, indexing twice, %d query passes).%n",
+        data.docs.size(), seconds, QS.length * 2), "solr-drift.md");
+    List<String> failures = comparison.failures(REQUIRED, 0.99);
+    assertTrue(String.join("\n", failures) + "\n" + comparison.differences(), failures.isEmpty());
   }
 
   /**

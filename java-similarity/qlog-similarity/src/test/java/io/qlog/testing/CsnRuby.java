@@ -1,4 +1,4 @@
-package io.qlog.solr;
+package io.qlog.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -20,15 +20,19 @@ import java.util.stream.Stream;
  * CodeSearchNet Ruby as this project prepares it ({@code python -m qlog_pyserini.prepare --format csn}):
  * corpus/*.jsonl of {"id","contents"}, topics.tsv (qid TAB text), qrels.txt (TREC). The prepared folder is
  * -Dqlog.csn=DIR, or made here into target/csn-ruby with the project's .venv from ../shared/data. Null when
- * neither is possible, and the caller skips.
+ * neither is possible, and the caller skips. Shared by the engine tests (Solr, OpenSearch) through this
+ * module's test jar.
  */
-final class CsnRuby {
-  final List<String[]> docs = new ArrayList<>(); // {id, contents}
-  final Map<String, String> topics = new LinkedHashMap<>();
-  final Map<String, Map<String, Integer>> qrels = new HashMap<>();
+public final class CsnRuby {
+  /** {id, contents} in file order. */
+  public final List<String[]> docs = new ArrayList<>();
+  /** qid to query text, in file order. */
+  public final Map<String, String> topics = new LinkedHashMap<>();
+  /** qid to docid to grade. */
+  public final Map<String, Map<String, Integer>> qrels = new HashMap<>();
 
   /** Why the data is unavailable, or null when {@link #load()} can work. */
-  static String unavailable() {
+  public static String unavailable() {
     if (System.getProperty("qlog.csn") != null) {
       return Files.isRegularFile(Paths.get(System.getProperty("qlog.csn"), "topics.tsv"))
           ? null : "-Dqlog.csn=" + System.getProperty("qlog.csn") + " has no topics.tsv";
@@ -72,7 +76,7 @@ final class CsnRuby {
     return out;
   }
 
-  static CsnRuby load() throws IOException, InterruptedException {
+  public static CsnRuby load() throws IOException, InterruptedException {
     Path dir = prepared();
     CsnRuby data = new CsnRuby();
     ObjectMapper json = new ObjectMapper();
@@ -106,7 +110,7 @@ final class CsnRuby {
   }
 
   /** trec_eval's ndcg_cut.10: gain = grade, discount log2(rank + 1), ideal from the query's qrels; 0 if unjudged. */
-  double ndcg10(String qid, List<String> ranked) {
+  public double ndcg10(String qid, List<String> ranked) {
     Map<String, Integer> rel = qrels.getOrDefault(qid, Map.of());
     double dcg = 0;
     for (int i = 0; i < Math.min(10, ranked.size()); i++) {

@@ -1,4 +1,4 @@
-package io.qlog.solr;
+package io.qlog.testing;
 
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.LowerCaseFilter;
@@ -11,10 +11,12 @@ import org.apache.lucene.analysis.en.PorterStemFilter;
 import org.apache.lucene.analysis.standard.StandardTokenizer;
 
 /**
- * Anserini's DefaultEnglishAnalyzer chain rebuilt on Lucene 9.12 (Anserini itself needs Lucene 10), for
- * the single-index reference run. The token fixture pins it to Anserini's real output.
+ * Anserini's DefaultEnglishAnalyzer chain (standard tokenizer, English possessive, lowercase, Lucene's
+ * English stop set, Porter stemmer) from Lucene classes alone, so it builds on Lucene 10 and on 9 (which
+ * Anserini itself cannot), for the engines' single-index reference runs. {@link AnalyzerFixture} pins it to
+ * Anserini's real output, token for token.
  */
-final class AnserinitokenChain extends Analyzer {
+public final class AnseriniEnglishAnalyzer extends Analyzer {
   @Override
   protected TokenStreamComponents createComponents(String fieldName) {
     Tokenizer source = new StandardTokenizer();

@@ -1,0 +1,160 @@
+package io.qlog.testing;
+
+import io.qlog.similarities.QLogBM25Similarity;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A sharded engine against the single-index reference, per q: how often its top 10 under global
+ * statistics equals the reference (the correctness claim), and how far its top 10 under shard-local
+ * statistics drifts (top-10 overlap, NDCG@10). Renders the markdown table of results/*-drift.md.
+ */
+public final class DistributedComparison {
+  private final String global;
+  private final String local;
+  private final CsnRuby data;
+  private final Map<Double, Row> rows = new TreeMap<>((a, b) -> Double.compare(b, a));
+  private final StringBuilder differences = new StringBuilder();
+
+  private static final class Row {
+    int n;
+    int equalGlobal;
+    int bitwise;
+    int equalLocal;
+    double overlapLocal;
+    double ndcgRef;
+    double ndcgGlobal;
+    double ndcgLocal;
+  }
+
+  /**
+   * @param global what the engine's global-statistics side is called in the table (e.g. ExactStatsCache)
+   * @param local what its shard-local side is called (e.g. LocalStatsCache)
+   * @param data the corpus, for its qrels
+   */
+  public DistributedComparison(String global, String local, CsnRuby data) {
+    this.global = global;
+    this.local = local;
+    this.data = data;
+  }
+
+  /** A sharded engine's two answers to one query text: {global statistics, shard-local statistics}. */
+  public interface Engine {
+    TopTen[] answer(String text) throws Exception;
+  }
+
+  /**
+   * Asks {@code engine} every topic, 2 requests at a time (the machine has 2 cores), then adds each query's
+   * lists at {@code q} against the reference under QLogBM25Similarity(k1 = 0.9, b = 0.4, q, lucene odds), in
+   * topic order.
+   */
+  public void compareAll(double q, Engine engine, ReferenceIndex reference) throws Exception {
+    Map<String, Future<TopTen[]>> answers = new LinkedHashMap<>();
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      for (Map.Entry<String, String> topic : data.topics.entrySet()) {
+        String text = topic.getValue();
+        answers.put(topic.getKey(), pool.submit(() -> engine.answer(text)));
+      }
+      for (Future<TopTen[]> f : answers.values()) {
+        f.get();
+      }
+    } finally {
+      pool.shutdown();
+      if (!pool.awaitTermination(1, TimeUnit.MINUTES)) {
+        throw new IllegalStateException("engine requests still running after a minute");
+      }
+    }
+    QLogBM25Similarity similarity = new QLogBM25Similarity(0.9f, 0.4f, q, QLogBM25Similarity.IdfForm.LUCENE);
+    for (Map.Entry<String, String> topic : data.topics.entrySet()) {
+      TopTen[] engineTops = answers.get(topic.getKey()).get();
+      add(q, topic.getKey(), engineTops[0], engineTops[1], reference.top(similarity, topic.getValue()));
+    }
+  }
+
+  /**
+   * The table and {@code footer}, written to -Dqlog.drift.out, else to target/{@code defaultName} of the module,
+   * and printed.
+   */
+  public String report(String footer, String defaultName) throws IOException {
+    String md = markdown() + "\n" + footer;
+    Path out = Paths.get(System.getProperty("qlog.drift.out",
+        Paths.get(System.getProperty("basedir", ".")).resolve("target").resolve(defaultName).toString()));
+    Files.writeString(out, md, StandardCharsets.UTF_8);
+    System.out.println(md);
+    return md;
+  }
+
+  /** One query's three top-10 lists at {@code q}. */
+  public void add(double q, String qid, TopTen globalTop, TopTen localTop, TopTen reference) {
+    Row row = rows.computeIfAbsent(q, k -> new Row());
+    row.n++;
+    if (TopTen.same(globalTop, reference)) {
+      row.equalGlobal++;
+      row.bitwise += globalTop.scores.equals(reference.scores) ? 1 : 0;
+    } else if (differences.length() < 20_000) {
+      differences.append(String.format(Locale.ROOT, "q=%s %s%n  engine    %s%n  reference %s%n", q, qid, globalTop, reference));
+    }
+    row.equalLocal += localTop.ids.equals(reference.ids) ? 1 : 0; // scores differ by construction
+    row.overlapLocal += TopTen.overlap(localTop, reference);
+    row.ndcgRef += data.ndcg10(qid, reference.ids);
+    row.ndcgGlobal += data.ndcg10(qid, globalTop.ids);
+    row.ndcgLocal += data.ndcg10(qid, localTop.ids);
+  }
+
+  /** Share of queries at {@code q} whose global-statistics top 10 equals the reference. */
+  public double equalShare(double q) {
+    Row row = rows.get(q);
+    return row == null || row.n == 0 ? 0 : row.equalGlobal / (double) row.n;
+  }
+
+  /** The lists that differed under global statistics (capped), or "" when none did. */
+  public String differences() {
+    return differences.toString();
+  }
+
+  /** The table, one row per q, then the differences if any. */
+  public String markdown() {
+    StringBuilder md = new StringBuilder();
+    md.append(String.format(Locale.ROOT, "| q | queries | %s top 10 = single index | NDCG@10 single index | %s | %s | local - single "
+        + "| top-10 overlap, local vs single | local top 10 same ids and order |%n", global, global, local));
+    md.append("|---|---:|---|---:|---:|---:|---:|---:|---|\n");
+    for (Map.Entry<Double, Row> e : rows.entrySet()) {
+      double q = e.getKey();
+      Row r = e.getValue();
+      md.append(String.format(Locale.ROOT, "| %s | %d | %d (%.2f%%), %d bitwise | %.4f | %.4f | %.4f | %+.4f | %.3f | %d (%.1f%%) |%n",
+          q == 1.0 ? "1 (BM25)" : Double.toString(q), r.n, r.equalGlobal, 100.0 * r.equalGlobal / r.n, r.bitwise,
+          r.ndcgRef / r.n, r.ndcgGlobal / r.n, r.ndcgLocal / r.n, (r.ndcgLocal - r.ndcgRef) / r.n, r.overlapLocal / r.n,
+          r.equalLocal, 100.0 * r.equalLocal / r.n));
+    }
+    if (differences.length() > 0) {
+      md.append("\n").append(global).append(" differences:\n\n```\n").append(differences).append("```\n");
+    }
+    return md.toString();
+  }
+
+  /** One message per q in {@code required} whose equal share is below {@code minShare}. */
+  public List<String> failures(double[] required, double minShare) {
+    List<String> out = new ArrayList<>();
+    for (double q : required) {
+      if (rows.containsKey(q) && equalShare(q) < minShare) {
+        out.add(String.format(Locale.ROOT, "q=%s: %s top 10 equals the single index on %.2f%% of queries (< %.0f%%)",
+            q, global, 100 * equalShare(q), 100 * minShare));
+      }
+    }
+    return out;
+  }
+}
