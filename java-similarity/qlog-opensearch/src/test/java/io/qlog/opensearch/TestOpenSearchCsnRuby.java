@@ -6,6 +6,10 @@ import io.qlog.testing.DistributedComparison;
 import io.qlog.testing.ReferenceIndex;
 import io.qlog.testing.TopTen;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -24,6 +28,7 @@ import org.opensearch.analysis.common.CommonAnalysisModulePlugin;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.xcontent.XContentType;
 import org.opensearch.index.query.QueryBuilders;
+import org.opensearch.painless.PainlessModulePlugin;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.search.SearchHit;
 import org.opensearch.search.sort.SortBuilders;
@@ -65,7 +70,7 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
 
   @Override
   protected Collection<Class<? extends Plugin>> nodePlugins() {
-    return List.of(QLogSimilarityPlugin.class, CommonAnalysisModulePlugin.class);
+    return List.of(QLogSimilarityPlugin.class, CommonAnalysisModulePlugin.class, PainlessModulePlugin.class);
   }
 
   /** Index settings: the similarity named "qlog" and the analyzer "anserini" (Anserini's DefaultEnglishAnalyzer). */
@@ -108,7 +113,12 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
 
   /** A 2-shard index named {@code name} with the similarity and analyzer, holding {@code docs}. */
   static void createIndex(String name, List<String[]> docs) {
-    client().admin().indices().prepareCreate(name).setSettings(indexSettings(1.0)).setMapping(MAPPING).get();
+    createIndex(name, indexSettings(1.0), MAPPING, docs);
+  }
+
+  /** An index with these settings and mapping holding {@code docs} ({id, contents}), refreshed. */
+  static void createIndex(String name, Settings settings, String mapping, List<String[]> docs) {
+    client().admin().indices().prepareCreate(name).setSettings(settings).setMapping(mapping).get();
     for (int from = 0; from < docs.size(); from += 500) {
       BulkRequestBuilder bulk = client().prepareBulk();
       for (String[] d : docs.subList(from, Math.min(from + 500, docs.size()))) {
@@ -200,8 +210,12 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
   }
 
   static TopTen openSearchTop(SearchType type, String text) {
-    SearchResponse rsp = client().prepareSearch(INDEX).setSearchType(type)
-        .setQuery(QueryBuilders.matchQuery("contents", text))
+    return openSearchTop(INDEX, "contents", type, text);
+  }
+
+  static TopTen openSearchTop(String index, String field, SearchType type, String text) {
+    SearchResponse rsp = client().prepareSearch(index).setSearchType(type)
+        .setQuery(QueryBuilders.matchQuery(field, text))
         .setSize(10)
         .addSort(SortBuilders.scoreSort().order(SortOrder.DESC))
         .addSort(SortBuilders.fieldSort("id").order(SortOrder.ASC))
@@ -234,5 +248,119 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
         data.docs.size(), seconds, QS.length * 2), "opensearch-drift.md");
     List<String> failures = comparison.failures(REQUIRED, 0.99);
     assertTrue(String.join("\n", failures) + "\n" + comparison.differences(), failures.isEmpty());
+  }
+
+  /**
+   * One index whose {@code contents} is copied to two more fields that differ only in similarity: the plugin's
+   * q-log (q = 0.7), OpenSearch's built-in BM25 (k1 = 0.9, b = 0.4), and the no-plugin route, the {@code scripted}
+   * similarity of scripted-similarity.json (q = 0.7), the file the README shows.
+   */
+  void createThreeSimilarityIndex(String name) throws IOException {
+    Path json = Paths.get(System.getProperty("basedir", ".")).resolve("scripted-similarity.json");
+    Settings scripted = Settings.builder().loadFromSource(Files.readString(json, StandardCharsets.UTF_8), XContentType.JSON)
+        .normalizePrefix("index.similarity.scripted_qlog.").build();
+    Settings settings = Settings.builder().put(indexSettings(0.7)).put(scripted)
+        .put("index.similarity.bm25.type", "BM25").put("index.similarity.bm25.k1", 0.9).put("index.similarity.bm25.b", 0.4)
+        .build();
+    String mapping = "{\"properties\": {\"id\": {\"type\": \"keyword\"},"
+        + " \"contents\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"similarity\": \"qlog\","
+        + " \"copy_to\": [\"contents_bm25\", \"contents_scripted\"]},"
+        + " \"contents_bm25\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"similarity\": \"bm25\"},"
+        + " \"contents_scripted\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"similarity\": \"scripted_qlog\"}}}";
+    createIndex(name, settings, mapping, data.docs);
+    ensureGreen(name);
+  }
+
+  /**
+   * The scripted route computes the same formula in Painless (double arithmetic) where the plugin uses Lucene's
+   * float BM25 scorer, so scores may differ in the last bits and a near-tie may swap; everything else must agree.
+   * Counts are written to target/opensearch-scripted.md.
+   */
+  public void testScriptedSimilarityRouteAgreesWithThePlugin() throws Exception {
+    requireCorpus();
+    createThreeSimilarityIndex("three");
+    int n = 0;
+    int sameOrder = 0;
+    int sameSet = 0;
+    double worst = 0;
+    StringBuilder swaps = new StringBuilder();
+    for (Map.Entry<String, String> topic : data.topics.entrySet()) {
+      TopTen plugin = openSearchTop("three", "contents", SearchType.DFS_QUERY_THEN_FETCH, topic.getValue());
+      TopTen scripted = openSearchTop("three", "contents_scripted", SearchType.DFS_QUERY_THEN_FETCH, topic.getValue());
+      n++;
+      sameOrder += plugin.ids.equals(scripted.ids) ? 1 : 0;
+      sameSet += new java.util.HashSet<>(plugin.ids).equals(new java.util.HashSet<>(scripted.ids)) ? 1 : 0;
+      for (int i = 0; i < Math.min(plugin.scores.size(), scripted.scores.size()); i++) {
+        float a = plugin.scores.get(i);
+        float b = scripted.scores.get(i);
+        worst = Math.max(worst, Math.abs(a - b) / Math.max(a, b));
+      }
+      if (!plugin.ids.equals(scripted.ids) && swaps.length() < 4000) {
+        swaps.append(String.format(Locale.ROOT, "%s%n  plugin   %s%n  scripted %s%n", topic.getKey(), plugin, scripted));
+      }
+    }
+    String md = String.format(Locale.ROOT, "| queries | same top 10, same order | same top-10 set | largest relative score difference at a rank |%n"
+        + "|---:|---:|---:|---:|%n| %d | %d (%.2f%%) | %d (%.2f%%) | %.2e |%n", n, sameOrder, 100.0 * sameOrder / n, sameSet,
+        100.0 * sameSet / n, worst) + (swaps.length() > 0 ? "\nDiffering lists:\n\n```\n" + swaps + "```\n" : "");
+    Files.writeString(Paths.get(System.getProperty("basedir", ".")).resolve("target/opensearch-scripted.md"), md, StandardCharsets.UTF_8);
+    System.out.println(md);
+    assertTrue("scores differ by more than float rounding: " + worst, worst < 1e-5);
+    assertTrue(md, sameOrder >= 0.99 * n);
+  }
+
+  /**
+   * Off by default (-Dqlog.bench=true): queries per second with dfs_query_then_fetch on the three fields of one
+   * index, q-log by the plugin, built-in BM25, and q-log by the scripted similarity. Each query goes to the three
+   * fields back to back, the order rotating from query to query, so load changes on a shared machine hit all
+   * alike; a side's time is the sum of its request latencies. One client thread, 10 hits, 300 warm-up queries
+   * per field. Written to target/opensearch-bench.md (or -Dqlog.bench.out=PATH).
+   */
+  public void testQueryCostPluginVsBM25VsScripted() throws Exception {
+    if (!Boolean.getBoolean("qlog.bench")) {
+      throw new AssumptionViolatedException("query-cost benchmark runs only with -Dqlog.bench=true");
+    }
+    requireCorpus();
+    createThreeSimilarityIndex("bench");
+    String[] fields = {"contents_bm25", "contents", "contents_scripted"};
+    List<String> texts = new ArrayList<>(data.topics.values());
+    for (int i = 0; i < Math.min(300, texts.size()); i++) {
+      for (String f : fields) {
+        openSearchTop("bench", f, SearchType.DFS_QUERY_THEN_FETCH, texts.get(i));
+      }
+    }
+    int rounds = Integer.getInteger("qlog.bench.rounds", 5);
+    StringBuilder md = new StringBuilder("| round | BM25 queries/s | q-log plugin queries/s | q-log scripted queries/s "
+        + "| plugin / BM25 | scripted / BM25 |\n|---:|---:|---:|---:|---:|---:|\n");
+    double[][] ratios = new double[2][rounds];
+    for (int r = 0; r < rounds; r++) {
+      long[] nanos = new long[3];
+      for (int i = 0; i < texts.size(); i++) {
+        for (int k = 0; k < 3; k++) {
+          int side = (i + r + k) % 3;
+          long t0 = System.nanoTime();
+          openSearchTop("bench", fields[side], SearchType.DFS_QUERY_THEN_FETCH, texts.get(i));
+          nanos[side] += System.nanoTime() - t0;
+        }
+      }
+      double[] qps = new double[3];
+      for (int side = 0; side < 3; side++) {
+        qps[side] = texts.size() / (nanos[side] / 1e9);
+      }
+      ratios[0][r] = qps[1] / qps[0];
+      ratios[1][r] = qps[2] / qps[0];
+      md.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.1f | %.3f | %.3f |%n", r + 1, qps[0], qps[1], qps[2],
+          ratios[0][r], ratios[1][r]));
+      log(String.format(Locale.ROOT, "round %d: BM25 %.1f, plugin %.1f, scripted %.1f queries/s", r + 1, qps[0], qps[1], qps[2]));
+    }
+    Arrays.sort(ratios[0]);
+    Arrays.sort(ratios[1]);
+    md.append(String.format(Locale.ROOT, "%nCorpus %s: %d documents, 2 shards. Median throughput ratio over %d rounds of %d "
+        + "queries per field: plugin / BM25 **%.3f** (%.3f to %.3f), scripted / BM25 **%.3f** (%.3f to %.3f).%n",
+        System.getProperty("qlog.csn", "CSN-Ruby (prepared by the test)"), data.docs.size(), rounds, texts.size(),
+        ratios[0][rounds / 2], ratios[0][0], ratios[0][rounds - 1], ratios[1][rounds / 2], ratios[1][0], ratios[1][rounds - 1]));
+    Path out = Paths.get(System.getProperty("qlog.bench.out",
+        Paths.get(System.getProperty("basedir", ".")).resolve("target/opensearch-bench.md").toString()));
+    Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
+    System.out.println(md);
   }
 }
