@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,10 +11,25 @@ from pathlib import Path
 from conftest import ROOT
 
 
-def verb(name: str, *args: object, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
-    """``python -m qlog_pyserini.<name> args...`` in a fresh process, output captured."""
+# Root writes anywhere, so file-mode tests would prove nothing as root (CI runs as root). In a new user namespace
+# as uid 65534 the process keeps owning root's files but loses root's capabilities, so mode bits hold again.
+NOT_ROOT = ["unshare", "--user", "--map-user=65534", "--map-group=65534", "--"]
+
+
+def can_drop_root() -> bool:
+    """Whether this process is root and can run a child as uid 65534 in a user namespace."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        return False
+    return subprocess.run([*NOT_ROOT, "true"], capture_output=True).returncode == 0
+
+
+def verb(name: str, *args: object, cwd: Path | None = None, timeout: float = 600,
+         not_root: bool = False) -> subprocess.CompletedProcess:
+    """``python -m qlog_pyserini.<name> args...`` in a fresh process, output captured; with ``not_root``, run by
+    root, it runs as uid 65534 in a user namespace (see NOT_ROOT)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", f"qlog_pyserini.{name}", *map(str, args)],
+    prefix = NOT_ROOT if not_root and can_drop_root() else []
+    return subprocess.run([*prefix, sys.executable, "-m", f"qlog_pyserini.{name}", *map(str, args)],
                           capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
 
 
