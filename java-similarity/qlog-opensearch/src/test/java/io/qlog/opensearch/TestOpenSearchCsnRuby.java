@@ -57,11 +57,6 @@ import org.opensearch.test.OpenSearchIntegTestCase;
 @com.carrotsearch.randomizedtesting.annotations.TimeoutSuite(millis = 60 * 60 * 1000)
 @LuceneTestCase.SuppressCodecs("*") // scores do not depend on the codec; the default one keeps the test fast
 public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
-  /** q = 1 and 0.7 by default (what the issue requires); -Dqlog.drift.qs=1,0.7,0.5,0.3 for the results table. */
-  static final double[] QS =
-      Arrays.stream(System.getProperty("qlog.drift.qs", "1,0.7").split(",")).mapToDouble(Double::parseDouble).toArray();
-  /** The q values at which equality with the single index is required; the others are measured and reported. */
-  static final double[] REQUIRED = {1.0, 0.7};
   static final String INDEX = "csn-ruby";
 
   static CsnRuby data;
@@ -234,7 +229,7 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
     createIndex(INDEX, data.docs);
     log("cluster up, " + data.docs.size() + " documents indexed in 2 shards");
     DistributedComparison comparison = new DistributedComparison("dfs_query_then_fetch", "query_then_fetch", data);
-    for (double q : QS) {
+    for (double q : DistributedComparison.QS) {
       setQ(q);
       ensureGreen(INDEX);
       log("q=" + q + ": index closed, similarity updated, opened");
@@ -245,9 +240,8 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
     double seconds = (System.nanoTime() - startNanos) / 1e9;
     comparison.report(String.format(Locale.ROOT,
         "%d documents, 2 data nodes, 1 index of 2 shards; test time %.0f s (corpus load, indexing, %d query passes; cluster start not counted).%n",
-        data.docs.size(), seconds, QS.length * 2), "opensearch-drift.md");
-    List<String> failures = comparison.failures(REQUIRED, 0.99);
-    assertTrue(String.join("\n", failures) + "\n" + comparison.differences(), failures.isEmpty());
+        data.docs.size(), seconds, DistributedComparison.QS.length * 2), "opensearch-drift.md");
+    comparison.assertGlobalEqualsSingleIndex();
   }
 
   /**

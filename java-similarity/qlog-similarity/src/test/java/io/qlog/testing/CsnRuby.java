@@ -19,7 +19,7 @@ import java.util.stream.Stream;
 /**
  * CodeSearchNet Ruby as this project prepares it ({@code python -m qlog_pyserini.prepare --format csn}):
  * corpus/*.jsonl of {"id","contents"}, topics.tsv (qid TAB text), qrels.txt (TREC). The prepared folder is
- * -Dqlog.csn=DIR, or made here into target/csn-ruby with the project's .venv from ../shared/data. Null when
+ * -Dqlog.csn=DIR, or made here into java-similarity/target/csn-ruby with the project's .venv from ../shared/data. Null when
  * neither is possible, and the caller skips. Shared by the engine tests (Solr, OpenSearch) through this
  * module's test jar.
  */
@@ -63,8 +63,10 @@ public final class CsnRuby {
     if (System.getProperty("qlog.csn") != null) {
       return Paths.get(System.getProperty("qlog.csn"));
     }
-    Path out = Paths.get(System.getProperty("basedir", ".")).resolve("target/csn-ruby").toAbsolutePath();
+    // java-similarity/target/csn-ruby: prepared once per build, whichever engine module's test comes first
+    Path out = repoRoot().resolve("java-similarity/target/csn-ruby");
     if (!Files.isRegularFile(out.resolve("topics.tsv"))) {
+      Files.createDirectories(out.getParent());
       Process p = new ProcessBuilder(python().toString(), "-m", "qlog_pyserini.prepare", "--format", "csn",
               "--input", rawDir().resolve("test.jsonl").toString(), rawDir().resolve("valid.jsonl").toString(),
               "--out", out.toString())

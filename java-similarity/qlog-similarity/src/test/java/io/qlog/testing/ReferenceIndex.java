@@ -36,6 +36,8 @@ public final class ReferenceIndex implements Closeable {
   private final Analyzer analyzer = new AnseriniEnglishAnalyzer();
   private final ByteBuffersDirectory dir = new ByteBuffersDirectory();
   private final DirectoryReader reader;
+  private final IndexSearcher searcher;
+  private final QueryBuilder queries = new QueryBuilder(analyzer);
 
   public ReferenceIndex(CsnRuby data) throws IOException {
     IndexWriterConfig iwc = new IndexWriterConfig(analyzer);
@@ -50,16 +52,19 @@ public final class ReferenceIndex implements Closeable {
       }
     }
     reader = DirectoryReader.open(dir);
+    searcher = new IndexSearcher(reader);
   }
 
-  /** The top 10 for {@code text} under {@code similarity}; empty when every token is a stopword. */
-  public TopTen top(Similarity similarity, String text) throws IOException {
+  /**
+   * The top 10 for {@code text} under {@code similarity}; empty when every token is a stopword. One caller at a
+   * time: the similarity is set on the shared searcher.
+   */
+  public synchronized TopTen top(Similarity similarity, String text) throws IOException {
     TopTen top = new TopTen();
-    Query query = new QueryBuilder(analyzer).createBooleanQuery("contents", text, BooleanClause.Occur.SHOULD);
+    Query query = queries.createBooleanQuery("contents", text, BooleanClause.Occur.SHOULD);
     if (query == null) {
       return top; // the engines' parsers make an empty query too
     }
-    IndexSearcher searcher = new IndexSearcher(reader);
     searcher.setSimilarity(similarity);
     TopFieldDocs docs = searcher.search(query, 10, new Sort(SortField.FIELD_SCORE, new SortField("id", SortField.Type.STRING)), true);
     for (ScoreDoc sd : docs.scoreDocs) {

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -51,11 +50,6 @@ import org.junit.Test;
 // plain HTTP: the test framework would otherwise pick SSL at random, which only slows the 10,000 requests
 @SolrTestCaseJ4.SuppressSSL
 public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
-  /** q = 1 and 0.7 by default (what the issue requires); -Dqlog.drift.qs=1,0.7,0.5,0.3 for the results table. */
-  static final double[] QS =
-      Arrays.stream(System.getProperty("qlog.drift.qs", "1,0.7").split(",")).mapToDouble(Double::parseDouble).toArray();
-  /** The q values at which the issue requires equality; the others are measured and reported too. */
-  static final double[] REQUIRED = {1.0, 0.7};
 
   static CsnRuby data;
   static Path configs;
@@ -176,7 +170,7 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
   @Test
   public void exactStatsEqualSingleIndexAndLocalStatsDrift() throws Exception {
     DistributedComparison comparison = new DistributedComparison("ExactStatsCache", "LocalStatsCache", data);
-    for (double q : QS) {
+    for (double q : DistributedComparison.QS) {
       setQ(q);
       log("q=" + q + ": configsets uploaded, collections reloaded");
       comparison.compareAll(q, text -> new TopTen[] {solrTop("exact", text), solrTop("local", text)}, reference);
@@ -185,9 +179,8 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
     double seconds = (System.nanoTime() - startNanos) / 1e9;
     comparison.report(String.format(Locale.ROOT,
         "%d documents, 2 nodes, 2 shards; test time %.0f s (cluster start, indexing twice, %d query passes).%n",
-        data.docs.size(), seconds, QS.length * 2), "solr-drift.md");
-    List<String> failures = comparison.failures(REQUIRED, 0.99);
-    assertTrue(String.join("\n", failures) + "\n" + comparison.differences(), failures.isEmpty());
+        data.docs.size(), seconds, DistributedComparison.QS.length * 2), "solr-drift.md");
+    comparison.assertGlobalEqualsSingleIndex();
   }
 
   /**
