@@ -1,5 +1,6 @@
 package io.qlog.similarities;
 
+import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
@@ -14,7 +15,7 @@ import java.util.TreeSet;
  */
 public final class QLogBM25Parameters {
   /** Every parameter name, in the order error messages list them. */
-  public static final String ALLOWED = "b, idf_form, k1, q";
+  public static final List<String> NAMES = List.of("b", "idf_form", "k1", "q");
 
   private QLogBM25Parameters() {}
 
@@ -27,8 +28,8 @@ public final class QLogBM25Parameters {
    */
   public static QLogBM25Similarity similarity(Map<String, String> params) {
     for (String name : new TreeSet<>(params.keySet())) {
-      if (!isName(name)) {
-        throw new IllegalArgumentException("unknown parameter '" + name + "', allowed: " + ALLOWED);
+      if (!NAMES.contains(name)) {
+        throw new IllegalArgumentException("unknown parameter '" + name + "', allowed: " + String.join(", ", NAMES));
       }
     }
     double q = number(params, "q", 1.0, "a finite number (1 is BM25)");
@@ -48,15 +49,6 @@ public final class QLogBM25Parameters {
       throw new IllegalArgumentException("illegal idf_form value: " + form + ", must be one of lucene, rsj");
     }
     return new QLogBM25Similarity((float) k1, (float) b, q, idfForm);
-  }
-
-  private static boolean isName(String name) {
-    for (String allowed : ALLOWED.split(", ")) {
-      if (allowed.equals(name)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** A finite number, or the default when absent; the message names the parameter, the text and the range. */
