@@ -39,8 +39,8 @@ QUERIES = 500
 REL_SHARE = 0.2  # subsamples: at most this share of the documents are some query's relevant one
 
 sys.path.insert(0, str(ROOT))
-from qlog_pyserini.benchmarks.codecorpus import build_benchmark  # noqa: E402
-from qlog_pyserini.benchmarks.datasets import prepare_beir, prepare_cosqa, prepare_csn, prepare_trec  # noqa: E402
+from qlog_pyserini.corpus import build_benchmark  # noqa: E402
+from qlog_pyserini.prepare.datasets import prepare_beir, prepare_cosqa, prepare_csn, prepare_trec  # noqa: E402
 from qlog_pyserini.formats.documents import iter_documents, write_json_collection  # noqa: E402
 from qlog_pyserini.formats.topics import read_topics  # noqa: E402
 from qlog_pyserini.formats.trec import read_qrels  # noqa: E402
@@ -174,7 +174,7 @@ def subs(spec: str) -> None:
 
 
 def debian(language: str) -> None:
-    from qlog_pyserini.benchmarks import debian as sources
+    from qlog_pyserini.fetch import debian as sources
 
     while True:
         done = (W / "logs" / "fetch.log").read_text() if (W / "logs" / "fetch.log").is_file() else ""

@@ -47,7 +47,7 @@ def _only_jvm_tests_start_java(request, monkeypatch) -> None:
 @pytest.fixture(autouse=True)
 def _not_quiet() -> None:
     """An in-process CLI call with --quiet silences the process; each test starts talkative again."""
-    from qlog_pyserini import progress
+    from qlog_pyserini.system import progress
 
     progress.set_quiet(False)
 
@@ -162,7 +162,7 @@ def stdlib_qrels(stdlib_code) -> Path:
 @pytest.fixture(scope="session")
 def csn_ruby(shared_data, tmp_path_factory) -> tuple[Path, Path]:
     """CodeSearchNet Ruby (test + valid) prepared and indexed once per session: (prepared folder, index)."""
-    from qlog_pyserini.benchmarks.datasets import prepare_csn
+    from qlog_pyserini.prepare.datasets import prepare_csn
     from qlog_pyserini.index.indexer import build_index
 
     folder = shared_data / "csn-ruby"

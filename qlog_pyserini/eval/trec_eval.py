@@ -36,7 +36,7 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from qlog_pyserini import safety
+from qlog_pyserini.system import processes
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.jvm.toolchain import find_jdk, pyserini_jar
@@ -222,8 +222,8 @@ def trec_eval(qrels_path: str | os.PathLike, run_path: str | os.PathLike,
 
     cmd = trec_eval_command(qrels_file, run_file, names, per_query=per_query, complete=complete)
     try:
-        # safety.run: trec_eval's JVM dies with us, even after a kill -9 (PR_SET_PDEATHSIG).
-        proc = safety.run(cmd, text=True, encoding="utf-8", errors="replace")
+        # processes.run: trec_eval's JVM dies with us, even after a kill -9 (PR_SET_PDEATHSIG).
+        proc = processes.run(cmd, text=True, encoding="utf-8", errors="replace")
     except OSError as e:
         raise QLogError(f"cannot start trec_eval ({cmd[0]}): {e}") from None
     if proc.returncode != 0:

@@ -23,7 +23,8 @@ from typing import IO, Iterable, Iterator
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.lines import numbered_lines
-from qlog_pyserini.formats.trec import atomic_output, check_id
+from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.formats.trec import check_id
 
 CORPUS_SUFFIXES = (".jsonl", ".json", ".jsonl.gz")
 SHARD_PREFIX = "docs"

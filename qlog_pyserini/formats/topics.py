@@ -23,7 +23,8 @@ from typing import Iterator, Mapping
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import json_lines
 from qlog_pyserini.formats.lines import read_lines
-from qlog_pyserini.formats.trec import atomic_output, check_id
+from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.formats.trec import check_id
 
 log = logging.getLogger(__name__)
 

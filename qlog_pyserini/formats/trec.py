@@ -1,4 +1,4 @@
-"""TREC formats in and out: run files, qrels, identifiers, and atomic writes.
+"""TREC formats in and out: run files, qrels and identifiers.
 
 A run line is ``qid Q0 docid rank score tag``; a qrels line is ``qid 0 docid grade``.
 Identifiers may hold any character but whitespace (trec_eval splits on it), so
@@ -7,19 +7,15 @@ Identifiers may hold any character but whitespace (trec_eval splits on it), so
 
 from __future__ import annotations
 
-import contextlib
-import json
 import math
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import IO, Any, Iterable, Iterator, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.lines import numbered_lines
-from qlog_pyserini.safety import check_output_file, sweep_stale, temp_prefix
+from qlog_pyserini.system.outputs import atomic_output
 
 
 @dataclass(frozen=True)
@@ -61,51 +57,6 @@ def check_id(value: str, kind: str, where: str = "") -> str:
 
 
 _UNWRITABLE = re.compile(r"[\s\x00]")
-
-
-@contextlib.contextmanager
-def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
-    """Write to a temporary file beside ``path`` and rename it into place only on success.
-
-    A crash or an exception leaves no partial file behind. The parent folder must exist:
-    a missing folder is a user error, not something to create silently.
-    """
-    path = check_output_file(path, "output")
-    parent = path.parent if str(path.parent) else Path(".")
-    # The temporary's name carries our pid, so a later run can tell a killed run's leftover from
-    # a live one's and remove it (safety.sweep_stale).
-    sweep_stale(parent, path.name)
-    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=".tmp", dir=parent)
-    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the mode open() would
-    try:
-        with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (:func:`atomic_output`)."""
-    with atomic_output(path) as f:
-        f.write(text)
-
-
-def write_json(path: str | os.PathLike, data: Any, indent: int = 2) -> None:
-    """Write ``data`` as JSON (UTF-8, newline-terminated) to ``path`` atomically."""
-    with atomic_output(path) as f:
-        json.dump(data, f, indent=indent, ensure_ascii=False)
-        f.write("\n")
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def format_run_lines(qid: str, hits: Sequence[Hit], tag: str) -> Iterator[str]:

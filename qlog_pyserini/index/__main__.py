@@ -6,9 +6,9 @@ import os
 import sys
 from typing import Sequence
 
-from qlog_pyserini.cli import ArgumentParser, run_cli
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli
 from qlog_pyserini.index.indexer import build_index
-from qlog_pyserini.search.analyzers import ANALYZERS
+from qlog_pyserini.analysis.analyzers import ANALYZERS
 
 
 def main(argv: Sequence[str] | None = None) -> int:

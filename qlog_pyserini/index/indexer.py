@@ -29,11 +29,12 @@ from pathlib import Path
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import count_documents, iter_documents, write_json_collection
-from qlog_pyserini.jvm.build import similarity_jar
+from qlog_pyserini.build.jar import similarity_jar
 from qlog_pyserini.jvm.toolchain import find_jdk, jvm_options, pyserini_jar
-from qlog_pyserini.progress import progress_bar
-from qlog_pyserini.safety import check_output_dir, popen, publish_dir, reaped, staging_dir
-from qlog_pyserini.search.analyzers import INDEXER_CLASS, check_analyzer
+from qlog_pyserini.system.progress import progress_bar
+from qlog_pyserini.system.outputs import check_output_dir, publish_dir, staging_dir
+from qlog_pyserini.system.processes import popen, reaped
+from qlog_pyserini.analysis.analyzers import INDEXER_CLASS, check_analyzer
 
 INDEXER = "io.anserini.index.IndexCollection"
 STORAGE_FLAGS = ("-storePositions", "-storeDocvectors", "-storeRaw")

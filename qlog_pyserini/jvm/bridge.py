@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.jvm.build import current_jar, similarity_jar
+from qlog_pyserini.build.jar import current_jar, similarity_jar
 from qlog_pyserini.jvm.toolchain import find_jdk, jvm_options, pyserini_jar
 
 PROBE_CLASS = "io.qlog.search.QLogSearcher"

@@ -10,14 +10,15 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
-from qlog_pyserini.cli import ArgumentParser, run_cli
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN
-from qlog_pyserini.qpred.rule import add_auto_arguments, is_auto
-from qlog_pyserini.safety import check_output_file
+from qlog_pyserini.cli.auto_flags import add_auto_arguments, rule_from_args
+from qlog_pyserini.predict.rule import is_auto
+from qlog_pyserini.system.outputs import check_output_file
 from qlog_pyserini.search.batch import BATCH
 from qlog_pyserini.search.fields import parse_fields
-from qlog_pyserini.search.options import add_pyserini_arguments, feedback_from_args
+from qlog_pyserini.cli.search_flags import add_pyserini_arguments, feedback_from_args
 from qlog_pyserini.search.run import SearchJob, run_search
 from qlog_pyserini.search.searcher import check_hits
 
@@ -82,7 +83,7 @@ def job_from_args(args: argparse.Namespace) -> SearchJob:
     auto = is_auto(args.q)
     return SearchJob(
         index=args.index, prebuilt_index=args.prebuilt_index, topics=args.topics, output=args.output,
-        q=None if auto else args.q, auto=args if auto else None, idf_form=args.idf_form, k1=args.k1, b=args.b,
+        q=None if auto else args.q, auto=rule_from_args(args) if auto else None, idf_form=args.idf_form, k1=args.k1, b=args.b,
         similarity=similarity_from_args(args), gamma=args.gamma, mu=args.mu, hits=args.hits, threads=args.threads,
         batch_size=BATCH if args.batch_size is None else args.batch_size, fields=parse_fields(args.fields or []), feedback=feedback_from_args(args),
         language=args.language, output_format=args.output_format, remove_duplicates=args.remove_duplicates,

@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import Hit
-from qlog_pyserini.progress import progress_bar
+from qlog_pyserini.system.progress import progress_bar
 from qlog_pyserini.search.searcher import QLogSearcher
 
 BATCH = 64  # queries per Java batch call: large enough to keep threads busy, small enough for a live progress bar

@@ -100,7 +100,7 @@ class QLogLuceneSearcher(LuceneSearcher):
     def __init__(self, index_dir: str, prebuilt_index_name: str | None = None,
                  index_reader: LuceneIndexReader | None = None, q: float = 1.0, k1: float = DEFAULT_K1,
                  b: float = DEFAULT_B, idf_form: str = "lucene") -> None:
-        from qlog_pyserini.search.analyzers import index_analyzer, java_analyzer
+        from qlog_pyserini.analysis.analyzers import index_analyzer, java_analyzer
         from qlog_pyserini.search.searcher import check_index_dir
 
         # LuceneSearcher.__init__ would open Anserini's SimpleSearcher; this opens our subclass of it

@@ -11,20 +11,21 @@ feedback, language), :func:`search` (batches, then Pyserini's duplicate/query fi
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import OUTPUT_FORMATS, Hit, check_id, write_run
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
-from qlog_pyserini.progress import info
+from qlog_pyserini.system.progress import info
 from qlog_pyserini.search.batch import BATCH, default_run_tag, drop_hits, search_topics
 from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.search.similarities import model
+if TYPE_CHECKING:
+    from qlog_pyserini.predict.rule import RuleSettings
 from qlog_pyserini.search.sources import (
     PYSERINI_BM25_DEFAULTS,
     IndexSource,
@@ -59,7 +60,7 @@ class SearchJob:
     remove_query: bool = False
     run_tag: str | None = None
     prebuilt_index: str | None = None
-    auto: argparse.Namespace | None = None  # the --auto-* options, when q is predicted
+    auto: RuleSettings | None = None  # the label-free rule, when q is predicted
     progress: bool = True
 
 
@@ -122,10 +123,10 @@ def prepare(job: SearchJob) -> Prepared:
     return Prepared(job, index, topics, q, k1, b, check_id(tag, "run tag"))
 
 
-def _predict(index_dir: Path, auto: argparse.Namespace) -> float:
-    from qlog_pyserini.qpred.rule import describe, predict_from_args
+def _predict(index_dir: Path, auto: RuleSettings) -> float:
+    from qlog_pyserini.predict.rule import describe, predict_with  # lazy: the rule reads index statistics
 
-    prediction = predict_from_args(index_dir, auto)
+    prediction = predict_with(index_dir, auto)
     info(describe(prediction))
     return prediction.q
 

@@ -29,7 +29,7 @@ from qlog_pyserini.formats.trec import Hit, check_id
 from qlog_pyserini.formula import (DEFAULT_B, DEFAULT_K1, check_float_parameter, check_form, check_q,
                                    check_score_range, max_idf)
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends, java_list, jclass
-from qlog_pyserini.search.analyzers import check_analyzer, index_analyzer, java_analyzer
+from qlog_pyserini.analysis.analyzers import check_analyzer, index_analyzer, java_analyzer
 
 
 def check_index_dir(index_dir: str | os.PathLike) -> Path:

@@ -14,9 +14,9 @@ from __future__ import annotations
 import logging
 from typing import Sequence
 
-from qlog_pyserini.cli import ArgumentParser, run_cli
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.experiments.sweep import parse_grid
+from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.solr.client import SolrClient
 from qlog_pyserini.solr.configset import STATS_CACHES, ConfigSet, write_configset, zip_folder

@@ -15,7 +15,8 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.formats.trec import Hit, atomic_output, write_run
+from qlog_pyserini.formats.trec import Hit, write_run
+from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.solr.client import SolrClient, batched
 from qlog_pyserini.solr.configset import FIELD, ConfigSet
 

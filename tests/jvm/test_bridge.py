@@ -43,7 +43,7 @@ def test_jvm_started_by_someone_else_without_our_jar_gets_it_appended(tiny_index
 
 def test_importing_the_package_configures_the_classpath_without_starting_the_jvm():
     # Import never compiles; build the jar first so that there is an up-to-date one to configure.
-    assert run_python("from qlog_pyserini.jvm.build import similarity_jar; similarity_jar()").returncode == 0
+    assert run_python("from qlog_pyserini.build.jar import similarity_jar; similarity_jar()").returncode == 0
     proc = run_python("""
         import jnius_config
         import qlog_pyserini

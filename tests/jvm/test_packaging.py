@@ -19,6 +19,15 @@ from conftest import ROOT  # noqa: E402
 pytestmark = pytest.mark.jvm
 
 
+def _generated(folder: str, names: list[str]) -> set[str]:
+    """What a build generated: Maven's target/, the jar cache java-similarity/build/, caches and packaged jars.
+
+    qlog_pyserini/build/ is source (the ``build`` verb's package), so "build" is only dropped under java-similarity/.
+    """
+    drop = {"target", "__pycache__", "_jars"} | ({"build"} if "java-similarity" in folder else set())
+    return drop & set(names)
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     pytest.importorskip("build", reason="python -m build is needed (pip install build)")
@@ -27,7 +36,7 @@ def wheel(tmp_path_factory):
     src.mkdir()
     for name in ("qlog_pyserini", "java-similarity", "setup.py", "setup.cfg", "pyproject.toml", "MANIFEST.in", "README.md"):
         if (ROOT / name).is_dir():
-            shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("build", "target", "__pycache__", "_jars"))
+            shutil.copytree(ROOT / name, src / name, ignore=_generated)
         elif (ROOT / name).is_file():
             shutil.copy2(ROOT / name, src / name)
     out = tmp_path_factory.mktemp("dist")
@@ -61,7 +70,7 @@ def test_installed_wheel_searches_from_root_with_its_packaged_jar(wheel, tmp_pat
     topics.write_text("q1\tz0001 z0010\nq2\tz0025\n")
     run = tmp_path / "run.txt"
     env = {**os.environ, "PYTHONPATH": str(target)}
-    code = (f"import sys, qlog_pyserini; from qlog_pyserini.jvm.build import similarity_jar; "
+    code = (f"import sys, qlog_pyserini; from qlog_pyserini.build.jar import similarity_jar; "
             f"print(qlog_pyserini.__file__); print(similarity_jar()); "
             f"from qlog_pyserini.search.__main__ import main; "
             f"main(['--index', {str(tiny_index)!r}, '--topics', {str(topics)!r}, '--output', {str(run)!r}, "

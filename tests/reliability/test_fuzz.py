@@ -17,7 +17,7 @@ from typing import Callable
 import pytest
 from reliability.reliability_helpers import tree
 
-from qlog_pyserini import cli
+from qlog_pyserini.cli import parser as cli
 
 pytestmark = pytest.mark.jvm  # search and sweep open a real (tiny) index
 SEED = 1313
@@ -146,8 +146,7 @@ def _verbs(kind: str, bad: Path, good: dict[str, Path], index: Path, out: Path) 
 def _run_verb(name: str, argv: list[str], capsys) -> tuple[int, str]:
     import importlib
 
-    module = importlib.import_module(f"qlog_pyserini.{name}" if name not in ("search", "index", "eval")
-                                     else f"qlog_pyserini.{name}.__main__")
+    module = importlib.import_module(f"qlog_pyserini.{name}.__main__")
     capsys.readouterr()
     with pytest.raises(SystemExit) as e:
         cli.run_cli(module.main, argv)

@@ -15,7 +15,7 @@ import pytest
 from reliability.reliability_helpers import assert_one_error, can_drop_root, tree, verb
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.experiments.table import budget_label, load_summary
+from qlog_pyserini.table.rows import budget_label, load_summary
 from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import Hit, check_id, format_run_lines, read_qrels, read_run

@@ -21,7 +21,7 @@ import pytest
 from conftest import ROOT
 from reliability.reliability_helpers import children_of, verb
 
-from qlog_pyserini.safety import wait_gone
+from qlog_pyserini.system.processes import wait_gone
 
 pytestmark = pytest.mark.jvm
 

@@ -14,7 +14,7 @@ import pytest
 from reliability.reliability_helpers import assert_one_error, tree, verb
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.safety import MARKER, check_output_dir, is_owned, publish_dir, staging_dir, sweep_stale
+from qlog_pyserini.system.outputs import MARKER, check_output_dir, is_owned, publish_dir, staging_dir, sweep_stale
 
 
 @pytest.fixture

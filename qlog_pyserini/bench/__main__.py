@@ -1,0 +1,94 @@
+"""``python -m qlog_pyserini.bench``: the command line over :mod:`qlog_pyserini.bench.benchmark`."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.bench.benchmark import PATHS, SWEEP_POINTS, format_markdown, run_benchmark
+from qlog_pyserini.system.outputs import write_json, write_text
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise QLogError(f"expected comma-separated integers, got {text!r}") from None
+    if not values:
+        raise QLogError(f"expected comma-separated integers, got {text!r}")
+    return values
+
+
+def _float_list(text: str) -> list[float]:
+    try:
+        values = [check_q(x) for x in text.split(",") if x.strip()]
+    except ValueError as e:
+        raise QLogError(f"expected comma-separated finite numbers, got {text!r} ({e})") from None
+    if not values:
+        raise QLogError(f"expected comma-separated finite numbers, got {text!r}")
+    return values
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = ArgumentParser(
+        prog="python -m qlog_pyserini.bench",
+        description="Measure what q-log BM25 costs at query time against Lucene's BM25, side by side: one JVM, "
+                    "one open index, the same queries, alternating BM25 and q-log passes after a warm-up, timed "
+                    "per query inside Java. Reports p50/p95/p99 latency and QPS, the q-log/BM25 throughput "
+                    "ratio per A-B pair with its spread, pruning evidence (total-hits relation, documents "
+                    "scored), a pruned-vs-exhaustive top-k check and a 20-point q sweep time, as markdown.")
+    parser.add_argument("--index", required=True, metavar="DIR", help="Lucene index (Anserini/Pyserini layout)")
+    parser.add_argument("--topics", required=True, metavar="FILE", help="queries: TSV, BEIR/CoIR queries.jsonl or TREC topics")
+    parser.add_argument("--k", default="10,1000", type=_int_list, metavar="K[,K...]",
+                        help="result depths to time (default: %(default)s)")
+    parser.add_argument("--threads", type=_int_list, metavar="T[,T...]",
+                        help=f"search threads to time (default: 1,{os.cpu_count() or 1}, i.e. 1 and all cores)")
+    parser.add_argument("--repeats", type=int, default=5, metavar="R",
+                        help="A-B rounds per configuration and q; ratio spreads are over these (default: %(default)s)")
+    parser.add_argument("--q", default="1,0.5,0.05", type=_float_list, metavar="Q[,Q...]",
+                        help="q values of the q-log side (default: %(default)s)")
+    parser.add_argument("--max-queries", type=int, metavar="N", help="use only the first N topics")
+    parser.add_argument("--paths", default=",".join(PATHS), metavar="P[,P...]",
+                        help="search calls to time: top-k (Lucene's plain search, block-max pruning) and/or "
+                             "anserini-sort (Anserini's score-then-docid sorted search) (default: %(default)s)")
+    parser.add_argument("--warmup", type=int, default=2, metavar="N",
+                        help="untimed passes of every similarity per configuration (default: %(default)s)")
+    parser.add_argument("--sweep-points", type=int, default=SWEEP_POINTS, metavar="N",
+                        help="q values in the sweep, 1/N, 2/N, ..., 1 (default: %(default)s)")
+    parser.add_argument("--check-queries", type=int, default=200, metavar="N",
+                        help="queries sampled for the pruned-equals-exhaustive check (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=42, help="seed of the check's query sample (default: %(default)s)")
+    parser.add_argument("--k1", type=float, default=DEFAULT_K1, help=f"BM25 k1 of both sides (default {DEFAULT_K1})")
+    parser.add_argument("--b", type=float, default=DEFAULT_B, help=f"BM25 b of both sides (default {DEFAULT_B})")
+    parser.add_argument("--output", metavar="FILE.md", help="also write the markdown report here (atomically)")
+    parser.add_argument("--json", metavar="FILE.json",
+                        help="also write every figure as JSON, per-pair ratios and per-point sweep times included")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    args = parser.parse_args(argv)
+    for out in (args.output, args.json):
+        if out and not Path(out).resolve().parent.is_dir():
+            raise QLogError(f"output folder of {out!r} does not exist")
+    paths = [p.strip() for p in args.paths.split(",") if p.strip()]
+    result = run_benchmark(
+        args.index, args.topics, ks=args.k, threads=args.threads, repeats=args.repeats, qs=args.q,
+        max_queries=args.max_queries, paths=paths, warmup=args.warmup, sweep_points=args.sweep_points,
+        check_queries=args.check_queries, seed=args.seed, k1=args.k1, b=args.b,
+        progress=None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
+    result["command"] = "python -m qlog_pyserini.bench " + shlex.join(sys.argv[1:] if argv is None else list(argv))
+    text = format_markdown(result)
+    print(text)
+    if args.output:
+        write_text(args.output, text)
+    if args.json:
+        write_json(args.json, result, indent=1)
+    return 0 if result["check_passed"] else 1
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,29 @@
+"""``python -m qlog_pyserini.build``: the command line over :mod:`qlog_pyserini.build.jar`."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.build.jar import similarity_jar
+from qlog_pyserini.jvm.toolchain import find_jdk, pyserini_jar
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = ArgumentParser(
+        prog="python -m qlog_pyserini.build",
+        description="Compile the q-log BM25 Lucene similarity (java-similarity/) against the installed "
+                    "Pyserini's Anserini fatjar with a JDK >= 21, and cache the jar. Searching builds it "
+                    "on first use; run this to build ahead of time or to check the toolchain.")
+    parser.add_argument("--force", action="store_true", help="rebuild even if a jar for these sources exists")
+    args = parser.parse_args(argv)
+    jdk = find_jdk()
+    jar = similarity_jar(force=args.force, verbose=True)
+    print(f"JDK:       {jdk.home} (Java {jdk.version})")
+    print(f"Pyserini:  {pyserini_jar()}")
+    print(f"built jar: {jar}")
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)

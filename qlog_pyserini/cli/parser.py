@@ -1,0 +1,72 @@
+"""What every ``python -m qlog_pyserini.<verb>`` shares: argparse with one-line errors, and the runner
+that turns :class:`~qlog_pyserini.errors.QLogError` into ``error: ...`` and exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from typing import Callable, NoReturn, Sequence
+
+from qlog_pyserini.system import progress
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.system.signals import Terminated, install_signal_handlers
+
+
+def run_cli(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[str] | None = None) -> None:
+    """Run a CLI ``main``; a :class:`QLogError` becomes ``error: ...`` on stderr and exit code 2.
+
+    SIGTERM and SIGHUP are handled as Ctrl-C: the verb's temporaries and children are cleaned up
+    on the way out, and the exit code is 128 + the signal number (130 for Ctrl-C).
+    """
+    install_signal_handlers()
+    try:
+        code = main(argv)
+    except QLogError as e:
+        print(f"error: {_one_line(e)}", file=sys.stderr)
+        sys.exit(2)
+    except Terminated as e:
+        print(f"error: terminated by {signal.Signals(e.signum).name}; nothing half-written was kept", file=sys.stderr)
+        sys.exit(128 + e.signum)
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(code or 0)
+
+
+def _one_line(e: BaseException) -> str:
+    # An error is one line on stderr; a multi-line detail (a subprocess's log tail) is folded.
+    return " | ".join(line.strip() for line in str(e).splitlines() if line.strip())
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with usage errors reported as one ``error: ...`` line (run ``--help`` for usage).
+
+    Every verb gets ``--quiet``: no progress bars and no informational lines on stderr (warnings and
+    errors still print). A verb may redefine it with its own help text.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("conflict_handler", "resolve")  # a verb's own --quiet replaces the shared one
+        super().__init__(*args, **kwargs)
+        self.add_argument("--quiet", action="store_true",
+                          help="no progress bars or informational lines on stderr (warnings and errors still print)")
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        parsed = super().parse_args(args, namespace)
+        if getattr(parsed, "quiet", False):
+            progress.set_quiet()
+        return parsed
+
+    def _get_value(self, action: argparse.Action, arg_string: str):
+        # QLogError is a ValueError, which argparse would swallow into "invalid <type> value";
+        # a type function's own message says more, so it is kept.
+        try:
+            return super()._get_value(action, arg_string)
+        except argparse.ArgumentError as e:
+            if isinstance(e.__context__, QLogError):
+                raise argparse.ArgumentError(action, str(e.__context__)) from None
+            raise
+
+    def error(self, message: str) -> NoReturn:
+        raise QLogError(f"{message} (see {self.prog} --help)")

@@ -1,0 +1,1 @@
+"""``compare``: paired comparison of two runs (:mod:`.comparison`); ``__main__`` is the verb."""

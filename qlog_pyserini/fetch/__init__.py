@@ -1,0 +1,1 @@
+"""``fetch``: real source code from Debian source packages (:mod:`.debian`); ``__main__`` is the verb."""

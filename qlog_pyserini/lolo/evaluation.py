@@ -1,0 +1,618 @@
+"""Leave-one-corpus-out: how much of the oracle gain the label-free q recovers, and whether it ever hurts.
+
+Two evaluations live here. The current one (:func:`select_shrinkage`, :func:`leave_one_family_out`,
+:func:`fit_rule`, the default of ``python -m qlog_pyserini.lolo``) judges the full rule of
+:mod:`qlog_pyserini.predict.rule` (feature, c, q_min, shrinkage n0, rounding): each corpus is held
+out with its nested size subsamples (its family), the constants are fitted on the other families
+(the most cautious candidate within 0.03 of the best mean recovery that keeps every training
+corpus above -0.25% against BM25), and n0 is chosen by comparing the held-out outcomes. The older
+per-feature report below (``--variant``) fits only c of ``clip(1 - c * h, q_min, 1)``:
+
+    python -m qlog_pyserini.lolo --sweeps sweeps/csn-ruby sweeps/cosqa sweeps/cacm ... \\
+        [--variant hapax-per-token --variant df-slope | --variant all] [--output results/lolo.md]
+
+Each ``--sweeps`` folder is the output of ``python -m qlog_pyserini.sweep`` (q-log BM25 over a grid
+of q); its ``summary.json`` gives the index, topics, qrels, metric M, the grid scores M(q), and
+the oracle q_opt with M(q_opt). For each corpus and each rule:
+
+    fitted c      1 - q_opt = c * h through the origin (q = 1 at h = 0), least squares over the
+                  OTHER corpora:  c = sum(h_i * (1 - q_opt_i)) / sum(h_i^2)      (0 if all h_i = 0)
+    fixed c       the paper's c = 7.28 (h_tok variants only)
+    q_pred        clip(1 - c * h, q_min, 1)
+    M(q_pred)     the sweep's score if q_pred is on its grid (within 1e-9), else measured: the index
+                  is searched at q_pred with the sweep's k1, b, idf form and hit count, and the run
+                  scored by trec_eval (:mod:`qlog_pyserini.evaluation`), as the sweep scored its points
+    recovery      (M(q_pred) - M(1)) / (M(q_opt) - M(1))
+
+M(1) is the grid score at q = 1 (the sweep always has it; ``baseline_score`` otherwise). Recovery
+is 1 when the prediction is as good as the oracle, 0 when it is no better than BM25, negative
+when worse, and above 1 when an off-grid q_pred beats every grid point. It is undefined ("n/a")
+when M(q_opt) <= M(1), i.e. BM25 is already best on the grid and there is no gain to recover;
+such corpora are listed (with M(q_pred) - M(1), so a loss stays visible) but left out of the
+mean. The mean is the plain average over the other corpora, as the paper's 72% is.
+
+h is a feature of :mod:`qlog_pyserini.stats.statistics`: an h_tok variant, or ``df-slope`` (the
+second rule, item 5 of issue 4). The arithmetic (:func:`fit_c`, :func:`leave_one_out_c`,
+:func:`recovery`, :func:`evaluate_rule`) is pure and takes M(q) as a callback, so it is tested on
+synthetic sweeps with known answers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
+from qlog_pyserini.predict.rule import DEFAULT_STEP, DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN, auto_q, q_from_h
+from qlog_pyserini.stats.statistics import DEFAULT_SAMPLE_DOCS, H_TOK_VARIANTS, corpus_stats, features
+
+PAPER_RECOVERY = 0.72
+GRID_TOLERANCE = 1e-9
+SCORE_TOLERANCE = 5e-5  # trec_eval prints 4 decimals: two honest measurements of one run differ by less
+DEFAULT_VARIANTS = ("hapax-per-token", "sample-df-slope")  # the paper's h_tok and the size-comparable slope
+REQUIRED_KEYS = ("name", "index", "topics", "qrels", "metric", "parameter", "grid", "scores",
+                 "baseline_score", "oracle_value", "oracle_score", "idf_form")
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """One corpus's q sweep, as ``summary.json`` describes it (paths resolved)."""
+
+    name: str
+    index: Path
+    topics: Path
+    qrels: Path
+    metric: str
+    scores: dict[float, float]
+    baseline_score: float
+    oracle_value: float
+    oracle_score: float
+    idf_form: str = "lucene"
+    k1: float = DEFAULT_K1
+    b: float = DEFAULT_B
+    hits: int = 1000
+    folder: Path | None = None
+    docs: int | None = None
+
+    def score_at(self, q: float) -> float | None:
+        """M(q) from the grid, or None if q is not a grid point."""
+        return grid_lookup(self.scores, q)
+
+    @property
+    def m_base(self) -> float:
+        """M(1): the grid score at q = 1, else the sweep's baseline score."""
+        at_one = self.score_at(1.0)
+        return self.baseline_score if at_one is None else at_one
+
+
+def read_sweep(folder: str | os.PathLike) -> Sweep:
+    """Read ``folder/summary.json`` of a q sweep; relative paths resolve against the cwd, then the folder."""
+    folder = Path(folder)
+    path = folder / "summary.json"
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise QLogError(f"{str(folder)!r} is not a sweep folder (no summary.json)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise QLogError(f"cannot read {str(path)!r}: {e}") from None
+    missing = [k for k in REQUIRED_KEYS if k not in summary]
+    if missing:
+        raise QLogError(f"{path}: missing keys {', '.join(missing)}")
+    if summary["parameter"] != "q" or summary.get("similarity", "qlog") != "qlog":
+        raise QLogError(f"{path}: a sweep of q-log BM25's q is needed, not of {summary.get('similarity')} "
+                        f"{summary['parameter']!r}")
+    try:
+        scores = {float(k): float(v) for k, v in summary["scores"].items()}
+        sweep = Sweep(
+            name=str(summary["name"]), index=_resolve(summary["index"], folder),
+            topics=_resolve(summary["topics"], folder), qrels=_resolve(summary["qrels"], folder),
+            metric=str(summary["metric"]), scores=scores, baseline_score=float(summary["baseline_score"]),
+            oracle_value=float(summary["oracle_value"]), oracle_score=float(summary["oracle_score"]),
+            idf_form=check_form(summary["idf_form"]), k1=float(summary.get("k1", DEFAULT_K1)),
+            b=float(summary.get("b", DEFAULT_B)), hits=int(summary.get("hits", 1000)), folder=folder,
+            docs=int(summary["docs"]) if "docs" in summary else None)
+    except (TypeError, ValueError) as e:
+        raise QLogError(f"{path}: {e}") from None
+    if not scores:
+        raise QLogError(f"{path}: no grid scores")
+    return sweep
+
+
+def _resolve(value: str, folder: Path) -> Path:
+    p = Path(value)
+    if p.is_absolute() or p.exists() or not (folder / p).exists():
+        return p
+    return folder / p
+
+
+# --- the arithmetic: pure functions -------------------------------------------------------------------
+
+def grid_lookup(scores: Mapping[float, float], q: float, tol: float = GRID_TOLERANCE) -> float | None:
+    """The score of the grid point within ``tol`` of ``q``, or None."""
+    for value, score in scores.items():
+        if abs(value - q) <= tol:
+            return score
+    return None
+
+
+def fit_c(h: Sequence[float], q_opt: Sequence[float]) -> float:
+    """Least-squares c of ``1 - q_opt = c * h`` through the origin; 0 when every h is 0 (no evidence against BM25)."""
+    if len(h) != len(q_opt):
+        raise QLogError(f"{len(h)} h values but {len(q_opt)} q_opt values")
+    sxx = sum(x * x for x in h)
+    if sxx == 0:
+        return 0.0
+    return sum(x * (1.0 - q) for x, q in zip(h, q_opt)) / sxx
+
+
+def leave_one_out_c(h: Sequence[float], q_opt: Sequence[float]) -> list[float]:
+    """For each corpus i, :func:`fit_c` on all corpora but i (at least two corpora are needed)."""
+    if len(h) < 2:
+        raise QLogError("leave-one-out needs at least two corpora")
+    return [fit_c([x for j, x in enumerate(h) if j != i], [q for j, q in enumerate(q_opt) if j != i])
+            for i in range(len(h))]
+
+
+def recovery(m_pred: float, m_base: float, m_opt: float) -> float | None:
+    """(M(q_pred) - M(1)) / (M(q_opt) - M(1)); None (n/a) when M(q_opt) <= M(1): no gain to recover."""
+    gain = m_opt - m_base
+    if not gain > 0:
+        return None
+    return (m_pred - m_base) / gain
+
+
+def mean_recovery(values: Sequence[float | None]) -> float | None:
+    """Mean of the defined recoveries (n/a ones left out); None if none is defined."""
+    defined = [v for v in values if v is not None]
+    return sum(defined) / len(defined) if defined else None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One corpus under one rule."""
+
+    name: str
+    h: float
+    q_opt: float
+    c: float
+    q_pred: float
+    m_base: float
+    m_opt: float
+    m_pred: float
+    recovery: float | None
+    measured: bool  # M(q_pred) came from a search (q_pred off the grid)
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """A rule evaluated leave-one-language-out: per-corpus rows and the mean recovery."""
+
+    variant: str
+    mode: str  # "fit" (c fitted leave-one-out) or "fixed"
+    c_all: float  # c fitted on all corpora ("fit"), or the fixed c
+    q_min: float
+    rows: list[Row] = field(default_factory=list)
+
+    @property
+    def mean_recovery(self) -> float | None:
+        return mean_recovery([r.recovery for r in self.rows])
+
+    @property
+    def counted(self) -> int:
+        return sum(r.recovery is not None for r in self.rows)
+
+
+Evaluate = Callable[[Sweep, float], float]
+
+
+def evaluate_rule(sweeps: Sequence[Sweep], h: Sequence[float], evaluate: Evaluate, variant: str = "h",
+                  c: float | None = None, q_min: float = PAPER_Q_MIN) -> RuleResult:
+    """Predict each corpus's q from its ``h`` and score it.
+
+    ``c`` None fits c on the other corpora (leave one out); a number uses it for every corpus.
+    ``evaluate(sweep, q)`` gives M(q) for a q that is not on the sweep's grid.
+    """
+    if len(sweeps) != len(h):
+        raise QLogError(f"{len(sweeps)} sweeps but {len(h)} h values")
+    q_opt = [s.oracle_value for s in sweeps]
+    cs = leave_one_out_c(h, q_opt) if c is None else [float(c)] * len(sweeps)
+    rows = []
+    for s, x, ci in zip(sweeps, h, cs):
+        q = q_from_h(x, ci, q_min)
+        on_grid = s.score_at(q)
+        m_pred = on_grid if on_grid is not None else float(evaluate(s, q))
+        rows.append(Row(name=s.name, h=x, q_opt=s.oracle_value, c=ci, q_pred=q, m_base=s.m_base,
+                        m_opt=s.oracle_score, m_pred=m_pred, recovery=recovery(m_pred, s.m_base, s.oracle_score),
+                        measured=on_grid is None))
+    return RuleResult(variant=variant, mode="fit" if c is None else "fixed",
+                      c_all=fit_c(h, q_opt) if c is None else float(c), q_min=q_min, rows=rows)
+
+
+# --- measuring M(q) off the grid ----------------------------------------------------------------------
+
+class SearchEvaluator:
+    """M(q) by searching a sweep's index at q and scoring the run with trec_eval, as the sweep did.
+
+    One searcher stays open per index; values are cached. Before the first off-grid search on a
+    corpus, the sweep's oracle point is re-measured the same way: if it differs from the sweep's
+    score by more than trec_eval's rounding, the two measurements are not comparable (different
+    topics, qrels or settings) and a warning is kept in :attr:`warnings`.
+    """
+
+    def __init__(self, threads: int = 1) -> None:
+        self.threads = threads
+        self.warnings: list[str] = []
+        self._searchers: dict[Path, Any] = {}
+        self._cache: dict[tuple[str, float], float] = {}
+        self._checked: set[str] = set()
+
+    def __call__(self, sweep: Sweep, q: float) -> float:
+        if sweep.name not in self._checked:
+            self._checked.add(sweep.name)
+            again = self.measure(sweep, sweep.oracle_value)
+            if abs(again - sweep.oracle_score) > SCORE_TOLERANCE:
+                self.warnings.append(
+                    f"{sweep.name}: re-measuring q = {sweep.oracle_value:g} gives {sweep.metric} {again:.4f}, the "
+                    f"sweep says {sweep.oracle_score:.4f}; M(q_pred) may not be comparable with the sweep's scores")
+        return self.measure(sweep, q)
+
+    def measure(self, sweep: Sweep, q: float) -> float:
+        """M(q) on ``sweep``'s corpus by an actual search at q."""
+        key = (sweep.name, round(q, 12))
+        if key in self._cache:
+            return self._cache[key]
+        from qlog_pyserini.eval.trec_eval import trec_eval
+        from qlog_pyserini.formats.topics import read_topics
+        from qlog_pyserini.formats.trec import write_run
+        from qlog_pyserini.search.batch import search_topics
+        from qlog_pyserini.search.searcher import QLogSearcher
+
+        searcher = self._searchers.get(sweep.index)
+        if searcher is None:
+            searcher = self._searchers[sweep.index] = QLogSearcher(sweep.index)
+        searcher.set_qlog(k1=sweep.k1, b=sweep.b, q=q, idf_form=sweep.idf_form)
+        topics = read_topics(sweep.topics)
+        results = search_topics(searcher, topics, hits=sweep.hits, threads=self.threads, progress=False)
+        with tempfile.TemporaryDirectory(prefix="qlog-lolo-") as tmp:
+            run = Path(tmp) / "run.txt"
+            write_run(run, results, tag="lolo", qids=list(topics))
+            value = trec_eval(sweep.qrels, run, metrics=[sweep.metric], per_query=False).aggregate[sweep.metric]
+        self._cache[key] = value
+        return value
+
+    def close(self) -> None:
+        for s in self._searchers.values():
+            s.close()
+        self._searchers.clear()
+
+
+# --- the report ---------------------------------------------------------------------------------------
+
+def _num(x: float | None, digits: int = 4) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def rule_title(result: RuleResult) -> str:
+    how = (f"c fitted on the other corpora (c on all corpora: {result.c_all:.4g})" if result.mode == "fit"
+           else f"fixed c = {result.c_all:g}")
+    return f"h = {result.variant}, {how}"
+
+
+def format_markdown(results: Sequence[RuleResult], metric: str, notes: Sequence[str] = ()) -> str:
+    """The report: one table per rule, then a summary of mean recoveries beside the paper's."""
+    lines = ["# Leave-one-language-out: label-free q", "",
+             f"q_pred = clip(1 - c * h, q_min, 1); M = {metric}; recovery = (M(q_pred) - M(1)) / (M(q_opt) - M(1)), "
+             "n/a (and left out of the mean) when M(q_opt) <= M(1). "
+             "M(q_pred) marked * was measured by searching at q_pred (off the sweep's grid).", ""]
+    for r in results:
+        lines += [f"## {rule_title(r)}", "",
+                  "| corpus | h | q_opt | c | q_pred | M(1) | M(q_opt) | M(q_pred) | M(q_pred) - M(1) | recovery |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for row in r.rows:
+            lines.append(f"| {row.name} | {row.h:.4f} | {row.q_opt:g} | {row.c:.3f} | {row.q_pred:.3f} | "
+                         f"{row.m_base:.4f} | {row.m_opt:.4f} | {row.m_pred:.4f}{'*' if row.measured else ''} | "
+                         f"{row.m_pred - row.m_base:+.4f} | {_num(row.recovery, 3)} |")
+        lines += ["", f"mean recovery: {_num(r.mean_recovery, 3)} over {r.counted} of {len(r.rows)} corpora "
+                      f"(paper: {PAPER_RECOVERY})", ""]
+    lines += ["## Summary", "", "| h | c | mean recovery | corpora counted |", "|---|---|---:|---:|"]
+    for r in results:
+        c = "leave-one-out fit" if r.mode == "fit" else f"{r.c_all:g}"
+        lines.append(f"| {r.variant} | {c} | {_num(r.mean_recovery, 3)} | {r.counted}/{len(r.rows)} |")
+    lines.append(f"| paper (h_tok) | leave-one-out fit | {PAPER_RECOVERY} | |")
+    if notes:
+        lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
+    return "\n".join(lines) + "\n"
+
+
+def run_lolo(sweeps: Sequence[Sweep], variants: Sequence[str], evaluate: Evaluate, fixed_c: float = PAPER_C,
+             q_min: float = PAPER_Q_MIN, feature_values: Mapping[str, Mapping[str, float | None]] | None = None,
+             sample_docs: int = DEFAULT_SAMPLE_DOCS, seed: int = 0) -> tuple[list[RuleResult], list[str]]:
+    """Every requested rule on ``sweeps``: fitted leave-one-out, and at ``fixed_c`` for h_tok variants.
+
+    ``feature_values`` ({sweep name: {variant: h}}) defaults to :func:`corpus_stats` of each index.
+    Returns the results and notes (variants skipped, and why).
+    """
+    if feature_values is None:
+        by_index: dict[Path, dict[str, float | None]] = {}
+        for s in sweeps:
+            if s.index not in by_index:
+                by_index[s.index] = features(corpus_stats(s.index, sample_docs=sample_docs, seed=seed))
+        feature_values = {s.name: by_index[s.index] for s in sweeps}
+    results: list[RuleResult] = []
+    notes: list[str] = []
+    for v in variants:
+        h = [feature_values[s.name].get(v) for s in sweeps]
+        if any(x is None for x in h):
+            lacking = ", ".join(s.name for s, x in zip(sweeps, h) if x is None)
+            notes.append(f"{v}: skipped, not available for {lacking}")
+            continue
+        if len(sweeps) >= 2:
+            results.append(evaluate_rule(sweeps, h, evaluate, variant=v, c=None, q_min=q_min))
+        if v in H_TOK_VARIANTS:
+            results.append(evaluate_rule(sweeps, h, evaluate, variant=v, c=fixed_c, q_min=q_min))
+    return results, notes
+
+
+# --- the safe rule: fitted and judged leave-one-corpus-out --------------------------------------------
+
+SAFETY_FLOOR = -0.005  # the requirement: NDCG@10 at auto at most 0.5% (relative) below BM25 on every corpus
+FIT_FLOOR = -0.0025  # what a candidate must keep on every TRAINING corpus: half the requirement, a margin
+RECOVERY_TARGET = 0.5  # the requirement: mean held-out recovery of the oracle gain on code
+RECOVERY_TOLERANCE = 0.03  # candidates this close to the best mean recovery count as equals; the cautious one wins
+FAMILY_SUFFIX = re.compile(r"-(\d+k?)$")  # "go-code-10k", "cosqa-500": nested subsamples of one corpus
+
+
+@dataclass(frozen=True)
+class RuleParams:
+    """One candidate of the label-free rule (:func:`qlog_pyserini.predict.rule.auto_q`)."""
+
+    variant: str
+    c: float
+    q_min: float
+    shrink_docs: int
+    step: float = DEFAULT_STEP
+    h0: float = 0.0
+
+    def q(self, h: float, docs: int) -> float:
+        return auto_q(h, docs, self.c, self.q_min, self.shrink_docs, self.step, self.h0)
+
+    def label(self) -> str:
+        return (f"h = {self.variant}, h0 = {self.h0:g}, c = {self.c:g}, q_min = {self.q_min:g}, "
+                f"shrink n0 = {self.shrink_docs}, step = {self.step:g}")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One corpus as the rule fit sees it: its sweep, size, features, family and kind."""
+
+    sweep: Sweep
+    docs: int
+    features: Mapping[str, float | None]
+    family: str
+    kind: str = "code"  # "code" or "text"
+
+    @property
+    def name(self) -> str:
+        return self.sweep.name
+
+
+def family_of(name: str) -> str:
+    """The corpus a nested subsample was drawn from: ``go-code-10k`` -> ``go-code``; others are their own."""
+    return FAMILY_SUFFIX.sub("", name)
+
+
+def candidate_grid(variants: Sequence[str] = (DEFAULT_VARIANT,),
+                   cs: Sequence[float] = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0),
+                   q_mins: Sequence[float] = (0.55, 0.6, 0.65, 0.7, 0.75, 0.8),
+                   shrinks: Sequence[int] = (0, 500, 1000, 2000, 5000, 10000),
+                   step: float = DEFAULT_STEP, h0s: Sequence[float] = (0.0,)) -> list[RuleParams]:
+    """Every combination: the search space of :func:`fit_rule`."""
+    return [RuleParams(v, c, m, n, step, h0) for v in variants for c in cs for m in q_mins for n in shrinks
+            for h0 in h0s]
+
+
+@dataclass(frozen=True)
+class AutoRow:
+    """One held-out corpus under the rule fitted without its family."""
+
+    name: str
+    family: str
+    kind: str
+    docs: int
+    h: float
+    params: RuleParams
+    q_auto: float
+    q_opt: float
+    m_base: float
+    m_opt: float
+    m_auto: float
+    measured: bool
+
+    @property
+    def rel_change(self) -> float:
+        """(M(q_auto) - M(1)) / M(1): the relative change against BM25."""
+        return (self.m_auto - self.m_base) / self.m_base if self.m_base else 0.0
+
+    @property
+    def recovery(self) -> float | None:
+        return recovery(self.m_auto, self.m_base, self.m_opt)
+
+
+def _outcome(e: Evidence, p: RuleParams, evaluate: Evaluate) -> tuple[float, float, bool]:
+    h = e.features.get(p.variant)
+    q = p.q(0.0 if h is None else h, e.docs)
+    on_grid = e.sweep.score_at(q)
+    return q, (on_grid if on_grid is not None else float(evaluate(e.sweep, q))), on_grid is None
+
+
+def fit_rule(training: Sequence[Evidence], candidates: Sequence[RuleParams], evaluate: Evaluate,
+             floor: float = FIT_FLOOR, tolerance: float = RECOVERY_TOLERANCE) -> RuleParams:
+    """The most cautious of the near-best safe candidates on ``training``.
+
+    Safe: every training corpus stays at least ``floor`` (relative) above BM25. Near-best: a mean
+    recovery on the training code corpora (those with a gain to recover) within ``tolerance`` of the
+    best safe candidate's. Most cautious: the smallest total move away from q = 1 over the training
+    corpora (then the smaller c, larger q_min, larger n0). Preferring caution among near-equals is
+    what keeps the rule from being tuned to the last digit of the corpora it was fitted on. If no
+    candidate is safe, the one with the best worst case is returned (safety first).
+    """
+    if not training or not candidates:
+        raise ValueError("fit_rule needs training corpora and candidates")
+    scored = []
+    for p in candidates:
+        if any(e.features.get(p.variant) is None for e in training):
+            continue
+        worst, recs, moved = math.inf, [], 0.0
+        for e in training:
+            q, m, _ = _outcome(e, p, evaluate)
+            worst = min(worst, (m - e.sweep.m_base) / e.sweep.m_base if e.sweep.m_base else 0.0)
+            moved += 1.0 - q
+            r = recovery(m, e.sweep.m_base, e.sweep.oracle_score)
+            if e.kind == "code" and r is not None:
+                recs.append(r)
+        scored.append((p, worst, sum(recs) / len(recs) if recs else 0.0, moved))
+    if not scored:
+        raise ValueError("no candidate's feature is available on every training corpus")
+    safe = [x for x in scored if x[1] >= floor - 1e-12]
+    if not safe:
+        return max(scored, key=lambda x: (x[1], -x[3]))[0]
+    top = max(x[2] for x in safe)
+    near = [x for x in safe if x[2] >= top - tolerance]
+    return min(near, key=lambda x: (round(x[3], 9), -x[0].h0, x[0].c, -x[0].q_min, -x[0].shrink_docs))[0]
+
+
+def leave_one_family_out(corpora: Sequence[Evidence], candidates: Sequence[RuleParams], evaluate: Evaluate,
+                         floor: float = FIT_FLOOR) -> list[AutoRow]:
+    """For each corpus: the rule fitted on every corpus of OTHER families, applied to it."""
+    rows = []
+    fitted: dict[str, RuleParams] = {}
+    for e in corpora:
+        if e.family not in fitted:
+            training = [t for t in corpora if t.family != e.family]
+            fitted[e.family] = fit_rule(training, candidates, evaluate, floor)
+        p = fitted[e.family]
+        q, m, measured = _outcome(e, p, evaluate)
+        rows.append(AutoRow(name=e.name, family=e.family, kind=e.kind, docs=e.docs,
+                            h=e.features.get(p.variant) or 0.0, params=p, q_auto=q, q_opt=e.sweep.oracle_value,
+                            m_base=e.sweep.m_base, m_opt=e.sweep.oracle_score, m_auto=m, measured=measured))
+    return rows
+
+
+def apply_rule(corpora: Sequence[Evidence], params: RuleParams, evaluate: Evaluate) -> list[AutoRow]:
+    """One fixed rule on every corpus (e.g. the default, fitted on all of them: in-sample)."""
+    rows = []
+    for e in corpora:
+        q, m, measured = _outcome(e, params, evaluate)
+        rows.append(AutoRow(name=e.name, family=e.family, kind=e.kind, docs=e.docs,
+                            h=e.features.get(params.variant) or 0.0, params=params, q_auto=q,
+                            q_opt=e.sweep.oracle_value, m_base=e.sweep.m_base, m_opt=e.sweep.oracle_score,
+                            m_auto=m, measured=measured))
+    return rows
+
+
+def auto_summary(rows: Sequence[AutoRow]) -> dict[str, Any]:
+    """Worst relative change, corpora below the 0.5% floor, mean recovery on code (all / full-size only)."""
+    code = [r.recovery for r in rows if r.kind == "code" and r.recovery is not None]
+    full = [r.recovery for r in rows if r.kind == "code" and r.recovery is not None and r.family == r.name]
+    worst = min(rows, key=lambda r: r.rel_change) if rows else None
+    return {"corpora": len(rows), "worst_rel_change": worst.rel_change if worst else None,
+            "worst_corpus": worst.name if worst else None,
+            "below_floor": [r.name for r in rows if r.rel_change < SAFETY_FLOOR - 1e-12],
+            "mean_recovery_code": sum(code) / len(code) if code else None, "code_counted": len(code),
+            "mean_recovery_code_full_size": sum(full) / len(full) if full else None, "full_size_counted": len(full)}
+
+
+def format_auto_markdown(title: str, rows: Sequence[AutoRow], metric: str, show_params: bool) -> str:
+    """One table: per corpus BM25, q_opt, oracle, q_auto, M at auto, relative change, recovery."""
+    s = auto_summary(rows)
+    head = ("| corpus | kind | docs | h | " + ("rule fitted without this corpus's family | " if show_params else "")
+            + f"BM25 | q_opt | {metric} at q_opt | q_auto | {metric} at q_auto | vs BM25 | recovery |")
+    lines = [f"## {title}", "", head, "|" + "---|" * (head.count("|") - 1)]
+    for r in rows:
+        params = f"c = {r.params.c:g}, q_min = {r.params.q_min:g}, n0 = {r.params.shrink_docs} | " if show_params else ""
+        lines.append(f"| {r.name} | {r.kind} | {r.docs:,} | {r.h:.4f} | {params}{r.m_base:.4f} | {r.q_opt:g} "
+                     f"| {r.m_opt:.4f} | {r.q_auto:g} | {r.m_auto:.4f}{'*' if r.measured else ''} "
+                     f"| {r.rel_change:+.2%} | {_num(r.recovery, 3)} |")
+    worst = "n/a" if s["worst_rel_change"] is None else f"{s['worst_rel_change']:+.2%} ({s['worst_corpus']})"
+    lines += ["", f"Worst change against BM25: {worst}; corpora more than 0.5% below BM25: "
+                  f"{', '.join(s['below_floor']) or 'none'}. Mean recovery on code corpora: "
+                  f"{_num(s['mean_recovery_code'], 3)} over {s['code_counted']} with a gain to recover "
+                  f"({_num(s['mean_recovery_code_full_size'], 3)} over the {s['full_size_counted']} full-size ones).", ""]
+    return "\n".join(lines)
+
+
+def collect_evidence(sweeps: Sequence[Sweep], text: Sequence[str] = (), sample_docs: int = DEFAULT_SAMPLE_DOCS,
+                     seed: int = 0, feature_values: Mapping[str, Mapping[str, float | None]] | None = None,
+                     docs: Mapping[str, int] | None = None) -> list[Evidence]:
+    """:class:`Evidence` for each sweep: features of its index (computed unless given), size, family, kind.
+
+    ``text`` names the natural-language corpora (their families); every other corpus counts as code.
+    """
+    out = []
+    cache: dict[Path, tuple[dict, int]] = {}
+    for s in sweeps:
+        if feature_values is not None and docs is not None:
+            f, n = feature_values[s.name], docs[s.name]
+        else:
+            if s.index not in cache:
+                stats = corpus_stats(s.index, sample_docs=sample_docs, seed=seed)
+                cache[s.index] = (features(stats), int(stats["documents"]))
+            f, n = cache[s.index]
+        family = family_of(s.name)
+        out.append(Evidence(sweep=s, docs=n, features=f, family=family,
+                            kind="text" if s.name in text or family in text else "code"))
+    return out
+
+
+@dataclass(frozen=True)
+class ShrinkSelection:
+    """Leave-one-family-out outcomes for each fixed shrinkage n0, and the n0 chosen from them."""
+
+    outcomes: dict[int, list[AutoRow]]
+    chosen: int
+
+
+def select_shrinkage(corpora: Sequence[Evidence], candidates: Sequence[RuleParams], evaluate: Evaluate,
+                     shrinks: Sequence[int], floor: float = FIT_FLOOR, target: float = RECOVERY_TARGET) -> ShrinkSelection:
+    """Pick n0 by leave-one-family-out evaluation, never by in-sample fit.
+
+    For each n0, the other constants are fitted without each held-out family (:func:`leave_one_family_out`)
+    on the candidates with that n0. Requirements first, in the issue's order: an n0 is admissible when
+    no held-out corpus falls more than 0.5% below BM25 and the mean held-out recovery on code reaches
+    ``target``; the chosen n0 is the LARGEST admissible one (the most shrinkage toward BM25 on small
+    corpora that the evidence allows, since small corpora are where a label-free rule is riskiest).
+    Without an admissible n0: the safe one with the best recovery; without a safe one, the best worst case.
+    """
+    outcomes = {}
+    for n0 in shrinks:
+        pool = [replace(c, shrink_docs=n0) for c in candidates]
+        pool = list(dict.fromkeys(pool))
+        outcomes[n0] = leave_one_family_out(corpora, pool, evaluate, floor)
+
+    def key(n0: int) -> tuple:
+        s = auto_summary(outcomes[n0])
+        safe = not s["below_floor"]
+        rec = s["mean_recovery_code"] or 0.0
+        return (safe, safe and rec >= target, n0 if safe and rec >= target else (rec if safe else s["worst_rel_change"]))
+
+    return ShrinkSelection(outcomes=outcomes, chosen=max(shrinks, key=key))
+
+
+def format_selection_markdown(selection: ShrinkSelection) -> str:
+    lines = ["## Choosing the shrinkage n0 by leave-one-corpus-out", "",
+             "| n0 | worst change vs BM25 (corpus) | corpora > 0.5% below BM25 | mean recovery, code | "
+             "mean recovery, full-size code |", "|---:|---|---|---:|---:|"]
+    for n0, rows in selection.outcomes.items():
+        s = auto_summary(rows)
+        mark = " (chosen)" if n0 == selection.chosen else ""
+        lines.append(f"| {n0}{mark} | {s['worst_rel_change']:+.2%} ({s['worst_corpus']}) | "
+                     f"{', '.join(s['below_floor']) or 'none'} | {_num(s['mean_recovery_code'], 3)} | "
+                     f"{_num(s['mean_recovery_code_full_size'], 3)} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,78 @@
+"""``python -m qlog_pyserini.reproduce``: the command line over :mod:`qlog_pyserini.reproduce.pipeline`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.system.provenance import command_line
+from qlog_pyserini.reproduce.pipeline import (
+    CODE_LANGUAGES,
+    FULL_GRID,
+    FULL_SCALING,
+    QUICK_GRID,
+    QUICK_SCALING,
+    Config,
+    main_markdown,
+    reproduce,
+)
+from qlog_pyserini.sweep.run import parse_grid
+from qlog_pyserini.system.project import PROJECT_ROOT
+from qlog_pyserini.system.outputs import check_not_precious, check_output_dir, write_marker
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = ArgumentParser(
+        prog="scripts/reproduce",
+        description="Build the code-search benchmarks that are missing, sweep q on each (both IDF odds forms), "
+                    "predict q without labels, run the scaling curve and the tokenizer ablation, and write "
+                    "tables and plots with their provenance.")
+    parser.add_argument("--quick", action="store_true",
+                        help="minutes instead of an hour: local code only (Python stdlib, JDK src.zip), small slices, "
+                             "a coarse q grid")
+    parser.add_argument("--out", default=None, help="results folder (default results/, or results/quick/ with --quick)")
+    parser.add_argument("--work", default=str(PROJECT_ROOT / "work" / "reproduce"), help="cache of corpora, indexes, sweeps")
+    parser.add_argument("--cache", default=str(PROJECT_ROOT / "cache" / "sources"), help="downloaded Debian packages")
+    parser.add_argument("--shared", default=str(PROJECT_ROOT.parent / "shared" / "data"), help="labelled sets folder")
+    parser.add_argument("--languages", default=None, help=f"comma-separated subset of {','.join(CODE_LANGUAGES)}")
+    parser.add_argument("--queries", type=int, default=None, help="queries per built corpus (default 1000; quick 200)")
+    parser.add_argument("--max-docs", type=int, default=None, help="cap on documents per built corpus (quick: 3000)")
+    parser.add_argument("--grid", default=None, help=f"q grid (default {FULL_GRID}; quick {QUICK_GRID})")
+    parser.add_argument("--threads", type=int, default=max(1, os.cpu_count() or 1))
+    parser.add_argument("--resamples", type=int, default=10000)
+    parser.add_argument("--go-target", type=int, default=180_000, help="documented Go functions to fetch (default 180000)")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    languages = tuple(args.languages.split(",")) if args.languages else (("python", "java") if quick else CODE_LANGUAGES)
+    bad = [lang for lang in languages if lang not in CODE_LANGUAGES]
+    if bad:
+        raise QLogError(f"unknown language(s) {', '.join(bad)}; choose from {', '.join(CODE_LANGUAGES)}")
+    work = Path(args.work) / ("quick" if quick else "full")
+    # Stale cache entries under the work folder are deleted and rebuilt, so it must be new, empty or
+    # reproduce's own (safety.check_output_dir: never '.', a parent of it, home, or someone's folder).
+    check_not_precious(args.work, "--work", inputs=[args.shared, args.cache])
+    Path(args.work).mkdir(parents=True, exist_ok=True)
+    check_output_dir(work, "reproduce", option="--work", overwrite=True)
+    work.mkdir(exist_ok=True)
+    write_marker(work, "reproduce")
+    cfg = Config(
+        quick=quick, work=work,
+        out=Path(args.out or (PROJECT_ROOT / "results" / ("quick" if quick else ""))), cache=Path(args.cache),
+        shared=Path(args.shared), languages=languages, queries=args.queries or (200 if quick else 1000),
+        max_docs=args.max_docs or (3000 if quick else None), grid=parse_grid(args.grid or (QUICK_GRID if quick else FULL_GRID)),
+        forms=("lucene", "rsj"), scaling=QUICK_SCALING if quick else FULL_SCALING,
+        ablation=("python-code", "csn-ruby") if quick else (*[f"{l}-code" for l in CODE_LANGUAGES], "csn-ruby", "cosqa"),
+        threads=args.threads, resamples=args.resamples, go_target=args.go_target,
+        command=command_line("scripts/reproduce", argv).replace("python -m scripts/reproduce", "scripts/reproduce"))
+    tables = reproduce(cfg)
+    print(main_markdown(tables["main"]))
+    print(f"wrote {cfg.out} in {cfg.timings['total'] / 60:.1f} min", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,350 @@
+"""Sweep q (or another model's parameter) on one open index: a run and metrics per point, the oracle,
+and the honest, cross-validated estimate beside it.
+
+    python -m qlog_pyserini.sweep --index DIR --topics T --qrels Q \\
+        --q-grid 0.05,0.1,...,1.0,1.25,1.5 --out sweeps/csn-ruby
+
+One JVM and one open index: each grid point only installs a new similarity and makes one search
+pass. The oracle is the grid point with the best mean metric (ties go to the point closest to the
+BM25-equivalent value, so a flat curve reports no change); it is chosen on the queries it is scored
+on, so its gain is optimistic. The cross-validated estimate (:mod:`qlog_pyserini.sweep.crossval`,
+5 folds over queries by default) scores each query at the value chosen on the other folds. Both,
+and the label-free q when one is given, are compared with BM25 by the same paired tests
+(:func:`qlog_pyserini.eval.significance.compare_scores`: two-sided randomization p first, t-test,
+bootstrap interval and reversal share).
+
+Written to ``--out``: ``runs/`` (one TREC run per point), ``sweep.csv`` (metrics per point),
+``per_query.csv`` (the sweep metric per query and point, then each query's fold, the value it was
+scored at and its cross-validated score), ``summary.json`` (everything a table needs),
+``comparison.md`` and ``sweep.png`` (metric against the parameter, BM25 as a reference line, the
+oracle marked).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import pandas as pd
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.budget import recall_at_budgets, recall_at_token_budgets
+from qlog_pyserini.compare.comparison import MARKDOWN_HEADER, compare_runs, format_markdown, markdown_row
+from qlog_pyserini.eval.significance import ComparisonResult, compare_scores
+from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, per_query_scores, trec_eval
+from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, choose_best, cross_validate
+from qlog_pyserini.formats.topics import read_topics
+from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.formats.trec import read_qrels, write_run
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
+from qlog_pyserini.system.progress import progress_bar
+from qlog_pyserini.system.outputs import check_output_dir, publish_dir, staging_dir
+from qlog_pyserini.search.batch import search_topics
+from qlog_pyserini.search.searcher import QLogSearcher, check_index_dir
+from qlog_pyserini.search.similarities import model
+
+DEFAULT_GRID = "0.05,0.1,...,1.0,1.25,1.5"
+BM25_EQUIVALENT = {"q": 1.0, "gamma": 1.0}  # the parameter value at which the model is BM25
+
+
+def parse_grid(text: str) -> list[float]:
+    """``"0.05,0.1,...,0.3,0.5"`` -> [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5].
+
+    ``...`` continues the arithmetic progression of the two values before it up to the value after
+    it. Values are rounded to 10 decimals so a progression lands exactly on its end points.
+    """
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    values: list[float] = []
+    i = 0
+    while i < len(parts):
+        if parts[i] == "...":
+            if len(values) < 2 or i + 1 >= len(parts):
+                raise QLogError(f"grid {text!r}: '...' needs two values before it and one after")
+            step, end = values[-1] - values[-2], _number(parts[i + 1], text)
+            if step <= 0 or end < values[-1]:
+                raise QLogError(f"grid {text!r}: '...' needs an increasing progression up to its end")
+            while values[-1] + step < end - 1e-9:
+                values.append(round(values[-1] + step, 10))
+            i += 1
+            continue
+        values.append(_number(parts[i], text))
+        i += 1
+    if not values:
+        raise QLogError("empty grid")
+    return sorted(set(values))
+
+
+def _number(token: str, text: str) -> float:
+    try:
+        value = float(token)
+    except ValueError:
+        raise QLogError(f"grid {text!r}: {token!r} is not a number") from None
+    if not math.isfinite(value):
+        raise QLogError(f"grid {text!r}: {token!r} is not finite")
+    return round(value, 10)
+
+
+def point_label(parameter: str, value: float) -> str:
+    return f"{parameter}{value:g}"
+
+
+def choose_oracle(scores: dict[float, float], reference: float | None) -> float:
+    """The grid value with the highest score; ties go to the value closest to ``reference``."""
+    return choose_best(scores, reference)
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    """What a sweep searches and measures: the model, its fixed parameters, the grid, the tests.
+
+    ``folds`` and ``cv_seed`` set the k-fold cross-validation over queries
+    (:mod:`qlog_pyserini.sweep.crossval`); ``resamples`` and ``seed`` the paired tests.
+    """
+
+    grid: tuple[float, ...]
+    similarity: str = "qlog"
+    metric: str = "ndcg_cut.10"
+    idf_form: str = "lucene"
+    k1: float = DEFAULT_K1
+    b: float = DEFAULT_B
+    hits: int = 1000
+    threads: int = 1
+    budgets: tuple[int, ...] = (8192,)
+    resamples: int = 10000
+    seed: int = 0
+    folds: int = DEFAULT_FOLDS
+    cv_seed: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "grid", tuple(float(v) for v in self.grid))
+        object.__setattr__(self, "budgets", tuple(int(v) for v in self.budgets))
+        object.__setattr__(self, "idf_form", check_form(self.idf_form))
+        if not self.grid:
+            raise QLogError("empty grid")
+        for name in ("hits", "threads", "resamples"):
+            if getattr(self, name) < 1:
+                raise QLogError(f"--{name} must be at least 1, got {getattr(self, name)}")
+        if self.folds < 2:
+            raise QLogError(f"--folds must be at least 2, got {self.folds}")
+
+    def similarity_args(self, parameter: str, value: float) -> dict[str, Any]:
+        return {parameter: value, "idf_form": self.idf_form, "k1": self.k1, "b": self.b}
+
+
+@dataclass
+class _Measured:
+    """What the grid pass measured (in the staging folder)."""
+
+    table: pd.DataFrame  # one row per grid value: the parameter, then every metric
+    per_query: pd.DataFrame  # rows = judged queries, columns = grid values, the sweep metric
+    runs: dict[float, Path]
+
+
+def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrels_path: str | os.PathLike,
+              out_dir: str | os.PathLike, settings: SweepSettings, *, name: str | None = None,
+              progress: bool = True, overwrite: bool = False, extra: dict[str, Any] | None = None,
+              prediction: Any = None) -> dict[str, Any]:
+    """Run the sweep and write its folder (atomically: built beside ``out_dir``, renamed at the end).
+
+    Steps: check the inputs; search and score every grid point; pick the oracle; score BM25;
+    compare the oracle, the cross-validated choice and (with ``prediction``) the label-free q with
+    BM25; write the files. ``prediction`` (a :class:`qlog_pyserini.predict.rule.Prediction`) adds its
+    q to the grid and records it, with its score and comparison, as ``auto`` in the summary.
+    """
+    started = time.perf_counter()
+    parameter, reference = _check_model(settings.similarity)
+    index_dir = check_index_dir(index_dir)
+    topics = read_topics(topics_path)
+    qrels = read_qrels(qrels_path)
+    judged = [q for q in topics if q in qrels]
+    if not judged:
+        raise QLogError(f"no query of {topics_path} has judgments in {qrels_path}")
+    out = check_output_dir(out_dir, "sweep", inputs=(index_dir, topics_path, qrels_path), overwrite=overwrite)
+    auto_q = None if prediction is None else round(float(prediction.q), 10)
+    grid = sorted(set(settings.grid) | ({reference} if reference is not None else set())
+                  | ({auto_q} if auto_q is not None else set()))
+
+    searcher = QLogSearcher(index_dir, k1=settings.k1, b=settings.b, idf_form=settings.idf_form)
+    stage = staging_dir(out, "sweep")
+    try:
+        (stage / "runs").mkdir()
+        measured = _search_grid(searcher, settings, parameter, grid, topics, qrels_path, stage, progress)
+        scores = {v: float(s) for v, s in zip(measured.table[parameter], measured.table[settings.metric])}
+        # The oracle and the cross-validated choice range over the asked grid (and BM25); a label-free q
+        # added only to be reported is not a candidate, so it cannot change what the grid finds.
+        candidates = [v for v in grid if v in set(settings.grid) or v == reference]
+        oracle = choose_oracle({v: scores[v] for v in candidates}, reference)
+        bm25_run = (measured.runs[reference] if reference is not None
+                    else _bm25_run(searcher, settings, topics, stage))
+        bm25 = per_query_scores(qrels_path, bm25_run, settings.metric)
+        bm25_score = trec_eval(qrels_path, bm25_run, metrics=[settings.metric],
+                               per_query=False).aggregate[settings.metric]
+        comparison = compare_runs(qrels_path, bm25_run, measured.runs[oracle], metric=settings.metric,
+                                  resamples=settings.resamples, seed=settings.seed)
+        cv = cross_validate(measured.per_query.loc[bm25.index, candidates], reference, settings.folds,
+                            settings.cv_seed)
+        cv_comparison = compare_scores(bm25, cv.per_query.reindex(bm25.index), resamples=settings.resamples,
+                                       seed=settings.seed)
+        auto = None
+        if prediction is not None:
+            auto = {**asdict(prediction), "score": scores[auto_q],
+                    "comparison": asdict(compare_runs(qrels_path, bm25_run, measured.runs[auto_q],
+                                                      metric=settings.metric, resamples=settings.resamples,
+                                                      seed=settings.seed))}
+        summary = {
+            "name": name or index_dir.name, "index": str(index_dir.resolve()),
+            "topics": str(Path(topics_path).resolve()), "qrels": str(Path(qrels_path).resolve()),
+            "similarity": settings.similarity, "parameter": parameter, "idf_form": settings.idf_form,
+            "k1": settings.k1, "b": settings.b, "metric": settings.metric, "grid": grid,
+            "scores": {f"{v:g}": s for v, s in scores.items()}, "baseline_value": reference,
+            "baseline_score": bm25_score, "oracle_value": oracle, "oracle_score": scores[oracle],
+            "comparison": asdict(comparison), "p_text": comparison.p_text(),
+            "reversal_text": comparison.reversal_text(), "p_bootstrap_text": comparison.p_bootstrap_text(),
+            "cv": {**cv.record(), "comparison": asdict(cv_comparison), "p_text": cv_comparison.p_text()},
+            "recall_at_tokens": _budget_recall(searcher, {"bm25": bm25_run, "oracle": measured.runs[oracle]},
+                                               qrels, settings.budgets),
+            "docs": searcher.num_docs, "queries": len(topics), "judged_queries": len(judged),
+            "hits": settings.hits, "similarity_string": searcher.similarity, **(extra or {}),
+            **({"auto": auto} if auto is not None else {}),
+        }
+        summary["seconds"] = round(time.perf_counter() - started, 2)
+        _write_outputs(stage, summary, measured, cv, comparison, settings, parameter, oracle, bm25_score)
+        publish_dir(stage, out, "sweep", overwrite=overwrite)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+        searcher.close()
+    return summary
+
+
+def _check_model(similarity: str) -> tuple[str, float | None]:
+    """The swept parameter of ``similarity`` and its BM25-equivalent value (None if it has none)."""
+    spec = model(similarity)
+    if spec.sweep_parameter is None:
+        raise QLogError(f"similarity {similarity!r} has no parameter to sweep")
+    return spec.sweep_parameter, BM25_EQUIVALENT.get(spec.sweep_parameter)
+
+
+def _search_grid(searcher: QLogSearcher, settings: SweepSettings, parameter: str, grid: Sequence[float],
+                 topics: dict[str, str], qrels_path: str | os.PathLike, stage: Path, progress: bool) -> _Measured:
+    """One search pass and one trec_eval per grid value; runs written under ``stage/runs``."""
+    metrics = list(dict.fromkeys([settings.metric, *DEFAULT_METRICS]))
+    runs: dict[float, Path] = {}
+    rows, per_query = [], {}
+    for value in progress_bar(grid, desc=f"sweep {parameter}", unit="pt", quiet=not progress):
+        searcher.set_similarity(settings.similarity, **settings.similarity_args(parameter, value))
+        results = search_topics(searcher, topics, hits=settings.hits, threads=settings.threads, progress=False)
+        run_path = stage / "runs" / f"run.{point_label(parameter, value)}.txt"
+        write_run(run_path, results, tag=f"{settings.similarity}-{point_label(parameter, value)}", qids=list(topics))
+        runs[value] = run_path
+        ev = trec_eval(qrels_path, run_path, metrics=metrics, per_query=True, complete=True)
+        rows.append({parameter: value, **ev.aggregate})
+        per_query[value] = ev.per_query[settings.metric]
+    return _Measured(table=pd.DataFrame(rows), per_query=pd.DataFrame(per_query), runs=runs)
+
+
+def _bm25_run(searcher: QLogSearcher, settings: SweepSettings, topics: dict[str, str], stage: Path) -> Path:
+    """A BM25 run with the sweep's k1 and b, for models that have no BM25-equivalent value."""
+    searcher.set_similarity("bm25", k1=settings.k1, b=settings.b)
+    path = stage / "runs" / "run.bm25.txt"
+    write_run(path, search_topics(searcher, topics, hits=settings.hits, threads=settings.threads, progress=False),
+              tag="bm25", qids=list(topics))
+    return path
+
+
+def _write_outputs(stage: Path, summary: dict, measured: _Measured, cv: CrossValidated, comparison: Any,
+                   settings: SweepSettings, parameter: str, oracle: float, bm25_score: float) -> None:
+    """sweep.csv, per_query.csv (with the cross-validated fold and choice), summary.json, comparison.md, sweep.png."""
+    with atomic_output(stage / "sweep.csv") as f:
+        measured.table.to_csv(f, index=False)
+    per_query = measured.per_query.rename(columns=lambda v: point_label(parameter, v))
+    per_query["cv_fold"] = pd.Series(cv.fold_of)
+    per_query[f"cv_{parameter}"] = pd.Series(cv.value_of)
+    per_query["cv_score"] = cv.per_query
+    with atomic_output(stage / "per_query.csv") as f:
+        per_query.to_csv(f)
+    with atomic_output(stage / "summary.json") as f:
+        json.dump(summary, f, indent=2)
+    cv_result = ComparisonResult(**summary["cv"]["comparison"])
+    with atomic_output(stage / "comparison.md") as f:
+        f.write(format_markdown(comparison, settings.metric, "bm25",
+                                f"{settings.similarity} {parameter}={oracle:g} (oracle)", seed=settings.seed))
+        f.write(f"\nCross-validated ({cv.folds} folds over queries, seed {cv.seed}; {parameter} chosen on the "
+                f"other folds: {', '.join(f'{v:g}' for v in cv.chosen)}):\n\n"
+                + MARKDOWN_HEADER + markdown_row(cv_result, settings.metric))
+        if "auto" in summary:
+            a = summary["auto"]
+            f.write(f"\nLabel-free {parameter} = {a['q']:g} (auto):\n\n" + MARKDOWN_HEADER
+                    + markdown_row(ComparisonResult(**a["comparison"]), settings.metric))
+    plot_sweep(measured.table, parameter, settings.metric, bm25_score, oracle, stage / "sweep.png",
+               title=summary["name"])
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    """The sweep's one-line result: BM25, cross-validated (with its two-sided p), oracle, and auto."""
+    p, base = summary["parameter"], summary["baseline_score"]
+
+    def rel(comparison: dict[str, Any]) -> str:
+        x = comparison.get("rel_diff")
+        return "n/a" if x is None else f"{x:+.1%}"
+
+    def pval(comparison: dict[str, Any]) -> str:
+        return ComparisonResult(**comparison).p_text().replace(" (two-sided randomization)", "")
+
+    cv = summary["cv"]
+    chosen = "/".join(f"{v:g}" for v in sorted(set(cv["chosen"])))
+    text = (f"{summary['name']}: {summary['docs']} docs, {summary['judged_queries']} queries, {summary['metric']} "
+            f"BM25 {base:.4f}; {cv['folds']}-fold CV {cv['score']:.4f} ({rel(cv['comparison'])}, "
+            f"{pval(cv['comparison'])}; {p} = {chosen}); oracle {summary['oracle_score']:.4f} at {p} = "
+            f"{summary['oracle_value']:g} ({rel(summary['comparison'])}, {pval(summary['comparison'])})")
+    if "auto" in summary:
+        a = summary["auto"]
+        text += f"; auto {p} = {a['q']:g}: {a['score']:.4f} ({rel(a['comparison'])})"
+    return text + "; p two-sided randomization"
+
+
+def _budget_recall(searcher: QLogSearcher, runs: dict[str, Path], qrels: dict, budgets: Sequence[int]) -> dict:
+    """Recall@K-tokens of each run, texts read from the index's stored documents (each once)."""
+    from qlog_pyserini.formats.trec import read_run
+
+    texts: dict[str, str] = {}
+
+    def text(docid: str) -> str:
+        if docid not in texts:
+            texts[docid] = searcher.doc_text(docid)
+        return texts[docid]
+
+    out = {}
+    for label, path in runs.items():
+        table = recall_at_token_budgets(read_run(path), qrels, text, budgets=budgets)
+        out[label] = {str(k): float(v) for k, v in recall_at_budgets(table).items()}
+    return out
+
+
+def plot_sweep(table: pd.DataFrame, parameter: str, metric: str, bm25_score: float, oracle: float,
+               path: str | os.PathLike, title: str = "") -> None:
+    """Metric against the swept parameter, BM25 as a dashed line, the oracle marked; PNG, atomically."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=120)
+    ax.plot(table[parameter], table[metric], marker="o", ms=3, label="q-log BM25" if parameter == "q" else parameter)
+    ax.axhline(bm25_score, color="grey", ls="--", lw=1, label=f"BM25 = {bm25_score:.4f}")
+    best = float(table.loc[table[parameter] == oracle, metric].iloc[0])
+    ax.scatter([oracle], [best], color="red", zorder=3, label=f"oracle {parameter} = {oracle:g}: {best:.4f}")
+    ax.set_xlabel(parameter)
+    ax.set_ylabel(metric)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    with atomic_output(path, "wb") as f:
+        fig.savefig(f, format="png")
+    plt.close(fig)

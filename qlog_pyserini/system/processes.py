@@ -1,0 +1,117 @@
+"""Child processes that die with us (the Java indexer, trec_eval), and process look-ups.
+
+Children are started by :func:`popen` so that they die with us: on Linux the kernel sends them
+SIGKILL when our process dies, however it dies (``PR_SET_PDEATHSIG``); on an exception (Ctrl-C,
+SIGTERM) they are killed and reaped before the exception propagates (:func:`reaped`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any, Iterable, Iterator, Sequence
+
+from qlog_pyserini.system import signals
+
+
+def pid_alive(pid: int) -> bool:
+    """True if a process ``pid`` exists (ours or anyone's)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# Children that die with us
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    # The parent may have died between fork and prctl; then nobody would send the signal.
+    if os.getppid() == 1:
+        os._exit(1)
+
+
+def popen(cmd: Sequence[str], **kwargs: Any) -> subprocess.Popen:
+    """``subprocess.Popen`` whose child gets SIGKILL when this process dies (Linux), however it dies.
+
+    Callers use :func:`reaped` around the wait so an exception kills the child too.
+    """
+    # PR_SET_PDEATHSIG fires when the *thread* that forked exits; children started from
+    # short-lived threads would die early, so they are started from the main thread only.
+    proc = subprocess.Popen(cmd, preexec_fn=_die_with_parent, **kwargs)
+    if signals.pending_signal is not None:
+        # The signal arrived during the fork: CPython ran our handler inside an at-fork callback
+        # (logging's), where an exception is printed and dropped. Deliver it now.
+        with contextlib.suppress(OSError):
+            proc.kill()
+        proc.wait()
+        raise signals.Terminated(signals.pending_signal)
+    return proc
+
+
+@contextlib.contextmanager
+def reaped(proc: subprocess.Popen) -> Iterator[subprocess.Popen]:
+    """Yield ``proc``; on any exception (Ctrl-C, SIGTERM) kill it and wait for it before re-raising."""
+    try:
+        yield proc
+    except BaseException:
+        with contextlib.suppress(OSError):
+            proc.kill()
+        with contextlib.suppress(Exception):
+            proc.wait(timeout=30)
+        raise
+    finally:
+        for stream in (proc.stdout, proc.stderr, proc.stdin):
+            if stream is not None:
+                with contextlib.suppress(Exception):
+                    stream.close()
+
+
+def run(cmd: Sequence[str], **kwargs: Any) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd, capture_output=True, ...)`` whose child dies with us (see :func:`popen`)."""
+    input_text = kwargs.pop("input", None)
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    kwargs.setdefault("stderr", subprocess.PIPE)
+    kwargs.pop("capture_output", None)
+    proc = popen(cmd, stdin=subprocess.PIPE if input_text is not None else None, **kwargs)
+    with reaped(proc):
+        out, err = proc.communicate(input_text)
+    return subprocess.CompletedProcess(list(cmd), proc.returncode, out, err)
+
+
+def wait_gone(pids: Iterable[int], timeout: float = 10.0) -> list[int]:
+    """The ``pids`` still alive after up to ``timeout`` seconds (for tests and diagnostics)."""
+    deadline = time.monotonic() + timeout
+    left = list(pids)
+    while left and time.monotonic() < deadline:
+        left = [p for p in left if pid_alive(p) and not _is_zombie(p)]
+        if left:
+            time.sleep(0.05)
+    return left
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return False

@@ -1,0 +1,12 @@
+"""Where the source checkout is: the one definition of ``PROJECT_ROOT``.
+
+From an editable install or a checkout this is the repository (with ``java-similarity/``,
+``cache/``, ``work/``, ``results/``); from an installed wheel it is ``site-packages``, where none
+of those exist, and the code that uses it falls back to the packaged jar or asks for paths.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]

@@ -1,0 +1,129 @@
+"""Where a number came from: date, command, software versions and machine, for result tables."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import shlex
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Sequence
+
+from qlog_pyserini.jvm.toolchain import find_jdk, pyserini_jar
+from qlog_pyserini.system.project import PROJECT_ROOT
+
+
+def git_commit() -> str | None:
+    """The checkout's commit (with ``+dirty`` when the tree has changes), or None outside git."""
+    try:
+        head = subprocess.run(["git", "-C", str(PROJECT_ROOT), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=10)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", str(PROJECT_ROOT), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return head.stdout.strip() + ("+dirty" if dirty else "")
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def memory_gib() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 2**20, 1)
+    except OSError:
+        pass
+    return None
+
+
+def command_line(module: str, argv: Sequence[str] | None) -> str:
+    """The command as a user would type it, e.g. ``python -m qlog_pyserini.sweep --index ...``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    return " ".join(["python", "-m", module, *map(shlex.quote, map(str, args))])
+
+
+def _java_description(jdk) -> str:
+    """``25.0.3+9-LTS (Eclipse Adoptium)`` from the JDK's release file; the major version otherwise."""
+    fields = {}
+    try:
+        for line in (jdk.home / "release").read_text(errors="replace").splitlines():
+            key, _, value = line.partition("=")
+            fields[key.strip()] = value.strip().strip('"')
+    except OSError:
+        pass
+    version = fields.get("JAVA_RUNTIME_VERSION") or fields.get("JAVA_VERSION") or str(jdk.version)
+    vendor = fields.get("IMPLEMENTOR")
+    return f"{version} ({vendor})" if vendor else version
+
+
+def load_average() -> list[float] | None:
+    """1, 5 and 15 minute load averages: other work on the machine shows up in timings."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (OSError, AttributeError):
+        return None
+
+
+def machine() -> dict[str, Any]:
+    """CPU model, logical cores, RAM, OS, Python and the load average of this machine."""
+    try:
+        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        ram = None
+    return {"cpu": cpu_model(), "cores": os.cpu_count(), "ram_bytes": ram, "os": platform.platform(),
+            "python": platform.python_version(), "load_average": load_average()}
+
+
+def _version(pkg: str) -> str | None:
+    try:
+        return metadata.version(pkg)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def jvm_versions() -> dict[str, Any]:
+    """Java, Lucene, Anserini, Pyserini and qlog-pyserini versions as the running JVM reports them (starts it)."""
+    from qlog_pyserini.jvm.bridge import jclass
+    from qlog_pyserini.build.jar import similarity_jar
+
+    system = jclass("java.lang.System")
+    runtime = jclass("java.lang.Runtime").getRuntime()
+    return {"java": f"{system.getProperty('java.vm.name')} {system.getProperty('java.runtime.version')}",
+            "jdk_home": str(find_jdk().home), "jvm_max_heap_bytes": int(runtime.maxMemory()),
+            "lucene": str(jclass("org.apache.lucene.util.Version").LATEST.toString()),
+            "anserini_jar": pyserini_jar().name, "pyserini": _version("pyserini"),
+            "qlog_pyserini": git_commit(), "similarity_jar": similarity_jar().name}
+
+
+def provenance(command: str | None = None) -> dict:
+    """Date, command, versions (qlog-pyserini commit, pyserini, Anserini jar, Java, Python) and machine."""
+    jdk = find_jdk()
+    return {
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": command,
+        "qlog_pyserini": _version("qlog-pyserini"), "git_commit": git_commit(),
+        "pyserini": _version("pyserini"), "anserini_jar": pyserini_jar().name,
+        "java": _java_description(jdk), "python": platform.python_version(),
+        "machine": f"{cpu_model()}, {os.cpu_count()} cores, {memory_gib()} GiB",
+    }
+
+
+def provenance_markdown(info: dict) -> str:
+    """One paragraph naming command, date, versions and machine, for the foot of a result table."""
+    return (f"Produced by `{info.get('command')}` on {info['date']} with qlog-pyserini {info['qlog_pyserini']} "
+            f"(commit {info['git_commit']}), pyserini {info['pyserini']} ({info['anserini_jar']}), "
+            f"Java {info['java']}, Python {info['python']}; machine: {info['machine']}.\n")

@@ -1,0 +1,1 @@
+"""``table``: one table from several sweeps (:mod:`.rows`); ``__main__`` is the verb."""

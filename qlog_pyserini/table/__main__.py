@@ -1,0 +1,57 @@
+"""``python -m qlog_pyserini.table``: the command line over :mod:`qlog_pyserini.table.rows`."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.system.provenance import command_line, provenance, provenance_markdown
+from qlog_pyserini.table.rows import NOTE, current_auto, format_markdown, load_summary, table_rows
+from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.system.outputs import check_output_file
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = ArgumentParser(
+        prog="python -m qlog_pyserini.table",
+        description="Gather sweep folders (python -m qlog_pyserini.sweep --out DIR) into one table: corpus, "
+                    "documents, queries, BM25, the cross-validated choice (its metric, gain and two-sided p), the "
+                    "oracle beside it, the label-free q and its metric, Recall@K-tokens of BM25 and of the oracle.")
+    parser.add_argument("--sweeps", nargs="+", required=True, metavar="DIR", help="sweep output folders")
+    parser.add_argument("--budget", default="8192", help="which token budget's recall to show (default 8192)")
+    parser.add_argument("--output", metavar="MD", help="write the markdown table here (atomically)")
+    parser.add_argument("--csv", metavar="CSV", help="write the table as CSV here (atomically)")
+    parser.add_argument("--auto", choices=("sweep", "current"), default="sweep",
+                        help="the label-free q shown: the one each sweep recorded (default), or the current default "
+                             "rule's, recomputed for each sweep's index and scored from its per-query data")
+    args = parser.parse_args(argv)
+    if not args.budget.isdigit() or int(args.budget) < 1:
+        raise QLogError(f"--budget must be a positive number of tokens, got {args.budget!r}")
+    for option, path in (("--output", args.output), ("--csv", args.csv)):
+        if path is not None:
+            check_output_file(path, option)
+    summaries = [load_summary(d) for d in args.sweeps]
+    if args.auto == "current":
+        for s, folder in zip(summaries, args.sweeps):
+            if (auto := current_auto(s, folder)) is not None:
+                s["auto"] = auto
+    table = table_rows(summaries, args.budget)
+    md = format_markdown(table, args.budget) + "\n" + NOTE + "\n"
+    md += "\n" + provenance_markdown(provenance(command_line("qlog_pyserini.table", argv)))
+    for s in summaries:
+        info = s.get("provenance")
+        if info:
+            md += f"\n- {s['name']} ({s['seconds']:.0f} s): " + provenance_markdown(info)
+    print(md)
+    if args.output:
+        with atomic_output(args.output) as f:
+            f.write(md)
+    if args.csv:
+        with atomic_output(args.csv) as f:
+            table.to_csv(f, index=False)
+    return 0
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,155 @@
+"""Gather sweeps into one results table (markdown and CSV).
+
+    python -m qlog_pyserini.table --sweeps sweeps/csn-ruby sweeps/cosqa sweeps/cacm \\
+        --output results/sweeps.md --csv results/sweeps.csv
+
+One row per sweep folder (its ``summary.json``, written by :mod:`qlog_pyserini.sweep`): corpus,
+documents, queries, BM25; the cross-validated choice (values chosen, metric, gain, two-sided p);
+the oracle (value, metric, gain, two-sided p); the label-free q and its metric; Recall@K-tokens of
+BM25 and of the oracle run. The CSV also has the t-test p and the bootstrap reversal share. The markdown ends with the
+command, date and versions of this table and of each sweep.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from qlog_pyserini.errors import QLogError
+
+
+def load_summary(folder: str | os.PathLike) -> dict:
+    """A sweep folder's ``summary.json``, or a clear error."""
+    path = Path(folder) / "summary.json"
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise QLogError(f"{str(folder)!r} is not a sweep folder (no summary.json)") from None
+    except (OSError, ValueError) as e:
+        raise QLogError(f"cannot read {path}: {e}") from None
+    # A hand-edited or truncated summary must fail here, with its name, not as a KeyError in the table.
+    if not isinstance(summary, dict):
+        raise QLogError(f"{path}: not a sweep summary (a JSON object is expected)")
+    missing = [k for k in _REQUIRED if k not in summary]
+    if not missing and not isinstance(summary["comparison"], dict):
+        missing = ["comparison"]
+    missing += [f"comparison.{k}" for k in _REQUIRED_COMPARISON
+                if not missing and k not in summary["comparison"]]
+    if missing:
+        raise QLogError(f"{path}: not a complete sweep summary (missing or malformed: {', '.join(missing)})")
+    return summary
+
+
+_REQUIRED = ("name", "docs", "judged_queries", "metric", "baseline_score", "parameter", "oracle_value",
+             "oracle_score", "comparison")
+_REQUIRED_COMPARISON = ("diff", "rel_diff", "p_bootstrap", "reversals", "resamples")
+
+
+def budget_label(budget: str) -> str:
+    """``8192`` -> ``8K``; a budget that is not a multiple of 1,024 tokens is shown as is (``123``)."""
+    value = int(budget)
+    return f"{value // 1024}K" if value % 1024 == 0 else f"{value:,}"
+
+
+def current_auto(summary: dict, folder: str | os.PathLike) -> dict | None:
+    """The label-free q of the CURRENT default rule for a q-log sweep, scored from the sweep's own per-query data.
+
+    A sweep records the q its rule gave when it ran; after the rule changes, this recomputes q for the
+    sweep's index (:func:`qlog_pyserini.predict.rule.predict_q`) and, when that q is a point of the
+    sweep (the rule rounds to the 0.05 grid), reads its score and compares its per-query scores with
+    BM25's by the sweep's paired tests. None for other models; score n/a when q is off the grid.
+    """
+    if summary.get("similarity", "qlog") != "qlog" or summary.get("parameter") != "q":
+        return None
+    from dataclasses import asdict
+
+    from qlog_pyserini.eval.significance import compare_scores
+    from qlog_pyserini.predict.rule import predict_q
+
+    pred = asdict(predict_q(summary["index"]))
+    per_query = pd.read_csv(Path(folder) / "per_query.csv", index_col=0)
+    column = f"q{pred['q']:g}"
+    if column not in per_query.columns or "q1" not in per_query.columns:
+        return {**pred, "score": None, "comparison": {}}
+    resamples = summary["comparison"]["resamples"]
+    comparison = compare_scores(per_query["q1"], per_query[column], resamples=resamples, seed=0)
+    return {**pred, "score": summary["scores"][f"{pred['q']:g}"], "comparison": asdict(comparison)}
+
+
+def table_rows(summaries: Sequence[dict], budget: str = "8192") -> pd.DataFrame:
+    """One row per sweep: BM25, the cross-validated choice, the oracle, the label-free q, Recall@K-tokens.
+
+    Sweeps written before cross-validation and the label-free q were reported have n/a there.
+    """
+    rows = []
+    for s in summaries:
+        c, p = s["comparison"], s["parameter"]
+        cv, auto = s.get("cv") or {}, s.get("auto") or {}
+        cvc, autoc = cv.get("comparison") or {}, auto.get("comparison") or {}
+        recall = s.get("recall_at_tokens", {})
+        rows.append({
+            "corpus": s["name"], "docs": s["docs"], "queries": s["judged_queries"], "metric": s["metric"],
+            "idf_form": s.get("idf_form"), "similarity": s.get("similarity", "qlog"), "bm25": s["baseline_score"],
+            "parameter": p,
+            "cv": cv.get("score"), "cv_values": "/".join(f"{v:g}" for v in sorted(set(cv.get("chosen", [])))) or None,
+            "cv_gain": cvc.get("diff"), "cv_rel_gain": cvc.get("rel_diff"), "cv_p": cvc.get("p_randomization"),
+            "folds": cv.get("folds"),
+            "best": s["oracle_value"], "at_best": s["oracle_score"], "gain": c["diff"], "rel_gain": c["rel_diff"],
+            "p": c.get("p_randomization"), "p_ttest": c.get("p_ttest"),
+            "reversal_share": c["p_bootstrap"], "reversals": c["reversals"], "resamples": c["resamples"],
+            "auto": auto.get("q"), "at_auto": auto.get("score"), "auto_rel_gain": autoc.get("rel_diff"),
+            "auto_p": autoc.get("p_randomization"),
+            f"recall@{budget}_bm25": recall.get("bm25", {}).get(budget),
+            f"recall@{budget}_best": recall.get("oracle", {}).get(budget),
+            "sweep_seconds": s.get("seconds"),
+        })
+    return pd.DataFrame(rows)
+
+
+def _missing(x: object) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if _missing(x) else f"{x:.1%}"
+
+
+def _rel(x: float | None) -> str:
+    return "n/a" if _missing(x) else f"{x:+.1%}"
+
+
+def _p(p: float | None, resamples: int) -> str:
+    """Two-sided randomization p; its smallest possible value 1/(R+1) is written as a bound."""
+    if _missing(p):
+        return "n/a"
+    return f"p <= 1/{resamples + 1}" if p <= (1 + 1e-9) / (resamples + 1) else f"p = {p:.3g}"
+
+
+def format_markdown(table: pd.DataFrame, budget: str = "8192") -> str:
+    """The markdown table: cross-validated first, the oracle beside it, then the label-free q."""
+    head = (f"| corpus | docs | queries | BM25 | CV: value(s) chosen | CV | CV gain | CV p | oracle | at oracle | "
+            f"oracle gain | oracle p | auto | at auto | Recall@{budget_label(budget)} BM25 → oracle |\n"
+            "|---|---:|---:|---:|---|---:|---|---|---|---:|---|---|---:|---|---|\n")
+    lines = []
+    for r in table.to_dict("records"):
+        par = r["parameter"]
+        cv = "n/a" if _missing(r["cv"]) else f"{r['cv']:.4f}"
+        cv_gain = "n/a" if _missing(r["cv_gain"]) else f"{r['cv_gain']:+.4f} ({_rel(r['cv_rel_gain'])})"
+        auto = "n/a" if _missing(r["auto"]) else f"{par} = {r['auto']:g}"
+        at_auto = "n/a" if _missing(r["at_auto"]) else f"{r['at_auto']:.4f} ({_rel(r['auto_rel_gain'])})"
+        values = "n/a" if _missing(r["cv_values"]) else f"{par} = {r['cv_values']}"
+        lines.append(f"| {r['corpus']} | {r['docs']:,} | {r['queries']:,} | {r['bm25']:.4f} | {values} | {cv} | {cv_gain} "
+                     f"| {_p(r['cv_p'], r['resamples'])} | {par} = {r['best']:g} | {r['at_best']:.4f} "
+                     f"| {r['gain']:+.4f} ({_rel(r['rel_gain'])}) | {_p(r['p'], r['resamples'])} | {auto} | {at_auto} "
+                     f"| {_pct(r[f'recall@{budget}_bm25'])} → {_pct(r[f'recall@{budget}_best'])} |\n")
+    return head + "".join(lines)
+
+
+NOTE = ("CV = k-fold cross-validation over queries (each query scored at the value chosen on the other folds; "
+        "the honest estimate); oracle = the best grid value on all queries (optimistic); p = two-sided paired "
+        "randomization test against BM25; auto = the label-free q (--q auto).")

@@ -1,0 +1,112 @@
+"""The q sweep: grid parsing, oracle choice, and a real sweep on the stdlib fixture."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.trec_eval import trec_eval
+from qlog_pyserini.sweep.run import SweepSettings, choose_oracle, parse_grid, run_sweep
+
+pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
+
+
+def test_parse_grid_progressions():
+    assert parse_grid("0.05,0.1,...,0.3,0.5") == [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5]
+    grid = parse_grid("0.05,0.1,...,1.0,1.25,1.5")
+    assert len(grid) == 22 and grid[0] == 0.05 and grid[-3:] == [1.0, 1.25, 1.5]
+    assert parse_grid("1, 0.5 ,0.5") == [0.5, 1.0]
+    for bad, msg in (("0.1,...", "'...'"), ("a,b", "not a number"), ("", "empty"), ("0.2,0.1,...,1", "increasing"),
+                     ("nan", "not finite")):
+        with pytest.raises(QLogError, match=msg):
+            parse_grid(bad)
+
+
+def test_choose_oracle_breaks_ties_towards_bm25():
+    assert choose_oracle({0.5: 0.3, 1.0: 0.2}, 1.0) == 0.5
+    assert choose_oracle({0.2: 0.3, 0.8: 0.3, 1.0: 0.3}, 1.0) == 1.0  # flat: no change claimed
+    assert choose_oracle({0.2: 0.3, 0.8: 0.3, 1.0: 0.1}, 1.0) == 0.8
+
+
+def test_sweep_end_to_end(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
+    out = tmp_path / "sweep"
+    settings = SweepSettings(grid=(0.3, 0.7), hits=50, threads=2, resamples=500, budgets=(512, 4096))
+    summary = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out, settings, progress=False, name="stdlib")
+    files = {p.name for p in out.iterdir()}
+    assert {"runs", "sweep.csv", "per_query.csv", "summary.json", "comparison.md", "sweep.png"} <= files
+    assert (out / "sweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    table = pd.read_csv(out / "sweep.csv")
+    assert list(table["q"]) == [0.3, 0.7, 1.0]  # q = 1 always added
+    # oracle is the best row; BM25 is the q = 1 row and equals an independent trec_eval of that run
+    assert summary["oracle_score"] == table["ndcg_cut.10"].max()
+    bm25 = trec_eval(stdlib_qrels, out / "runs" / "run.q1.txt", metrics=["ndcg_cut.10"], per_query=False)
+    assert summary["baseline_score"] == bm25.aggregate["ndcg_cut.10"]
+    assert summary["baseline_score"] == float(table.loc[table["q"] == 1.0, "ndcg_cut.10"].iloc[0])
+    saved = json.loads((out / "summary.json").read_text())
+    assert saved["docs"] > 300 and saved["queries"] == saved["judged_queries"]
+    assert set(saved["recall_at_tokens"]["bm25"]) == {"512", "4096"}
+    r = saved["recall_at_tokens"]["bm25"]
+    assert 0 <= r["512"] <= r["4096"] <= 1  # a larger budget admits at least as much
+    per_query = pd.read_csv(out / "per_query.csv", index_col=0)
+    assert list(per_query.columns) == ["q0.3", "q0.7", "q1", "cv_fold", "cv_q", "cv_score"]
+    assert abs(per_query["q1"].mean() - summary["baseline_score"]) < 1e-3
+    assert summary["comparison"]["n_queries"] == saved["judged_queries"]
+
+
+def test_sweep_refusals(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
+    with pytest.raises(QLogError, match="no parameter to sweep"):
+        run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, tmp_path / "x", SweepSettings(grid=(1.0,), similarity="dph"),
+                  progress=False)
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "f").write_text("x")
+    with pytest.raises(QLogError, match="--overwrite"):
+        run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, tmp_path / "full", SweepSettings(grid=(1.0,)), progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]  # no staging folder left
+
+
+def test_table_gathers_sweeps(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
+    from qlog_pyserini.table.rows import format_markdown, load_summary, table_rows
+    from qlog_pyserini.table.__main__ import main
+
+    out = tmp_path / "sweep"
+    s = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out, SweepSettings(grid=(0.5,), hits=20, resamples=200),
+                  progress=False, name="stdlib-mini")
+    table = table_rows([load_summary(out)])
+    row = table.iloc[0]
+    assert row["corpus"] == "stdlib-mini" and row["bm25"] == s["baseline_score"]
+    assert row["gain"] == pytest.approx(s["oracle_score"] - s["baseline_score"], abs=1e-9)
+    md = format_markdown(table)
+    assert md.count("\n") == 3 and "| stdlib-mini |" in md
+    assert main(["--sweeps", str(out), "--output", str(tmp_path / "t.md"), "--csv", str(tmp_path / "t.csv")]) == 0
+    assert "Produced by `python -m qlog_pyserini.table" in (tmp_path / "t.md").read_text()
+    assert pd.read_csv(tmp_path / "t.csv").shape[0] == 1
+    # --auto current: the current rule's q for the sweep's index, scored from the sweep's own per-query data
+    from qlog_pyserini.predict.rule import predict_q
+
+    assert main(["--sweeps", str(out), "--auto", "current", "--csv", str(tmp_path / "t2.csv")]) == 0
+    row2 = pd.read_csv(tmp_path / "t2.csv").iloc[0]
+    want = predict_q(stdlib_index).q
+    assert row2["auto"] == want and row2["at_auto"] == s["scores"][f"{want:g}"]
+    with pytest.raises(QLogError, match="not a sweep folder"):
+        load_summary(tmp_path)
+
+
+def test_sweep_cli_auto_adds_the_predicted_q(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
+    from qlog_pyserini.predict.rule import predict_q
+    from qlog_pyserini.sweep.__main__ import main
+
+    out = tmp_path / "sweep"
+    assert main(["--index", str(stdlib_index), "--topics", str(stdlib_code[1]), "--qrels", str(stdlib_qrels),
+                 "--out", str(out), "--q-grid", "0.5,auto", "--hits", "20", "--resamples", "100", "--quiet"]) == 0
+    saved = json.loads((out / "summary.json").read_text())
+    want = predict_q(stdlib_index)
+    assert saved["auto"]["q"] == pytest.approx(want.q)
+    table = pd.read_csv(out / "sweep.csv")
+    row = table.loc[(table["q"] - round(want.q, 10)).abs() < 1e-9]
+    assert len(row) == 1 and saved["auto"]["score"] == float(row["ndcg_cut.10"].iloc[0])
+    # the reported q is not a candidate of the oracle unless it is on the asked grid
+    assert saved["oracle_value"] in (0.5, 1.0)
+    assert "provenance" in saved and saved["provenance"]["command"].startswith("python -m qlog_pyserini.sweep")
