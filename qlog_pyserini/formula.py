@@ -8,6 +8,14 @@
 
 N is the number of documents with the field, n the term's document frequency, f the term's
 frequency in the document, dl the document length. The Java twin is ``QLogBM25Similarity``.
+
+    >>> from qlog_pyserini.formula import idf_q, ln_q
+    >>> float(ln_q(4.0, 0.5))                      # (4^0.5 - 1) / 0.5
+    2.0
+    >>> float(idf_q(1, 1000, q=1.0)) == float(ln_q(1 + 999.5 / 1.5, 1.0))   # q = 1: Lucene's BM25 IDF
+    True
+    >>> float(idf_q(900, 1000, q=0.5, form="rsj"))  # odds below 1: floored at 0
+    0.0
 """
 
 from __future__ import annotations

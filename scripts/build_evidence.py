@@ -1,8 +1,8 @@
-"""Build the label-free-q evidence: corpora, nested size subsamples, indexes and q sweeps (issue 12).
+"""Build the label-free-q evidence: corpora, nested size subsamples, indexes and q sweeps.
 
     .venv/bin/python scripts/build_evidence.py STEP...
 
-Everything goes under work/i12/ (corpora/<name>/{prepared,index}, sweeps/<name>, sweeps-models/).
+Everything goes under work/evidence/ (corpora/<name>/{prepared,index}, sweeps/<name>, sweeps-models/).
 Steps (each cached; a finished sweep is never redone):
   labelled                      CSN-Ruby, CoSQA, CACM from ../shared/data
   demo                          the running Python's stdlib, the JDK's src.zip (capped at 50,000 functions)
@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-W = ROOT / "work" / "i12"
+W = ROOT / "work" / "evidence"
 SHARED = ROOT.parent / "shared" / "data"
 GRID = "0.3,0.4,0.5,0.55,0.6,0.65,0.7,0.75,0.8,0.85,0.9,0.95,1.0,1.1,1.25"
 THREADS = 2

@@ -67,7 +67,7 @@ def run_benchmark(index_dir: str | os.PathLike, topics: str | os.PathLike, ks: S
 
     Args:
         index_dir: a Lucene index built by Anserini/Pyserini (``contents`` field, Anserini's analyzer).
-        topics: queries in any format :func:`qlog_pyserini.topics.read_topics` reads.
+        topics: queries in any format :func:`qlog_pyserini.formats.topics.read_topics` reads.
         ks: result depths to time.
         threads: search-thread counts to time (default: 1 and all cores).
         repeats: A-B rounds per configuration and q (the ratios' spread is over these).

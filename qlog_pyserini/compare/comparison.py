@@ -1,8 +1,8 @@
 """Is run B better than run A? ``python -m qlog_pyserini.compare --qrels QRELS --runs A B``.
 
-Both runs are scored per query by trec_eval (:mod:`qlog_pyserini.evaluation`, with ``-c``)
+Both runs are scored per query by trec_eval (:mod:`qlog_pyserini.eval.trec_eval`, with ``-c``)
 over every query in the qrels, a query a run does not answer scoring 0, and the paired
-differences B - A go through :func:`qlog_pyserini.significance.compare_scores`: bootstrap
+differences B - A go through :func:`qlog_pyserini.eval.significance.compare_scores`: bootstrap
 interval and reversals, randomization test, paired t-test, wins/ties/losses.
 """
 

@@ -1,6 +1,6 @@
 """Score a TREC run with trec_eval: ``python -m qlog_pyserini.eval --qrels QRELS --run RUN``.
 
-A thin CLI over :func:`qlog_pyserini.evaluation.trec_eval`; see that module for how metric
+A thin CLI over :func:`qlog_pyserini.eval.trec_eval.trec_eval`; see that module for how metric
 names map to trec_eval's and why absent queries score 0."""
 
 from __future__ import annotations

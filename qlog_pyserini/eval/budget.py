@@ -88,7 +88,7 @@ def recall_at_token_budgets(run: Mapping[str, Sequence[Hit]], qrels: Mapping[str
                             count_tokens: Callable[[str], int] = code_token_count) -> pd.DataFrame:
     """Per-query hits (1.0/0.0) at each token budget; see the module docstring for the walk.
 
-    ``run`` is ``{qid: [Hit, ...]}`` in rank order (as :func:`qlog_pyserini.trec.read_run`
+    ``run`` is ``{qid: [Hit, ...]}`` in rank order (as :func:`qlog_pyserini.formats.trec.read_run`
     gives), ``qrels`` is ``{qid: {docid: grade}}``, ``doc_text`` maps a docid to its text (a
     mapping, or a function such as an index lookup). Returns a DataFrame indexed by qid (qrels
     order) with one column per budget, labelled by the integer budget.

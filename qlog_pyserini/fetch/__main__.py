@@ -3,7 +3,7 @@
     python -m qlog_pyserini.fetch --language go
     python -m qlog_pyserini.fetch --language go --print-sources   # PATH=LABEL lines for corpus --source
 
-The Python API is :func:`qlog_pyserini.sources.fetch` and :func:`qlog_pyserini.sources.source_roots`;
+The Python API is :func:`qlog_pyserini.fetch.debian.fetch` and :func:`qlog_pyserini.fetch.debian.source_roots`;
 this module only parses arguments."""
 
 from __future__ import annotations

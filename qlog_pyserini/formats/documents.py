@@ -7,7 +7,7 @@ read in name order, not recursively). Each line is one document in either form:
   ``title + "\\n" + text`` when the title is non-empty, else ``text``;
 - Anserini JsonCollection: ``{"id": ..., "contents": ...}``.
 
-Docids may hold any character but whitespace (see :func:`qlog_pyserini.trec.check_id`) and must be
+Docids may hold any character but whitespace (see :func:`qlog_pyserini.formats.trec.check_id`) and must be
 unique across the whole corpus: a duplicate would make one of the two documents unreachable
 by docid, and trec_eval would credit whichever the index happened to keep.
 """

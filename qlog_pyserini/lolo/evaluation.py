@@ -21,7 +21,7 @@ the oracle q_opt with M(q_opt). For each corpus and each rule:
     q_pred        clip(1 - c * h, q_min, 1)
     M(q_pred)     the sweep's score if q_pred is on its grid (within 1e-9), else measured: the index
                   is searched at q_pred with the sweep's k1, b, idf form and hit count, and the run
-                  scored by trec_eval (:mod:`qlog_pyserini.evaluation`), as the sweep scored its points
+                  scored by trec_eval (:mod:`qlog_pyserini.eval.trec_eval`), as the sweep scored its points
     recovery      (M(q_pred) - M(1)) / (M(q_opt) - M(1))
 
 M(1) is the grid score at q = 1 (the sweep always has it; ``baseline_score`` otherwise). Recovery
@@ -32,7 +32,7 @@ such corpora are listed (with M(q_pred) - M(1), so a loss stays visible) but lef
 mean. The mean is the plain average over the other corpora, as the paper's 72% is.
 
 h is a feature of :mod:`qlog_pyserini.stats.statistics`: an h_tok variant, or ``df-slope`` (the
-second rule, item 5 of issue 4). The arithmetic (:func:`fit_c`, :func:`leave_one_out_c`,
+second rule). The arithmetic (:func:`fit_c`, :func:`leave_one_out_c`,
 :func:`recovery`, :func:`evaluate_rule`) is pure and takes M(q) as a callback, so it is tested on
 synthetic sweeps with known answers.
 """

@@ -25,7 +25,7 @@ available (``--auto-variant hapax-per-token --auto-c 7.28 --auto-q-min 0.05 --au
 0.3143, ``results/main.md`` of 2026-11-30), which is why it is no longer the default.
 
     >>> from qlog_pyserini.predict.rule import predict_q
-    >>> predict_q("indexes/csn-ruby").q
+    >>> predict_q("indexes/csn-ruby").q  # doctest: +SKIP
 
     python -m qlog_pyserini.predict --index DIR [--variant V] [--c C] [--q-min Q] [--shrink-docs N] [--step S]
 

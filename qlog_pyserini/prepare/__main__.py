@@ -1,7 +1,7 @@
 """Prepare a collection for indexing and evaluation: ``python -m qlog_pyserini.prepare``.
 
 Writes ``corpus/`` (Anserini JsonCollection), ``topics.tsv``, ``qrels.txt`` and
-``manifest.json`` into ``--out``; see :mod:`qlog_pyserini.datasets` for what each format means."""
+``manifest.json`` into ``--out``; see :mod:`qlog_pyserini.prepare.datasets` for what each format means."""
 
 from __future__ import annotations
 

@@ -488,7 +488,7 @@ def prepare_trec(corpus: PathLike, topics: PathLike, qrels: PathLike, out: PathL
                  overwrite: bool = False) -> PreparedDataset:
     """Prepare an Anserini-style collection: a JSON corpus, topics (TREC, TSV or jsonl), TREC qrels.
 
-    The corpus is re-written through :func:`~qlog_pyserini.documents.iter_documents`, so bad or
+    The corpus is re-written through :func:`~qlog_pyserini.formats.documents.iter_documents`, so bad or
     duplicate docids are caught here, not mid-indexing. All topics are kept, judged or not
     (trec_eval averages over the judged ones). Judged docids missing from the corpus and judged
     qids missing from the topics are kept in the qrels, counted in the manifest and logged:

@@ -170,7 +170,7 @@ def code_corpora(cfg: Config) -> list[Prepared]:
 
 def sweep(corpus: Prepared, cfg: Config, form: str = "lucene", grid: Sequence[float] | None = None,
           index: Path | None = None, tag: str = "") -> dict:
-    """A cached sweep of ``corpus`` (summary.json of :func:`qlog_pyserini.sweep.run_sweep`)."""
+    """A cached sweep of ``corpus`` (summary.json of :func:`qlog_pyserini.sweep.run.run_sweep`)."""
     grid = list(grid or cfg.grid)
     out = cfg.work / "sweeps" / f"{corpus.name}{tag}-{form}"
     index = index or corpus.index

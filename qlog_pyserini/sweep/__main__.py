@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     add_auto_arguments(parser)
     args = parser.parse_args(argv)
-    # Everything that can be refused is refused before the index is opened (issue 13).
+    # Everything that can be refused is refused before the index is opened.
     check_output_dir(args.out, "sweep", inputs=[args.index, args.topics, args.qrels], overwrite=args.overwrite)
     check_hits(args.hits, "--hits")
     check_single_metric(args.metric)

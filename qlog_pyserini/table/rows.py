@@ -1,7 +1,7 @@
 """Gather sweeps into one results table (markdown and CSV).
 
-    python -m qlog_pyserini.table --sweeps sweeps/csn-ruby sweeps/cosqa sweeps/cacm \\
-        --output results/sweeps.md --csv results/sweeps.csv
+    python -m qlog_pyserini.table --sweeps work/sweeps/csn-ruby work/sweeps/cosqa work/sweeps/cacm \\
+        --output work/sweeps.md --csv work/sweeps.csv
 
 One row per sweep folder (its ``summary.json``, written by :mod:`qlog_pyserini.sweep`): corpus,
 documents, queries, BM25; the cross-validated choice (values chosen, metric, gain, two-sided p);

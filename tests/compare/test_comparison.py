@@ -98,7 +98,7 @@ def test_cli_malformed_run_is_one_line(files, tmp_path):
     proc = cli("--qrels", str(files["qrels"]), "--runs", str(files["a"]), str(bad), "--resamples", "100")
     assert proc.returncode != 0
     lines = proc.stderr.strip().splitlines()
-    # read by the strict run reader before trec_eval (issue 13): the file and line are named
+    # read by the strict run reader before trec_eval: the file and line are named
     assert len(lines) == 1 and "bad.txt:1: a run line needs 6 columns" in lines[0]
 
 

@@ -521,7 +521,7 @@ def test_build_overwrite(tmp_path):
     with pytest.raises(QLogError, match="not empty"):
         build_benchmark([(src, "v1")], out)
     assert (out / "keep.txt").read_text() == "mine"
-    # overwrite replaces only a folder this tool wrote (issue 13): a keep.txt makes it refuse
+    # overwrite replaces only a folder this tool wrote: a keep.txt makes it refuse
     with pytest.raises(QLogError, match="not a corpus folder this tool wrote"):
         build_benchmark([(src, "v1")], out, overwrite=True)
     assert (out / "keep.txt").read_text() == "mine"

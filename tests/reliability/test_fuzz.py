@@ -1,4 +1,4 @@
-"""Issue 13's fuzz test: malformed topics, runs, qrels and corpora fed to every verb that reads them.
+"""The fuzz test: malformed topics, runs, qrels and corpora fed to every verb that reads them.
 
 Seeded and bounded: valid files are mutated in ways that each make them invalid (a missing column,
 a score of ``nan``, a byte that is not UTF-8, a duplicate id, broken JSON, an id with whitespace, an

@@ -1,4 +1,4 @@
-"""Issue 13: bad input is one ``error:`` line before any work; wrong results are refused, not written.
+"""Bad input is one ``error:`` line before any work; wrong results are refused, not written.
 
 Pure Python (no JVM): the readers, the run writer's score rule, argument bounds of every verb, and
 the outputs checked before the work that would fill them.
@@ -23,7 +23,7 @@ from qlog_pyserini.formula import Q_MAX, Q_MIN, check_q, max_idf
 from qlog_pyserini.jvm.toolchain import jvm_options
 
 
-# --- item 5: runs are read strictly ------------------------------------------------------------
+# --- runs are read strictly ------------------------------------------------------------
 
 @pytest.mark.parametrize("score", ["abc", "1.2.3", "nan", "-inf", "inf", "NaN"])
 def test_run_reader_refuses_scores_that_are_not_finite_numbers(tmp_path, score):
@@ -53,7 +53,7 @@ def test_eval_and_compare_refuse_a_nan_score_with_file_and_line(tmp_path, verb_a
     assert_one_error(proc, "bad.txt:2: score 'nan' is not a finite number")
 
 
-# --- item 8: written scores strictly decrease -------------------------------------------------
+# --- written scores strictly decrease -------------------------------------------------
 
 def _scores(lines):
     return [float(line.split()[4]) for line in lines]
@@ -80,7 +80,7 @@ def test_run_writer_refuses_non_finite_scores():
         list(format_run_lines("q1", [Hit("a", math.inf)], "t"))
 
 
-# --- items 4 and 9: q and the score range ------------------------------------------------------
+# --- q and the score range ------------------------------------------------------
 
 @pytest.mark.parametrize("q", [1e308, -1e308, 3.5, -1.5, -4])
 def test_q_outside_the_meaningful_range_is_refused(q):
@@ -102,7 +102,7 @@ def test_search_help_states_the_q_range():
     assert proc.returncode == 0 and f"{Q_MIN:g}" in proc.stdout and f"{Q_MAX:g}" in proc.stdout
 
 
-# --- items 6 and 16: identifiers TREC files cannot hold ----------------------------------------
+# --- identifiers TREC files cannot hold ----------------------------------------
 
 @pytest.mark.parametrize("bad", ["my doc", "a\tb", "a\nb", "a\x00b", "a\u2028b", "a\x0cb"])
 def test_ids_with_whitespace_or_nul_are_refused(bad):
@@ -115,7 +115,7 @@ def test_run_writer_refuses_a_docid_with_a_space_instead_of_writing_seven_column
         list(format_run_lines("q1", [Hit("my doc", 1.0)], "t"))
 
 
-# --- item 14: line numbers and line ends -------------------------------------------------------
+# --- line numbers and line ends -------------------------------------------------------
 
 def test_non_utf8_byte_is_reported_with_its_line(tmp_path):
     for name, good in (("topics.tsv", b"q{i}\tparse\n"), ("run.txt", b"q1 Q0 d{i} {i} 1.0 t\n"),
@@ -137,7 +137,7 @@ def test_tsv_topics_split_only_on_newlines(tmp_path):
     assert list(topics) == ["q1", "q2"] and topics["q1"] == "parse\x0cthe\u2028file\x1cnow"
 
 
-# --- items 12 and 13: outputs and arguments checked before any work -------------------------
+# --- outputs and arguments checked before any work -------------------------
 
 @pytest.fixture
 def inputs(tmp_path) -> dict[str, Path]:
@@ -217,7 +217,7 @@ def test_budget_label_names_budgets_that_are_not_whole_kilotokens():
     assert budget_label("8192") == "8K" and budget_label("123") == "123"
 
 
-# --- item 17: the JVM's heap -------------------------------------------------------------------
+# --- the JVM's heap -------------------------------------------------------------------
 
 def test_qlog_java_opts_reach_the_jvm_options(monkeypatch):
     monkeypatch.setenv("QLOG_JAVA_OPTS", "-Xmx2g -XX:+UseSerialGC")

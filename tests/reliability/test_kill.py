@@ -1,4 +1,4 @@
-"""Issue 13, items 2 and 3: a killed verb leaves no child process and no temporary behind.
+"""A killed verb leaves no child process and no temporary behind.
 
 Real processes, real signals: ``index``, ``search`` and ``sweep`` are started as a user would,
 killed at the moment their temporary exists (and, for ``index``, while Anserini's Java indexer

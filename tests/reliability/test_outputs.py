@@ -1,4 +1,4 @@
-"""Issue 13, item 1: an output folder is replaced only when this tool wrote it.
+"""An output folder is replaced only when this tool wrote it.
 
 ``--overwrite`` never deletes ``.``, ``..``, a folder holding an input, or a folder that does not
 carry our marker (or, for outputs older than the marker, the files only we write there).

@@ -1,4 +1,4 @@
-"""Issue 13 against a real JVM: scores a run can hold, identifiers, threads, clause limits, corrupt indexes.
+"""The search contracts against a real JVM: scores a run can hold, identifiers, threads, clause limits, corrupt indexes.
 
 Each test drives the real searcher (Anserini and Lucene through pyjnius) or the real verb in a fresh
 process, and checks the contract the README's "Command line" section states.
@@ -32,7 +32,7 @@ def searcher(stdlib_index):
     s.close()
 
 
-# --- item 4: parameters whose scores a run cannot represent are refused when installed --------
+# --- parameters whose scores a run cannot represent are refused when installed --------
 
 def test_idf_gamma_whose_scores_overflow_is_refused_at_construction(searcher):
     with pytest.raises(QLogError, match="above the 1e\\+06"):
@@ -64,7 +64,7 @@ def test_low_q_is_refused_on_an_index_too_large_for_it(tmp_path):
         assert s.search("u7 common", k=3)[0].docid == "d7"
 
 
-# --- item 8: written scores strictly decrease at every q ---------------------------------------
+# --- written scores strictly decrease at every q ---------------------------------------
 
 @pytest.mark.parametrize("q", ["0.05", "0.3", "1", "2"])
 def test_written_scores_strictly_decrease_within_each_query(tmp_path, stdlib_index, stdlib_code, q):
@@ -77,7 +77,7 @@ def test_written_scores_strictly_decrease_within_each_query(tmp_path, stdlib_ind
         assert all(a > b for a, b in zip(scores, scores[1:])), (qid, scores)
 
 
-# --- item 6: identifiers a run cannot hold -----------------------------------------------------
+# --- identifiers a run cannot hold -----------------------------------------------------
 
 @pytest.fixture(scope="module")
 def anserini_index_with_spaces(tmp_path_factory) -> Path:
@@ -117,7 +117,7 @@ def test_api_refuses_qids_a_run_cannot_hold(searcher, qid):
         searcher.batch_search(["parse file"], [qid], k=5)
 
 
-# --- item 7: one batch, one similarity --------------------------------------------------------
+# --- one batch, one similarity --------------------------------------------------------
 
 def test_a_batch_runs_under_the_similarity_installed_when_it_started(stdlib_index, stdlib_code):
     topics = read_topics(stdlib_code[1])
@@ -147,7 +147,7 @@ def test_a_batch_runs_under_the_similarity_installed_when_it_started(stdlib_inde
         assert result == old or result == new, "a batch mixed two similarities"
 
 
-# --- items 10, 11, 13: one error line, or no error at all --------------------------------------
+# --- one error line, or no error at all --------------------------------------
 
 def test_corrupt_index_is_one_error_line(tmp_path, stdlib_index, stdlib_code):
     broken = tmp_path / "broken"
@@ -182,7 +182,7 @@ def test_api_search_refuses_an_impossible_k(searcher, k):
         searcher.search("parse file", k=k)
 
 
-# --- item 15: short-lived threads do not leak Java threads -------------------------------------
+# --- short-lived threads do not leak Java threads -------------------------------------
 
 def test_short_lived_threads_leave_no_java_thread(searcher):
     from qlog_pyserini.jvm.bridge import jclass
@@ -196,7 +196,7 @@ def test_short_lived_threads_leave_no_java_thread(searcher):
     assert mx.getThreadCount() - before < 10
 
 
-# --- item 16: queries that get no hits are counted in the log ----------------------------------
+# --- queries that get no hits are counted in the log ----------------------------------
 
 def test_stopword_only_queries_are_counted(tmp_path, stdlib_index):
     topics = tmp_path / "t.tsv"
@@ -207,7 +207,7 @@ def test_stopword_only_queries_are_counted(tmp_path, stdlib_index):
     assert set(read_run(tmp_path / "r.txt")) == {"q1"}
 
 
-# --- item 17: the heap limit -------------------------------------------------------------------
+# --- the heap limit -------------------------------------------------------------------
 
 def test_qlog_java_opts_sets_the_heap_of_the_jvm():
     code = ("from qlog_pyserini.jvm.bridge import jclass; "

@@ -23,7 +23,7 @@ public class TestQLogIdf {
 
   @Test
   public void issueExampleRareTermOnOneMillionAndOnAShard() {
-    // issue 11: n = 1, N = 1M: ln 13.4, ln_0.5 1631; on a 250K-document shard 12.0 and 815
+    // n = 1, N = 1M: ln 13.4, ln_0.5 1631; on a 250K-document shard 12.0 and 815
     assertIdf(13.410044949855985, 1, 1_000_000, 1.0, IdfForm.RSJ);
     assertIdf(1630.9927536071107, 1, 1_000_000, 0.5, IdfForm.RSJ);
     assertIdf(12.023749088734219, 1, 250_000, 1.0, IdfForm.RSJ);

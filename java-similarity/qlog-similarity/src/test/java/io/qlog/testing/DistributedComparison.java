@@ -26,7 +26,7 @@ public final class DistributedComparison {
   /** The q values compared: 1 and 0.7 by default, -Dqlog.drift.qs=1,0.7,0.5,0.3 for the results tables. */
   public static final double[] QS = java.util.Arrays.stream(System.getProperty("qlog.drift.qs", "1,0.7").split(","))
       .mapToDouble(Double::parseDouble).toArray();
-  /** The q values at which the global-statistics side must equal the single index (issue 11); others are reported. */
+  /** The q values at which the global-statistics side must equal the single index; others are reported. */
   public static final double[] REQUIRED = {1.0, 0.7};
   /** The share of queries that must be equal at a required q. */
   public static final double REQUIRED_SHARE = 0.99;

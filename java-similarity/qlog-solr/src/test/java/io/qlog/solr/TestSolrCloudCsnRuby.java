@@ -184,7 +184,7 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
   }
 
   /**
-   * Item 5, off by default (-Dqlog.bench=true): queries per second of q-log (q = 0.7) against BM25 (q = 1) in
+   * Off by default (-Dqlog.bench=true): queries per second of q-log (q = 0.7) against BM25 (q = 1) in
    * one SolrCloud collection (2 shards, ExactStatsCache) holding the corpus twice: field {@code contents} with
    * q-log and its copy {@code contents_bm25} whose field type is identical but for q = 1. Every query is
    * sent to both fields back to back, in alternating order (ABBA), so load changes on a shared machine hit
