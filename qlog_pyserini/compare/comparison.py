@@ -13,7 +13,7 @@ import os
 
 import pandas as pd
 
-from qlog_pyserini.eval.significance import ComparisonResult, compare_scores
+from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.eval.trec_eval import per_query_scores
 
 DEFAULT_METRIC = "ndcg_cut.10"
@@ -39,10 +39,6 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|")
 
 
-def _p(p: float) -> str:
-    return "n/a" if p != p else f"p = {p:.3g}"
-
-
 MARKDOWN_HEADER = ("| metric | A | B | B - A | rel. | 95% CI | p (two-sided randomization) | t-test (two-sided) "
                    "| bootstrap reversals | W/T/L | queries |\n"
                    "|---|---:|---:|---:|---:|---|---|---|---|---|---:|\n")
@@ -52,7 +48,7 @@ def markdown_row(result: ComparisonResult, metric: str) -> str:
     """One table row (under :data:`MARKDOWN_HEADER`) for a comparison on ``metric``."""
     rel = "n/a" if result.rel_diff is None else f"{result.rel_diff:+.1%}"
     return (f"| {_cell(metric)} | {result.mean_a:.4f} | {result.mean_b:.4f} | {result.diff:+.4f} | {rel} "
-            f"| [{result.ci_low:+.4f}, {result.ci_high:+.4f}] | {_p(result.p_randomization)} | {_p(result.p_ttest)} "
+            f"| [{result.ci_low:+.4f}, {result.ci_high:+.4f}] | {format_p(result.p_randomization, result.resamples)} | {format_p(result.p_ttest)} "
             f"| {result.p_bootstrap:.4g} ({result.reversals}/{result.resamples}) "
             f"| {result.wins}/{result.ties}/{result.losses} | {result.n_queries} |\n")
 

@@ -83,6 +83,20 @@ def _zero_tol(d: np.ndarray) -> float:
     return RELATIVE_ZERO * max(1.0, float(np.abs(d).max()))
 
 
+def format_p(p: float | None, resamples: int | None = None) -> str:
+    """A p-value as every report writes it: ``p = 0.0123`` (3 significant digits), ``n/a`` if missing.
+
+    With ``resamples`` R, ``p`` is a randomization p, which counts the observed assignment and so
+    is at least 1/(R + 1); that smallest value means no resample was as extreme, and is written as
+    the bound ``p <= 1/(R + 1)`` (``p <= 1/10001``), never as a number that looks exact.
+    """
+    if p is None or p != p:
+        return "n/a"
+    if resamples is not None and p <= (1 + 1e-9) / (resamples + 1):
+        return f"p <= 1/{resamples + 1}"
+    return f"p = {p:.3g}"
+
+
 def _chunks(resamples: int, n: int):
     rows = max(1, CHUNK_ENTRIES // n)
     for start in range(0, resamples, rows):
@@ -215,10 +229,7 @@ class ComparisonResult:
         The randomization p counts the observed assignment, so it is at least 1/(resamples + 1);
         that smallest value is written as a bound (``p <= 1/10001``): no resample was as extreme.
         """
-        floor = 1.0 / (self.resamples + 1)
-        if self.p_randomization <= floor * (1 + 1e-9):
-            return f"p <= 1/{self.resamples + 1} (two-sided randomization)"
-        return f"p = {self.p_randomization:.3g} (two-sided randomization)"
+        return f"{format_p(self.p_randomization, self.resamples)} (two-sided randomization)"
 
     def reversal_text(self) -> str:
         """The bootstrap reversal share, named for what it is: ``reversal share 0.0134 (134/10000)``.

@@ -96,14 +96,15 @@ def check_single_metric(metric: str) -> str:
 
     Checked before any search, so ``--metric recall`` fails at once rather than after a sweep.
     """
-    (name,) = _check_metrics([metric])
+    (name,) = check_metrics([metric])
     base, _, params = name.partition(".")
     if "," in params or (not params and base in _CUTOFF_MEASURES):
         raise QLogError(f"metric {metric!r} gives several values; name exactly one, e.g. '{base}.10'")
     return name
 
 
-def _check_metrics(metrics: str | Iterable[str]) -> list[str]:
+def check_metrics(metrics: str | Iterable[str]) -> list[str]:
+    """The requested measures, each checked to be a trec_eval name, duplicates dropped, order kept."""
     names = parse_metrics(metrics) if isinstance(metrics, str) else list(metrics)
     if not names:
         raise QLogError("at least one metric is needed")
@@ -212,7 +213,7 @@ def trec_eval(qrels_path: str | os.PathLike, run_path: str | os.PathLike,
     Raises :class:`QLogError` for a missing or empty file, a bad metric name, and anything
     trec_eval refuses (its first message is quoted).
     """
-    names = _check_metrics(metrics)
+    names = check_metrics(metrics)
     qrels_file = _check_file(qrels_path, "qrels")
     run_file = _check_file(run_path, "run")
     qrels_qids = list(read_qrels(qrels_file))

@@ -32,6 +32,7 @@ import pandas as pd
 from qlog_pyserini.corpus import build_benchmark
 from qlog_pyserini.prepare.datasets import prepare_beir, prepare_cosqa, prepare_csn, prepare_trec
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.significance import format_p
 from qlog_pyserini.system.provenance import provenance, provenance_markdown
 from qlog_pyserini.sweep.run import SweepSettings, run_sweep
 from qlog_pyserini.formats.documents import iter_documents, write_json_collection
@@ -272,19 +273,14 @@ def _f(x: Any, fmt: str = ".4f") -> str:
     return "n/a" if x is None or (isinstance(x, float) and x != x) else format(x, fmt)
 
 
-def _p(p: float, resamples: int) -> str:
-    """A two-sided randomization p; its smallest possible value 1/(R+1) is written as a bound."""
-    return f"p <= 1/{resamples + 1}" if p <= 1.0 / (resamples + 1) * (1 + 1e-9) else f"p = {p:.3g}"
-
-
 def main_markdown(table: pd.DataFrame) -> str:
     head = ("| corpus | form | docs | queries | BM25 | CV q | CV NDCG@10 | CV gain | CV p | q_opt | at q_opt | oracle gain "
             "| oracle p | q_auto | at q_auto | Recall@8K BM25 → q-log |\n"
             "|---|---|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---|---:|---:|---|\n")
     lines = [f"| {r['corpus']} | {r['idf_form']} | {r['docs']:,} | {r['queries']:,} | {r['bm25']:.4f} "
              f"| {r['cv_q']} | {r['cv']:.4f} | {r['cv_gain']:+.4f} ({_f(r['cv_rel_gain'], '+.1%')}) "
-             f"| {_p(r['cv_p'], r['cv_resamples'])} | {r['q_opt']:g} | {r['at_q_opt']:.4f} "
-             f"| {r['gain']:+.4f} ({_f(r['rel_gain'], '+.1%')}) | {_p(r['p'], r['resamples'])} "
+             f"| {format_p(r['cv_p'], r['cv_resamples'])} | {r['q_opt']:g} | {r['at_q_opt']:.4f} "
+             f"| {r['gain']:+.4f} ({_f(r['rel_gain'], '+.1%')}) | {format_p(r['p'], r['resamples'])} "
              f"| {r['q_auto']:.2f} | {r['at_q_auto']:.4f} ({_f(r['auto_rel'], '+.1%')}) "
              f"| {r['recall8k_bm25']:.1%} → {r['recall8k_qlog']:.1%} |\n"
              for r in table.to_dict("records")]

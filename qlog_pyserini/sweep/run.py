@@ -36,7 +36,7 @@ import pandas as pd
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import recall_at_budgets, recall_at_token_budgets
 from qlog_pyserini.compare.comparison import MARKDOWN_HEADER, compare_runs, format_markdown, markdown_row
-from qlog_pyserini.eval.significance import ComparisonResult, compare_scores
+from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, per_query_scores, trec_eval
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, choose_best, cross_validate
 from qlog_pyserini.formats.topics import read_topics
@@ -294,7 +294,7 @@ def summary_line(summary: dict[str, Any]) -> str:
         return "n/a" if x is None else f"{x:+.1%}"
 
     def pval(comparison: dict[str, Any]) -> str:
-        return ComparisonResult(**comparison).p_text().replace(" (two-sided randomization)", "")
+        return format_p(comparison["p_randomization"], comparison["resamples"])
 
     cv = summary["cv"]
     chosen = "/".join(f"{v:g}" for v in sorted(set(cv["chosen"])))

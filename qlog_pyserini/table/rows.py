@@ -21,6 +21,7 @@ from typing import Sequence
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.significance import format_p
 
 
 def load_summary(folder: str | os.PathLike) -> dict:
@@ -123,13 +124,6 @@ def _rel(x: float | None) -> str:
     return "n/a" if _missing(x) else f"{x:+.1%}"
 
 
-def _p(p: float | None, resamples: int) -> str:
-    """Two-sided randomization p; its smallest possible value 1/(R+1) is written as a bound."""
-    if _missing(p):
-        return "n/a"
-    return f"p <= 1/{resamples + 1}" if p <= (1 + 1e-9) / (resamples + 1) else f"p = {p:.3g}"
-
-
 def format_markdown(table: pd.DataFrame, budget: str = "8192") -> str:
     """The markdown table: cross-validated first, the oracle beside it, then the label-free q."""
     head = (f"| corpus | docs | queries | BM25 | CV: value(s) chosen | CV | CV gain | CV p | oracle | at oracle | "
@@ -144,8 +138,8 @@ def format_markdown(table: pd.DataFrame, budget: str = "8192") -> str:
         at_auto = "n/a" if _missing(r["at_auto"]) else f"{r['at_auto']:.4f} ({_rel(r['auto_rel_gain'])})"
         values = "n/a" if _missing(r["cv_values"]) else f"{par} = {r['cv_values']}"
         lines.append(f"| {r['corpus']} | {r['docs']:,} | {r['queries']:,} | {r['bm25']:.4f} | {values} | {cv} | {cv_gain} "
-                     f"| {_p(r['cv_p'], r['resamples'])} | {par} = {r['best']:g} | {r['at_best']:.4f} "
-                     f"| {r['gain']:+.4f} ({_rel(r['rel_gain'])}) | {_p(r['p'], r['resamples'])} | {auto} | {at_auto} "
+                     f"| {format_p(r['cv_p'], r['resamples'])} | {par} = {r['best']:g} | {r['at_best']:.4f} "
+                     f"| {r['gain']:+.4f} ({_rel(r['rel_gain'])}) | {format_p(r['p'], r['resamples'])} | {auto} | {at_auto} "
                      f"| {_pct(r[f'recall@{budget}_bm25'])} → {_pct(r[f'recall@{budget}_best'])} |\n")
     return head + "".join(lines)
 

@@ -140,3 +140,70 @@ def test_chunking_does_not_change_results(monkeypatch):
     whole = (paired_bootstrap(a, b, resamples=3000, seed=4), randomization_test(a, b, resamples=3000, seed=4))
     monkeypatch.setattr(sig, "CHUNK_ENTRIES", 777)  # 15 rows per chunk, last one partial
     assert (paired_bootstrap(a, b, resamples=3000, seed=4), randomization_test(a, b, resamples=3000, seed=4)) == whole
+
+
+def loop_bootstrap(a, b, resamples, seed):
+    """The bootstrap one resample at a time in plain Python: the oracle for the vectorised draw."""
+    d = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
+    rng = np.random.default_rng(seed)
+    means = []
+    for _ in range(resamples):
+        idx = rng.integers(0, d.size, size=d.size)
+        means.append(sum(d[i] for i in idx) / d.size)
+    tol = sig.RELATIVE_ZERO * max(1.0, float(np.abs(d).max()))
+    observed = float(d.mean())
+    if abs(observed) <= tol:
+        reversals = resamples
+    else:
+        reversals = sum(1 for m in means if (m <= tol if observed > 0 else m >= -tol))
+    return reversals, np.percentile(means, [2.5, 97.5])
+
+
+def loop_randomization(a, b, resamples, seed):
+    """The sign-flip test one resample at a time: each resample's n coin flips, then |mean|."""
+    d = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
+    rng = np.random.default_rng(seed)
+    tol = sig.RELATIVE_ZERO * max(1.0, float(np.abs(d).max()))
+    observed = abs(float(d.mean()))
+    k = 0
+    for _ in range(resamples):
+        flips = rng.integers(0, 2, size=d.size)
+        k += abs(sum(x if f else -x for x, f in zip(d, flips)) / d.size) >= observed - tol
+    return (1 + k) / (1 + resamples)
+
+
+@pytest.mark.parametrize("n,seed", [(7, 0), (120, 3), (1261, 9)])
+def test_vectorised_resampling_equals_one_resample_at_a_time(n, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.random(n)
+    b = np.clip(a + rng.normal(0.01, 0.1, n), 0, 1)
+    boot = paired_bootstrap(a, b, resamples=400, seed=seed)
+    reversals, (low, high) = loop_bootstrap(a, b, 400, seed)
+    assert boot.reversals == reversals
+    assert (boot.ci_low, boot.ci_high) == pytest.approx((low, high), abs=1e-12)
+    assert randomization_test(a, b, resamples=400, seed=seed) == loop_randomization(a, b, 400, seed)
+
+
+def test_one_p_formatter():
+    assert sig.format_p(0.01234) == "p = 0.0123"
+    assert sig.format_p(1 / 10001, 10000) == "p <= 1/10001"
+    assert sig.format_p(2 / 10001, 10000) == "p = 0.0002"
+    assert sig.format_p(1 / 10001) == "p = 0.0001"  # no resamples: a plain p (a t-test's)
+    assert sig.format_p(None) == sig.format_p(float("nan")) == "n/a"
+    # 40 queries all better: a sign flip as extreme as the observed one has chance 2 / 2**40.
+    base = np.linspace(0.1, 0.5, 40)
+    result = compare_scores(pd.Series(base), pd.Series(base + 0.1), resamples=100)
+    assert result.p_randomization == 1 / 101
+    assert result.p_text() == "p <= 1/101 (two-sided randomization)"
+    from qlog_pyserini.compare.comparison import markdown_row
+
+    assert "| p <= 1/101 |" in markdown_row(result, "ndcg_cut.10")
+
+
+def test_no_other_module_formats_a_p_bound():
+    # compare, table, reproduce and sweep all call format_p; a second spelling would drift from it.
+    from conftest import ROOT
+
+    others = [p for p in (ROOT / "qlog_pyserini").rglob("*.py")
+              if p.name != "significance.py" and 'p <= 1/' in p.read_text(encoding="utf-8")]
+    assert others == []

@@ -1,0 +1,355 @@
+"""trec_eval's per-query measures computed in process, from a run held as arrays.
+
+:func:`evaluate` gives the same :class:`~qlog_pyserini.eval.trec_eval.EvalResult` as
+:func:`~qlog_pyserini.eval.trec_eval.trec_eval` (``-c`` and ``-q`` as asked) for the measures
+in :data:`SUPPORTED`, without writing a run file or starting a JVM, and with no Python loop over
+hits: a sweep can score every q in the time numpy takes to sort and sum the hits once.
+
+A run is a :class:`RunArrays`: per query (in ``qids``) a slice ``offsets[i]:offsets[i + 1]`` of
+``docs`` (integer keys into a docid table, e.g. Lucene doc numbers into the index's external ids)
+and ``scores`` (float32), in rank order. :meth:`RunArrays.from_hits` converts ``{qid: [Hit]}``
+(what :func:`~qlog_pyserini.formats.trec.read_run` and ``batch_search`` return) once.
+
+What trec_eval does, and so this module (trec_eval 9's ``form_res_rels.c`` and ``m_*.c``):
+
+- It reads each score into a C ``float`` and re-sorts every query's documents by that score,
+  descending, breaking ties by docno *descending* (``strcmp``); the rank column is ignored.
+  ``order="score"`` does the same on ``scores`` (as float32). ``order="rank"`` keeps the given
+  order, which is what trec_eval evaluates when the written scores strictly decrease as float32.
+- A document is relevant when its grade is >= 1 (trec_eval's default ``-l 1``); an unjudged one
+  has grade 0. ``num_rel`` counts every judged relevant document, retrieved or not.
+- nDCG's gain is the grade itself and its discount ``log2(rank + 1)``; the ideal ranking is the
+  query's judged grades sorted descending. ``ndcg_cut.K`` cuts both at K; ``ndcg`` cuts neither.
+- ``P.K`` divides by K even when fewer documents were retrieved; ``recall.K`` by ``num_rel``
+  (0 when it is 0); ``success.K`` is 1 when a relevant document is in the top K;
+  ``recip_rank`` is 1 / the rank of the first relevant document; ``map`` averages the precision
+  at each retrieved relevant document over ``num_rel``.
+- Only queries in both the run and the qrels are scored; ``complete=True`` (``-c``) adds every
+  other qrels query with 0, so the average runs over the qrels. A docid listed twice for one
+  query is an error, as in trec_eval.
+
+The proof is in ``tests/eval/test_metrics.py``: per-query values equal to the trec_eval binary's
+on real runs (CSN-Ruby, CACM with graded judgments, runs with float ties) at q = 1 and q < 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, EvalResult, check_metrics
+from qlog_pyserini.formats.trec import Hit
+
+#: trec_eval measures computed here; any other goes to the trec_eval binary.
+SUPPORTED: tuple[str, ...] = ("ndcg_cut", "ndcg", "recip_rank", "map", "P", "recall", "success")
+# trec_eval's default cutoffs for a measure named without parameters (m_P.c, m_success.c, ...).
+_DEFAULT_CUTOFFS = {"P": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+                    "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "success": (1, 5, 10)}
+ORDERS = ("score", "rank")
+
+
+class DocidTable:
+    """External docids with their ``strcmp`` order, built once per index and shared by every run.
+
+    ``lex_rank[key]`` is the position of ``docids[key]`` among the distinct docids sorted as
+    trec_eval's ``strcmp`` sorts them (Python compares code points, the same order as UTF-8
+    bytes); a docid present twice gets one rank, so two keys with one docid are one document.
+    """
+
+    def __init__(self, docids: Sequence[str] | np.ndarray) -> None:
+        values = np.asarray(docids, dtype=object)
+        if values.ndim != 1:
+            raise QLogError(f"a docid table is one-dimensional, got shape {values.shape}")
+        if values.size and isinstance(values[0], bytes):
+            values = np.array([v.decode("utf-8") for v in values], dtype=object)
+        self.docids = values
+        order = np.argsort(values, kind="stable")
+        ordered = values[order]
+        new = np.ones(values.size, dtype=bool)
+        new[1:] = ordered[1:] != ordered[:-1]
+        ranks = np.cumsum(new) - 1
+        self.lex_rank = np.empty(values.size, dtype=np.int64)
+        self.lex_rank[order] = ranks
+        self.distinct = ordered[new]
+
+    def __len__(self) -> int:
+        return int(self.docids.size)
+
+    def ranks_of(self, docids: Sequence[str]) -> np.ndarray:
+        """Lexicographic rank of each of ``docids`` in this table, -1 for one not in it."""
+        wanted = np.asarray(list(docids), dtype=object)
+        if wanted.size == 0 or self.distinct.size == 0:
+            return np.full(wanted.size, -1, dtype=np.int64)
+        pos = np.searchsorted(self.distinct, wanted)
+        clipped = np.minimum(pos, self.distinct.size - 1)
+        return np.where(self.distinct[clipped] == wanted, clipped, -1).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class RunArrays:
+    """A run as columns: query ``i``'s hits are ``docs[offsets[i]:offsets[i+1]]`` (and ``scores``), in rank order.
+
+    ``qids`` are unique; ``docs`` are integer keys into ``docids`` (a :class:`DocidTable`, or
+    anything :class:`DocidTable` takes); ``scores`` are float32 (trec_eval reads a C float).
+    """
+
+    qids: np.ndarray
+    offsets: np.ndarray
+    docs: np.ndarray
+    scores: np.ndarray
+    docids: DocidTable
+
+    def __post_init__(self) -> None:
+        table = self.docids if isinstance(self.docids, DocidTable) else DocidTable(self.docids)
+        qids = np.asarray(self.qids, dtype=object)
+        offsets = np.asarray(self.offsets, dtype=np.int64)
+        docs = np.asarray(self.docs, dtype=np.int64)
+        scores = np.asarray(self.scores, dtype=np.float32)
+        if offsets.shape != (qids.size + 1,) or (offsets.size and offsets[0] != 0) or np.any(np.diff(offsets) < 0):
+            raise QLogError(f"offsets must rise from 0 in {qids.size + 1} steps, one more than the qids")
+        if docs.shape != (int(offsets[-1]),) or scores.shape != docs.shape:
+            raise QLogError(f"offsets end at {int(offsets[-1])} but there are {docs.size} docs and {scores.size} scores")
+        if docs.size and (docs.min() < 0 or docs.max() >= len(table)):
+            raise QLogError(f"doc keys must lie in [0, {len(table)}), the docid table's size")
+        if not np.isfinite(scores).all():
+            raise QLogError("a run's scores must be finite numbers")
+        if len(set(qids.tolist())) != qids.size:
+            raise QLogError("a run lists a query twice")
+        for name, value in (("docids", table), ("qids", qids), ("offsets", offsets), ("docs", docs), ("scores", scores)):
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def from_query_index(cls, query: np.ndarray, docs: np.ndarray, scores: np.ndarray,
+                         qids: Sequence[str], docids: DocidTable | Sequence[str]) -> "RunArrays":
+        """From per-hit query indexes into ``qids`` (hits of one query in rank order, queries in any order)."""
+        query = np.asarray(query, dtype=np.int64)
+        if query.size and (query.min() < 0 or query.max() >= len(qids)):
+            raise QLogError(f"query indexes must lie in [0, {len(qids)})")
+        order = np.argsort(query, kind="stable")
+        offsets = np.concatenate(([0], np.cumsum(np.bincount(query, minlength=len(qids)))))
+        return cls(np.asarray(qids, dtype=object), offsets, np.asarray(docs)[order], np.asarray(scores)[order], docids)
+
+    @classmethod
+    def from_hits(cls, run: Mapping[str, Sequence[Hit]], docids: DocidTable | None = None) -> "RunArrays":
+        """From ``{qid: [Hit, ...]}`` in rank order; docids are looked up in ``docids`` or tabled here."""
+        qids = [str(q) for q in run]
+        counts = [len(hits) for hits in run.values()]
+        names = [h.docid for hits in run.values() for h in hits]
+        scores = np.fromiter((h.score for hits in run.values() for h in hits), dtype=np.float64, count=len(names))
+        if docids is None:
+            table, keys = np.unique(np.asarray(names, dtype=object), return_inverse=True)
+            docids = DocidTable(table)
+        else:
+            keys = _keys_in(docids, names)
+        offsets = np.concatenate(([0], np.cumsum(counts, dtype=np.int64)))
+        # float64 -> float32 rounds as C's (float) atof(text) does, the score trec_eval compares.
+        return cls(np.asarray(qids, dtype=object), offsets, np.asarray(keys, dtype=np.int64),
+                   scores.astype(np.float32), docids)
+
+
+def _keys_in(table: DocidTable, names: Sequence[str]) -> np.ndarray:
+    lex = table.ranks_of(names)
+    if np.any(lex < 0):
+        missing = names[int(np.flatnonzero(lex < 0)[0])]
+        raise QLogError(f"docid {missing!r} of the run is not in the docid table")
+    first_key = np.empty(int(table.lex_rank.max()) + 1 if len(table) else 0, dtype=np.int64)
+    first_key[table.lex_rank[::-1]] = np.arange(len(table) - 1, -1, -1)
+    return first_key[lex]
+
+
+@dataclass(frozen=True)
+class QrelsArrays:
+    """Judgments aligned with a :class:`DocidTable`: what :func:`evaluate` needs, built once per qrels and table."""
+
+    qids: list[str]
+    num_rel: np.ndarray          # judged documents with grade >= 1, per query
+    judged_keys: np.ndarray      # sorted query * len(table) + lex rank, of judged docs in the table
+    judged_grades: np.ndarray    # their grades, aligned with judged_keys
+    ideal_query: np.ndarray      # positive grades, grouped by query, sorted descending in each
+    ideal_grades: np.ndarray
+    ideal_rank: np.ndarray       # 0-based position of each ideal grade within its query
+    table: DocidTable
+
+    @classmethod
+    def build(cls, qrels: Mapping[str, Mapping[str, int]], table: DocidTable) -> "QrelsArrays":
+        """Table ``qrels`` (``{qid: {docid: grade}}``, as :func:`~qlog_pyserini.formats.trec.read_qrels`) for ``table``."""
+        qids = [str(q) for q in qrels]
+        counts = np.array([len(d) for d in qrels.values()], dtype=np.int64)
+        query = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
+        grades = np.fromiter((int(g) for d in qrels.values() for g in d.values()), dtype=np.int64, count=int(counts.sum()))
+        lex = table.ranks_of([str(doc) for d in qrels.values() for doc in d])
+        width = max(len(table), 1)
+        inside = lex >= 0
+        keys = query[inside] * width + lex[inside]
+        order = np.argsort(keys, kind="stable")
+        positive = grades > 0
+        ideal = np.lexsort((-grades[positive], query[positive]))
+        ideal_query = query[positive][ideal]
+        return cls(qids=qids,
+                   num_rel=np.bincount(query[grades >= 1], minlength=len(qids)),
+                   judged_keys=keys[order], judged_grades=grades[inside][order],
+                   ideal_query=ideal_query, ideal_grades=grades[positive][ideal],
+                   ideal_rank=_rank_in_group(ideal_query), table=table)
+
+    def ideal_dcg(self, cutoff: int | None) -> np.ndarray:
+        """Per-query DCG of the ideal ranking, cut at ``cutoff`` (None: not cut)."""
+        keep = slice(None) if cutoff is None else self.ideal_rank < cutoff
+        gains = self.ideal_grades[keep] / np.log2(self.ideal_rank[keep] + 2.0)
+        return np.bincount(self.ideal_query[keep], weights=gains, minlength=len(self.qids))
+
+
+def _rank_in_group(group: np.ndarray) -> np.ndarray:
+    """0-based position of each element within its run of equal ``group`` values (``group`` sorted)."""
+    if group.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
+    sizes = np.diff(np.concatenate((starts, [group.size])))
+    return np.arange(group.size, dtype=np.int64) - np.repeat(starts, sizes)
+
+
+def parse_supported(metrics: str | Sequence[str]) -> list[tuple[str, str, int | None]]:
+    """``(exposed name, measure, cutoff)`` for each value ``metrics`` asks for, as trec_eval names them.
+
+    ``P.5,10`` gives ``P.5`` and ``P.10``; a bare cutoff measure gives trec_eval's default cutoffs.
+    A measure not in :data:`SUPPORTED` is a :class:`QLogError` naming the trec_eval route.
+    """
+    out: list[tuple[str, str, int | None]] = []
+    for metric in check_metrics(metrics):
+        base, _, params = metric.partition(".")
+        if base not in SUPPORTED:
+            raise QLogError(f"metric {metric!r} is not computed in process (only {', '.join(SUPPORTED)}); "
+                            "score the run file with trec_eval instead")
+        if base not in _DEFAULT_CUTOFFS:
+            if params:
+                raise QLogError(f"metric {metric!r}: {base} takes no parameters here")
+            out.append((base, base, None))
+            continue
+        pieces = params.split(",") if params else [str(k) for k in _DEFAULT_CUTOFFS[base]]
+        for piece in pieces:
+            if not piece.isdigit() or int(piece) < 1:
+                raise QLogError(f"metric {metric!r}: cutoff {piece!r} must be a positive integer")
+            name = f"{base}.{int(piece)}"
+            if name not in [o[0] for o in out]:
+                out.append((name, base, int(piece)))
+    return out
+
+
+def _as_run(run: RunArrays | Mapping[str, Sequence[Hit]], table: DocidTable | None) -> RunArrays:
+    if isinstance(run, RunArrays):
+        return run
+    return RunArrays.from_hits(run, table)
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    """The evaluated hits of a run, in trec_eval's order: qrels query index, rank, grade."""
+
+    query: np.ndarray
+    rank: np.ndarray
+    grade: np.ndarray
+    present: np.ndarray  # per qrels query: the run retrieved something for it
+
+
+def _ranked(run: RunArrays, qrels: QrelsArrays, order: str) -> _Ranked:
+    if order not in ORDERS:
+        raise QLogError(f"unknown order {order!r}; choose one of {', '.join(ORDERS)}")
+    if run.docids is not qrels.table:
+        raise QLogError("the run and the qrels were tabled against different docid tables")
+    position = {q: i for i, q in enumerate(qrels.qids)}
+    run_to_qrels = np.array([position.get(q, -1) for q in run.qids.tolist()], dtype=np.int64)
+    per_hit = np.repeat(run_to_qrels, np.diff(run.offsets))
+    keep = per_hit >= 0
+    query, lex, scores = per_hit[keep], run.docids.lex_rank[run.docs[keep]], run.scores[keep]
+    # Hits of one query are contiguous and in rank order; the stable sorts keep that where asked.
+    if order == "score":
+        # lexsort's last key is primary: query, then score descending, then docno descending (strcmp).
+        idx = np.lexsort((-lex, -scores, query))
+    else:
+        idx = np.argsort(query, kind="stable")
+    query, lex = query[idx], lex[idx]
+    width = max(len(run.docids), 1)
+    keys = query * width + lex
+    if keys.size > 1:
+        seen = np.sort(keys)
+        dup = np.flatnonzero(seen[1:] == seen[:-1])
+        if dup.size:
+            k = int(seen[dup[0]])
+            raise QLogError(f"query {qrels.qids[k // width]!r} lists docid "
+                            f"{run.docids.distinct[k % width]!r} twice; trec_eval refuses such a run")
+    grade = np.zeros(keys.size, dtype=np.int64)
+    if qrels.judged_keys.size:
+        pos = np.minimum(np.searchsorted(qrels.judged_keys, keys), qrels.judged_keys.size - 1)
+        hit = qrels.judged_keys[pos] == keys
+        grade[hit] = qrels.judged_grades[pos[hit]]
+    present = np.zeros(len(qrels.qids), dtype=bool)
+    present[query] = True
+    return _Ranked(query=query, rank=_rank_in_group(query), grade=grade, present=present)
+
+
+def _measure(ranked: _Ranked, qrels: QrelsArrays, measure: str, cutoff: int | None) -> np.ndarray:
+    n = len(qrels.qids)
+    q, rank, grade = ranked.query, ranked.rank, ranked.grade
+    relevant = grade >= 1
+
+    def per_query(mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        return np.bincount(q[mask], weights=None if weights is None else weights[mask], minlength=n).astype(float)
+
+    def divide(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+        out = np.zeros(n)
+        np.divide(top, bottom, out=out, where=bottom > 0)
+        return out
+
+    if measure in ("ndcg", "ndcg_cut"):
+        within = rank < cutoff if cutoff is not None else np.ones(rank.size, dtype=bool)
+        gains = np.where(grade > 0, grade, 0) / np.log2(rank + 2.0)
+        return divide(per_query(within & (grade > 0), gains), qrels.ideal_dcg(cutoff))
+    if measure == "recip_rank":
+        first = np.full(n, np.inf)
+        np.minimum.at(first, q[relevant], rank[relevant] + 1.0)
+        return 1.0 / first
+    if measure == "map":
+        # rel_so_far at each hit: the running count of relevant hits within its query.
+        running = np.cumsum(relevant)
+        start = np.arange(rank.size) - rank  # index of the query's first hit
+        precision = (running - running[start] + relevant[start]) / (rank + 1.0)
+        return divide(per_query(relevant, precision), qrels.num_rel.astype(float))
+    found = per_query(relevant & (rank < cutoff))
+    if measure == "P":
+        return found / cutoff
+    if measure == "recall":
+        return divide(found, qrels.num_rel.astype(float))
+    return (found > 0).astype(float)  # success
+
+
+def evaluate(run: RunArrays | Mapping[str, Sequence[Hit]], qrels: Mapping[str, Mapping[str, int]] | QrelsArrays,
+             metrics: str | Sequence[str] = DEFAULT_METRICS, complete: bool = True,
+             order: str = "score") -> EvalResult:
+    """trec_eval's ``-q`` (and ``-c`` when ``complete``) values for ``run``, computed in process.
+
+    ``run`` is a :class:`RunArrays` or ``{qid: [Hit]}``; ``qrels`` is ``{qid: {docid: grade}}``
+    or a :class:`QrelsArrays` built for the run's docid table (build it once to score many runs
+    of one index). ``metrics`` are trec_eval names from :data:`SUPPORTED` (``ndcg_cut.10``,
+    ``P.5,10``, ``map``). ``order`` is ``score`` (trec_eval's re-sort by float32 score, ties by
+    docid descending) or ``rank`` (the given order). Rows follow the qrels' order; the aggregate
+    is their mean, as trec_eval's ``all`` row. See the module docstring for each measure.
+    """
+    wanted = parse_supported(metrics)
+    table = qrels.table if isinstance(qrels, QrelsArrays) else None
+    arrays = _as_run(run, table)
+    judged = qrels if isinstance(qrels, QrelsArrays) else QrelsArrays.build(qrels, arrays.docids)
+    ranked = _ranked(arrays, judged, order)
+    rows = np.ones(len(judged.qids), dtype=bool) if complete else ranked.present
+    columns = {}
+    for name, measure, cutoff in wanted:
+        values = _measure(ranked, judged, measure, cutoff)
+        columns[name] = np.where(ranked.present, values, 0.0)[rows]
+    index = pd.Index([q for q, keep in zip(judged.qids, rows) if keep], name="qid")
+    per_query = pd.DataFrame(columns, index=index)
+    if not len(index):
+        raise QLogError("no query is in both the run and the qrels")
+    aggregate = {name: float(per_query[name].mean()) for name in per_query.columns}
+    return EvalResult(aggregate=aggregate, per_query=per_query)
