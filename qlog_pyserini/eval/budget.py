@@ -19,6 +19,12 @@ mean over queries: the share of queries whose context receives at least one rele
 
 Tokens are counted offline by :func:`code_token_count` (see :data:`CODE_TOKEN_PATTERN`);
 any ``str -> int`` counter (a model's real tokenizer, say) can be plugged in instead.
+
+:func:`recall_from_arrays` walks a columnar run (:class:`~qlog_pyserini.eval.metrics.RunArrays`)
+with numpy, one rank at a time for every query at once; :class:`TokenCounts` keeps each
+document's count in an array over the index's docid table, so a sweep counts a document once
+whatever the number of queries and q values. :func:`recall_at_token_budgets` takes
+``{qid: [Hit]}`` and converts it once.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.metrics import DocidTable, QrelsArrays, RunArrays
 from qlog_pyserini.formats.trec import Hit
 
 DEFAULT_BUDGETS: tuple[int, ...] = (8192,)
@@ -62,24 +69,88 @@ def _check_budgets(budgets: Iterable[int]) -> list[int]:
     return out
 
 
-def tokens_to_first_relevant(hits: Sequence[Hit], relevant: set[str], tokens: Callable[[str], int],
-                             limit: float = float("inf")) -> float:
-    """Tokens a rank-order walk holds once it has admitted the first relevant document.
+class TokenCounts:
+    """Token counts of a docid table's documents, each counted at most once and kept as an array.
 
-    That is the sum of the token counts of every document up to and including the first one in
-    ``relevant``. A budget K admits it exactly when this sum is <= K (the running total only
-    grows, so the stop-at-first-overflow walk admits precisely the prefix whose sum is <= K).
-    Returns ``inf`` when no relevant document is ranked, or once the sum exceeds ``limit``
-    (no budget that large is asked for, so later texts need not be read).
+    ``counts[key]`` is -1 until the walk first reads document ``key``; then its text is fetched with
+    ``doc_text(docid)`` and counted with ``count_tokens``. Keep one per open index: every run of a
+    sweep (every q) then reads each document's text once, not once per query per q.
     """
-    total = 0
-    for hit in hits:
-        total += tokens(hit.docid)
-        if total > limit:
-            return float("inf")
-        if hit.docid in relevant:
-            return float(total)
-    return float("inf")
+
+    def __init__(self, docids: DocidTable, doc_text: Mapping[str, str] | Callable[[str], str],
+                 count_tokens: Callable[[str], int] = code_token_count) -> None:
+        self.docids = docids
+        self._lookup = doc_text.__getitem__ if isinstance(doc_text, Mapping) else doc_text
+        self._count = count_tokens
+        self.counts = np.full(len(docids), -1, dtype=np.int64)
+
+    def of(self, keys: np.ndarray) -> np.ndarray:
+        """Token counts of documents ``keys``, counting the ones not seen before."""
+        for key in np.unique(keys[self.counts[keys] < 0]).tolist():
+            docid = self.docids.docids[key]
+            try:
+                text = self._lookup(docid)
+            except KeyError:
+                raise QLogError(f"no text for document {docid!r}, ranked in the run") from None
+            n = self._count(text)
+            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+                raise QLogError(f"token counter returned {n!r} for document {docid!r}; it must return an integer >= 0")
+            self.counts[key] = int(n)
+        return self.counts[keys]
+
+
+def tokens_to_first_relevant(run: RunArrays, qrels: QrelsArrays, tokens: TokenCounts,
+                             limit: float = float("inf")) -> np.ndarray:
+    """Per qrels query, the tokens a rank-order walk holds once it has admitted the first relevant document.
+
+    That is the sum of the token counts of every document up to and including the first one with a
+    grade > 0. A budget K admits it exactly when this sum is <= K (the running total only grows, so
+    the stop-at-first-overflow walk admits precisely the prefix whose sum is <= K). ``inf`` when no
+    relevant document is ranked, or once the sum exceeds ``limit``. The walk steps one rank at a
+    time for all open queries together and reads only the documents the walk reaches: none after
+    a query's first relevant document or its first overflow of ``limit``, none of a ranking that
+    holds no relevant document (a miss whatever the counts).
+    """
+    position = qrels.query_positions(run.qids)
+    starts, lengths = run.offsets[:-1], np.diff(run.offsets)
+    per_hit = np.repeat(position, lengths)
+    relevant = np.zeros(run.docs.size, dtype=bool)
+    judged = per_hit >= 0
+    relevant[judged] = qrels.grades(per_hit[judged], run.docids.lex_rank[run.docs[judged]]) > 0
+    rank = np.arange(run.docs.size) - np.repeat(starts, lengths)
+    # Hits are query-major, rank-minor: a query's first relevant hit is its first in array order.
+    hits = np.flatnonzero(relevant)
+    queries, where = np.unique(np.repeat(np.arange(run.qids.size), lengths)[hits], return_index=True)
+    first = np.full(run.qids.size, -1, dtype=np.int64)
+    first[queries] = rank[hits[where]]
+
+    need = np.full(len(qrels.qids), np.inf)
+    active = np.flatnonzero((first >= 0) & (position >= 0))  # run queries that rank a relevant document
+    total = np.zeros(run.qids.size)
+    r = 0
+    while active.size:
+        total[active] += tokens.of(run.docs[starts[active] + r])
+        open_ = total[active] <= limit
+        reached = open_ & (first[active] == r)
+        need[position[active[reached]]] = total[active[reached]]
+        active = active[open_ & ~reached]
+        r += 1
+    return need
+
+
+def recall_from_arrays(run: RunArrays, qrels: QrelsArrays, tokens: TokenCounts,
+                       budgets: Iterable[int] = DEFAULT_BUDGETS) -> pd.DataFrame:
+    """Per-query hits (1.0/0.0) at each token budget for a columnar run (rank order); see the module docstring.
+
+    ``qrels`` and ``tokens`` must be built on ``run``'s docid table; build both once per index and
+    reuse them for every run. Rows are the qrels' queries in their order, one column per budget.
+    """
+    ks = _check_budgets(budgets)
+    if not (run.docids is qrels.table is tokens.docids):
+        raise QLogError("the run, the qrels and the token counts were built on different docid tables")
+    need = tokens_to_first_relevant(run, qrels, tokens, max(ks))
+    table = pd.DataFrame({k: (need <= k).astype(float) for k in ks}, index=pd.Index(qrels.qids, name="qid"))
+    return table
 
 
 def recall_at_token_budgets(run: Mapping[str, Sequence[Hit]], qrels: Mapping[str, Mapping[str, int]],
@@ -91,35 +162,13 @@ def recall_at_token_budgets(run: Mapping[str, Sequence[Hit]], qrels: Mapping[str
     ``run`` is ``{qid: [Hit, ...]}`` in rank order (as :func:`qlog_pyserini.formats.trec.read_run`
     gives), ``qrels`` is ``{qid: {docid: grade}}``, ``doc_text`` maps a docid to its text (a
     mapping, or a function such as an index lookup). Returns a DataFrame indexed by qid (qrels
-    order) with one column per budget, labelled by the integer budget.
-    Each document's text is fetched and counted at most once.
+    order) with one column per budget, labelled by the integer budget. Each document's text is
+    fetched and counted at most once; :func:`recall_from_arrays` does the work.
     """
     ks = _check_budgets(budgets)
-    lookup = doc_text.__getitem__ if isinstance(doc_text, Mapping) else doc_text
-    cache: dict[str, int] = {}
-
-    def tokens(docid: str) -> int:
-        n = cache.get(docid)
-        if n is None:
-            try:
-                text = lookup(docid)
-            except KeyError:
-                raise QLogError(f"no text for document {docid!r}, ranked in the run") from None
-            n = count_tokens(text)
-            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-                raise QLogError(f"token counter returned {n!r} for document {docid!r}; it must return an integer >= 0")
-            cache[docid] = n = int(n)
-        return n
-
-    limit = max(ks)
-    needed = {}
-    for qid, judged in qrels.items():
-        relevant = {d for d, g in judged.items() if g > 0}
-        needed[qid] = tokens_to_first_relevant(run.get(qid, ()), relevant, tokens, limit) if relevant else float("inf")
-    need = pd.Series(needed, dtype=float)
-    table = pd.DataFrame({k: (need <= k).astype(float) for k in ks}, index=need.index)
-    table.index.name = "qid"
-    return table
+    arrays = RunArrays.from_hits(run)
+    return recall_from_arrays(arrays, QrelsArrays.build(qrels, arrays.docids),
+                              TokenCounts(arrays.docids, doc_text, count_tokens), ks)
 
 
 def recall_at_budgets(per_query: pd.DataFrame) -> pd.Series:

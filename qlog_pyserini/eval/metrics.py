@@ -195,6 +195,21 @@ class QrelsArrays:
                    ideal_query=ideal_query, ideal_grades=grades[positive][ideal],
                    ideal_rank=_rank_in_group(ideal_query), table=table)
 
+    def grades(self, query: np.ndarray, lex: np.ndarray) -> np.ndarray:
+        """The grade of each (qrels query index, lexicographic docid rank) pair; 0 where not judged."""
+        keys = query * max(len(self.table), 1) + lex
+        grade = np.zeros(keys.size, dtype=np.int64)
+        if self.judged_keys.size:
+            pos = np.minimum(np.searchsorted(self.judged_keys, keys), self.judged_keys.size - 1)
+            hit = self.judged_keys[pos] == keys
+            grade[hit] = self.judged_grades[pos[hit]]
+        return grade
+
+    def query_positions(self, qids: np.ndarray) -> np.ndarray:
+        """Index of each of ``qids`` among these qrels' queries, -1 for a query they do not judge."""
+        position = {q: i for i, q in enumerate(self.qids)}
+        return np.array([position.get(q, -1) for q in np.asarray(qids, dtype=object).tolist()], dtype=np.int64)
+
     def ideal_dcg(self, cutoff: int | None) -> np.ndarray:
         """Per-query DCG of the ideal ranking, cut at ``cutoff`` (None: not cut)."""
         keep = slice(None) if cutoff is None else self.ideal_rank < cutoff
@@ -259,9 +274,7 @@ def _ranked(run: RunArrays, qrels: QrelsArrays, order: str) -> _Ranked:
         raise QLogError(f"unknown order {order!r}; choose one of {', '.join(ORDERS)}")
     if run.docids is not qrels.table:
         raise QLogError("the run and the qrels were tabled against different docid tables")
-    position = {q: i for i, q in enumerate(qrels.qids)}
-    run_to_qrels = np.array([position.get(q, -1) for q in run.qids.tolist()], dtype=np.int64)
-    per_hit = np.repeat(run_to_qrels, np.diff(run.offsets))
+    per_hit = np.repeat(qrels.query_positions(run.qids), np.diff(run.offsets))
     keep = per_hit >= 0
     query, lex, scores = per_hit[keep], run.docids.lex_rank[run.docs[keep]], run.scores[keep]
     # Hits of one query are contiguous and in rank order; the stable sorts keep that where asked.
@@ -280,11 +293,7 @@ def _ranked(run: RunArrays, qrels: QrelsArrays, order: str) -> _Ranked:
             k = int(seen[dup[0]])
             raise QLogError(f"query {qrels.qids[k // width]!r} lists docid "
                             f"{run.docids.distinct[k % width]!r} twice; trec_eval refuses such a run")
-    grade = np.zeros(keys.size, dtype=np.int64)
-    if qrels.judged_keys.size:
-        pos = np.minimum(np.searchsorted(qrels.judged_keys, keys), qrels.judged_keys.size - 1)
-        hit = qrels.judged_keys[pos] == keys
-        grade[hit] = qrels.judged_grades[pos[hit]]
+    grade = qrels.grades(query, lex)
     present = np.zeros(len(qrels.qids), dtype=bool)
     present[query] = True
     return _Ranked(query=query, rank=_rank_in_group(query), grade=grade, present=present)

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import random
+
 import pandas as pd
 import pytest
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.eval.budget import code_token_count, recall_at_budgets, recall_at_token_budgets
+from qlog_pyserini.eval.budget import (
+    TokenCounts,
+    code_token_count,
+    recall_at_budgets,
+    recall_at_token_budgets,
+    recall_from_arrays,
+)
+from qlog_pyserini.eval.metrics import DocidTable, QrelsArrays, RunArrays
 from qlog_pyserini.formats.trec import Hit
 
 
@@ -119,3 +128,91 @@ def test_bad_counter():
 def test_aggregate_of_empty_table_is_an_error():
     with pytest.raises(QLogError):
         recall_at_budgets(pd.DataFrame(columns=[10]))
+
+
+def old_recall_at_token_budgets(run, qrels, doc_text, budgets, count_tokens=code_token_count):
+    """The per-query, per-hit Python walk the array version replaced: the oracle it must equal."""
+    cache: dict[str, int] = {}
+
+    def tokens(docid):
+        if docid not in cache:
+            cache[docid] = count_tokens(doc_text(docid))
+        return cache[docid]
+
+    limit = max(budgets)
+    needed = {}
+    for qid, judged in qrels.items():
+        relevant = {d for d, g in judged.items() if g > 0}
+        total, need = 0, float("inf")
+        for hit in (run.get(qid, ()) if relevant else ()):
+            total += tokens(hit.docid)
+            if total > limit:
+                break
+            if hit.docid in relevant:
+                need = float(total)
+                break
+        needed[qid] = need
+    need = pd.Series(needed, dtype=float)
+    table = pd.DataFrame({k: (need <= k).astype(float) for k in budgets}, index=need.index)
+    table.index.name = "qid"
+    return table
+
+
+def random_case(seed: int):
+    rng = random.Random(seed)
+    docs = {f"d{i}": words(rng.choice([0, 1, 3, 8, 20, 50, 120])) for i in range(80)}
+    run = {f"q{i}": [Hit(d, 1.0) for d in rng.sample(sorted(docs), rng.randint(0, 30))] for i in range(60)}
+    qrels = {f"q{i}": {d: rng.choice([0, 1, 2]) for d in rng.sample(sorted(docs), rng.randint(1, 4))}
+             for i in range(10, 75)}  # q0-q9 only in the run, q60-q74 only in the qrels
+    return run, qrels, docs
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_array_walk_equals_the_per_hit_walk_and_reads_no_more(seed):
+    run, qrels, docs = random_case(seed)
+    budgets = (8, 30, 100, 400)
+    read_new: list[str] = []
+    read_old: list[str] = []
+    new = recall_at_token_budgets(run, qrels, lambda d: read_new.append(d) or docs[d], budgets=budgets)
+    old = old_recall_at_token_budgets(run, qrels, lambda d: read_old.append(d) or docs[d], budgets)
+    pd.testing.assert_frame_equal(new, old)
+    # Each text once, and only texts the old walk read too: it also walked rankings holding no
+    # relevant document to their end, which the array walk knows in advance to be misses.
+    assert len(read_new) == len(set(read_new)) and set(read_new) <= set(read_old)
+
+
+def test_token_counts_are_kept_across_runs_of_one_index():
+    run, qrels, docs = random_case(1)
+    table = DocidTable(sorted(docs))
+    reads: list[str] = []
+    counts = TokenCounts(table, lambda d: reads.append(d) or docs[d])
+    judged = QrelsArrays.build(qrels, table)
+    arrays = RunArrays.from_hits(run, table)
+    first = recall_from_arrays(arrays, judged, counts, budgets=(30, 400))
+    n = len(reads)
+    reversed_run = RunArrays.from_hits({q: hits[::-1] for q, hits in run.items()}, table)
+    recall_from_arrays(reversed_run, judged, counts, budgets=(30, 400))
+    again = recall_from_arrays(arrays, judged, counts, budgets=(30, 400))
+    pd.testing.assert_frame_equal(first, again)
+    assert len(reads) == len(set(reads)) and len(reads) >= n  # each text fetched once over all runs
+    assert (counts.counts[counts.counts >= 0] == [code_token_count(docs[d]) for d in
+                                                  table.docids[counts.counts >= 0]]).all()
+
+
+@pytest.mark.jvm
+def test_real_runs_csn_ruby_equal_the_per_hit_walk(csn_ruby):
+    from qlog_pyserini.formats.topics import read_topics
+    from qlog_pyserini.formats.trec import read_qrels
+    from qlog_pyserini.search.batch import search_topics
+    from qlog_pyserini.search.searcher import QLogSearcher
+
+    data, index = csn_ruby
+    topics, qrels = read_topics(data / "topics.tsv"), read_qrels(data / "qrels.txt")
+    searcher = QLogSearcher(index)
+    for q in (1.0, 0.3):
+        searcher.set_q(q)
+        run = search_topics(searcher, topics, hits=100, threads=2, progress=False)
+        budgets = (512, 2048, 8192)
+        new = recall_at_token_budgets(run, qrels, searcher.doc_text, budgets=budgets)
+        pd.testing.assert_frame_equal(new, old_recall_at_token_budgets(run, qrels, searcher.doc_text, budgets))
+        assert 0.2 < new[8192].mean() < 1.0
