@@ -43,5 +43,6 @@ PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
 PYSERINI_FLAGS=(--no-deps)
 python_ok "$VENV/bin/python" 12 || PYSERINI_FLAGS+=(--ignore-requires-python)  # 3.11: see the header
 "${PIP[@]}" install "${PYSERINI_FLAGS[@]}" pyserini==2.4.0
-"${PIP[@]}" install -e '.[test]'
+# the pyterrier extra too, so tests/pyterrier runs wherever the suite does (it is light: no torch, no Terrier)
+"${PIP[@]}" install -e '.[test,pyterrier]'
 "$VENV/bin/python" -m qlog_pyserini.build

@@ -64,6 +64,12 @@ class EvalResult:
     aggregate: dict[str, float]
     per_query: pd.DataFrame = field(repr=False)
 
+    def to_frame(self) -> pd.DataFrame:
+        """The per-query values in long form, ``qid, measure, value``, as ir_measures and PyTerrier's
+        ``pt.Experiment(perquery=True)`` give them (measures under the names they were asked by)."""
+        long = self.per_query.reset_index().melt(id_vars="qid", var_name="measure", value_name="value")
+        return long.astype({"qid": str, "measure": str, "value": "float64"})
+
 
 def parse_metrics(text: str) -> list[str]:
     """Split a comma-separated metric list, keeping each measure's own parameters with it.

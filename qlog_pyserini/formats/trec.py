@@ -59,6 +59,28 @@ def check_id(value: str, kind: str, where: str = "") -> str:
 _UNWRITABLE = re.compile(r"[\s\x00]")
 
 
+def run_scores(qid: str, hits: Sequence[Hit]) -> list[str]:
+    """The scores a TREC run holds for one query's ``hits``, as text with 6 decimals (see :func:`format_run_lines`).
+
+    Frames (:mod:`qlog_pyserini.formats.frames`) carry these values too, so an evaluator reading a
+    frame sees the order a run file holds, ties included.
+    """
+    texts: list[str] = []
+    previous: int | None = None
+    for hit in hits:
+        text = f"{hit.score:.6f}"
+        if not math.isfinite(hit.score):
+            raise QLogError(f"query {qid!r}: docid {hit.docid!r} has score {hit.score}, which a run cannot hold")
+        micro = int(text.replace(".", ""))
+        if previous is not None and micro >= previous:
+            micro = previous - 1
+            whole, frac = divmod(abs(micro), 1_000_000)
+            text = f"{'-' if micro < 0 else ''}{whole}.{frac:06d}"
+        previous = micro
+        texts.append(text)
+    return texts
+
+
 def format_run_lines(qid: str, hits: Sequence[Hit], tag: str) -> Iterator[str]:
     """TREC run lines for one query, ranks from 1, scores with 6 decimals as Pyserini writes them.
 
@@ -73,17 +95,7 @@ def format_run_lines(qid: str, hits: Sequence[Hit], tag: str) -> Iterator[str]:
     (about 1e9), where a double still tells 1e-6 steps apart.
     """
     check_id(qid, "qid")
-    previous: int | None = None
-    for rank, hit in enumerate(hits, start=1):
-        text = f"{hit.score:.6f}"
-        if not math.isfinite(hit.score):
-            raise QLogError(f"query {qid!r}: docid {hit.docid!r} has score {hit.score}, which a run cannot hold")
-        micro = int(text.replace(".", ""))
-        if previous is not None and micro >= previous:
-            micro = previous - 1
-            whole, frac = divmod(abs(micro), 1_000_000)
-            text = f"{'-' if micro < 0 else ''}{whole}.{frac:06d}"
-        previous = micro
+    for rank, (hit, text) in enumerate(zip(hits, run_scores(qid, hits)), start=1):
         yield f"{qid} Q0 {check_id(hit.docid, 'docid', f' (query {qid!r})')} {rank} {text} {tag}\n"
 
 
