@@ -77,9 +77,10 @@ def qlog_bm25(f, dl, avgdl: float, n, N, q: float, form: str = "lucene",
 # too large for a low q (check_score_range).
 Q_MIN = -1.0
 Q_MAX = 3.0
-# The largest score one query term may contribute. Run files print 6 decimals and trec_eval reads
-# them as doubles: a query of up to 1,000 such terms stays below 1e9, where a double still tells
-# 1e-6 steps apart (and Anserini's 4-decimal rounding cannot overflow).
+# The largest score one query term may contribute: a query of up to 1,000 such terms stays below 1e9.
+# Run files print 6 decimals and trec_eval reads them into 32-bit floats, which above 16 are more than
+# 1e-6 apart, so the run writer keeps written scores strictly decreasing as floats, not only as text
+# (formats.trec.format_run_lines); the bound keeps Anserini's 4-decimal rounding far from overflow.
 MAX_TERM_SCORE = 1e6
 FLOAT32_MAX = 3.4028234663852886e38
 

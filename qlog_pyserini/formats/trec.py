@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Mapping, Sequence
 
+import numpy as np
+
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.lines import numbered_lines
 from qlog_pyserini.system.outputs import atomic_output
@@ -67,16 +69,17 @@ def run_scores(qid: str, hits: Sequence[Hit]) -> list[str]:
     """
     texts: list[str] = []
     previous: int | None = None
+    previous_float = 0.0
     for hit in hits:
-        text = f"{hit.score:.6f}"
         if not math.isfinite(hit.score):
             raise QLogError(f"query {qid!r}: docid {hit.docid!r} has score {hit.score}, which a run cannot hold")
+        text = f"{hit.score:.6f}"
         micro = int(text.replace(".", ""))
-        if previous is not None and micro >= previous:
-            micro = previous - 1
+        if previous is not None and not (micro < previous and _read_as_float(micro) < previous_float):
+            micro = _largest_below(previous, previous_float)
             whole, frac = divmod(abs(micro), 1_000_000)
             text = f"{'-' if micro < 0 else ''}{whole}.{frac:06d}"
-        previous = micro
+        previous, previous_float = micro, _read_as_float(micro)
         texts.append(text)
     return texts
 
@@ -84,19 +87,39 @@ def run_scores(qid: str, hits: Sequence[Hit]) -> list[str]:
 def format_run_lines(qid: str, hits: Sequence[Hit], tag: str) -> Iterator[str]:
     """TREC run lines for one query, ranks from 1, scores with 6 decimals as Pyserini writes them.
 
-    The written scores strictly decrease down the ranking, so trec_eval (which sorts by score and
-    breaks ties by docid, ignoring the rank column) evaluates exactly the order written. The rule:
-    each score is its hit's score printed with 6 decimals, unless that is not below the score
-    written on the line above; then it is that score minus 0.000001. Anserini's own runs already
-    decrease (scores rounded to 4 decimals, ties pushed apart by 1e-6 steps), so they are written
-    unchanged; only where float32 cannot hold the 1e-6 steps (scores above about 16, as at small q)
-    or a tie run exceeds 99 does a written score move, by at most 1e-6 times the hit's rank.
-    Scores must stay below :data:`~qlog_pyserini.formula.MAX_TERM_SCORE` times the query length
-    (about 1e9), where a double still tells 1e-6 steps apart.
+    trec_eval ignores the rank column: it reads each score into a 32-bit float and sorts by (score
+    descending, docid descending), so two lines whose scores read as the same float are evaluated in
+    docid order, whatever order they were written in. The written scores are therefore strictly
+    decreasing *as 32-bit floats*, and so in the order trec_eval, pytrec_eval, ir_measures and ranx
+    evaluate. The rule (:func:`run_scores`): each score is its hit's score printed with 6 decimals
+    (Pyserini's text) unless that does not read as a float below the line above; then it is the
+    largest 6-decimal value that does: one millionth below the score above where that reads as a
+    smaller float (always below 16, where floats are closer than 1e-6), else the largest value that
+    reads as the next float down (scores of 16 and more, where floats are 2e-6 or more apart, as at
+    small q). Anserini's runs (scores rounded to 4 decimals, ties pushed apart by 1e-6 steps) are
+    written unchanged wherever their text already reads as decreasing floats; elsewhere Pyserini's
+    own run is ambiguous to trec_eval. ``io.qlog.search.RunLines`` writes the same bytes from Java.
     """
     check_id(qid, "qid")
     for rank, (hit, text) in enumerate(zip(hits, run_scores(qid, hits)), start=1):
         yield f"{qid} Q0 {check_id(hit.docid, 'docid', f' (query {qid!r})')} {rank} {text} {tag}\n"
+
+
+def _read_as_float(micro: int) -> float:
+    """The 32-bit float trec_eval reads from the score ``micro`` millionths (strtod, then the cast to float)."""
+    return float(np.float32(micro / 1e6))  # micro / 1e6 is the double nearest the decimal, as strtod's
+
+
+def _largest_below(previous: int, previous_float: float) -> int:
+    """The largest millionths below ``previous`` that read as a float below ``previous_float``."""
+    below = previous - 1
+    if _read_as_float(below) < previous_float:
+        return below
+    midpoint = (previous_float + float(np.nextafter(np.float32(previous_float), np.float32(-np.inf)))) / 2
+    below = math.ceil(midpoint * 1e6) - 1
+    while _read_as_float(below) >= previous_float:
+        below -= 1
+    return below
 
 
 def format_msmarco_lines(qid: str, hits: Sequence[Hit]) -> Iterator[str]:

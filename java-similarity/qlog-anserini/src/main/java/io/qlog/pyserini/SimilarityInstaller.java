@@ -3,9 +3,6 @@ package io.qlog.pyserini;
 import io.anserini.search.SimpleSearcher;
 import io.qlog.search.QLogSearcher;
 import io.qlog.similarities.QLogBM25Similarity;
-import java.lang.reflect.Field;
-import org.apache.lucene.index.IndexReader;
-import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.similarities.Similarity;
 
 /**
@@ -20,32 +17,15 @@ import org.apache.lucene.search.similarities.Similarity;
  */
 public final class SimilarityInstaller {
 
-  private static final Field READER = field("reader");
-  private static final Field SIMILARITY = field("similarity");
-  private static final Field SEARCHER = field("searcher");
-
   private SimilarityInstaller() {
   }
 
-  /** Installs {@code sim} into {@code searcher}; not to be called while that searcher is searching. */
+  /**
+   * Installs {@code sim} into {@code searcher} ({@link QLogSearcher#install}: under the searcher's lock,
+   * a fresh {@code IndexSearcher} over the same reader); a search already running keeps its model.
+   */
   public static void install(SimpleSearcher searcher, Similarity sim) {
-    if (searcher == null || sim == null) {
-      throw new IllegalArgumentException("searcher and similarity must not be null");
-    }
-    if (searcher instanceof QLogSearcher own) {
-      own.set_similarity(sim);
-      return;
-    }
-    synchronized (searcher) {
-      try {
-        IndexSearcher fresh = new IndexSearcher((IndexReader) READER.get(searcher));
-        fresh.setSimilarity(sim);
-        SIMILARITY.set(searcher, sim);
-        SEARCHER.set(searcher, fresh);
-      } catch (IllegalAccessException e) {
-        throw new IllegalStateException("cannot set SimpleSearcher's similarity", e);
-      }
-    }
+    QLogSearcher.install(searcher, sim);
   }
 
   /** Installs {@link QLogBM25Similarity}(k1, b, q, form) and returns it. */
@@ -53,15 +33,5 @@ public final class SimilarityInstaller {
     Similarity sim = new QLogBM25Similarity(k1, b, q, form);
     install(searcher, sim);
     return sim;
-  }
-
-  private static Field field(String name) {
-    try {
-      Field f = SimpleSearcher.class.getDeclaredField(name);
-      f.setAccessible(true);
-      return f;
-    } catch (NoSuchFieldException e) {
-      throw new IllegalStateException("Anserini's SimpleSearcher has no field " + name, e);
-    }
   }
 }

@@ -7,12 +7,19 @@ import io.qlog.similarities.QLogBM25Similarity;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.lucene.analysis.Analyzer;
+import io.anserini.search.query.QueryGenerator;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
@@ -29,7 +36,16 @@ import org.apache.lucene.search.similarities.Similarity;
  * with a similarity that can be swapped at any time without reopening the index: the open
  * {@code IndexReader} is kept and only a new {@code IndexSearcher} view is made over it.
  *
- * <p>Results also come back as one tab-separated string, {@code qid TAB docid TAB score TAB luceneDocid} a line,
+ * <p>Python searches through the static entry points ({@link #search_batch} and its kin): each takes the
+ * searcher and an immutable {@link Similarity} as arguments and returns a {@link BatchHits} of
+ * primitive arrays, so no Java state is shared between calls. pyjnius keeps the Java instance of an
+ * instance-method call on the class's shared method object, so two instances of one class used
+ * from two Python threads can cross; static calls have no instance to cross. The model is never set
+ * on a shared object either: each call searches through an {@code IndexSearcher} of its own over
+ * the open reader, with the model given.
+ *
+ * <p>The older instance methods {@link #search_tsv} and {@link #batch_search_tsv} return one
+ * tab-separated string, {@code qid TAB docid TAB score TAB luceneDocid} a line,
  * because crossing the JNI bridge once per hit is what makes large runs slow from Python. They are
  * made as Anserini makes them (the same Lucene search with the same {@code Sort}, then scores rounded
  * to 4 decimals and tied scores separated by 1e-6 steps, as its {@code ScoreTiesAdjusterReranker}
@@ -55,7 +71,7 @@ public class QLogSearcher extends SimpleSearcher {
     super(indexDir, analyzer);
   }
 
-  /** Installs any similarity; the index stays open. Not to be called while a search is running. */
+  /** Installs any similarity; the index stays open. A search already running keeps the model it started with. */
   public synchronized void set_similarity(Similarity sim) {
     if (sim == null) {
       throw new IllegalArgumentException("similarity must not be null");
@@ -135,21 +151,14 @@ public class QLogSearcher extends SimpleSearcher {
       return;
     }
     TopFieldDocs top = searcher.search(parse(query), k, tieBreakingSort(), true);
-    float previous = 0f;
-    int tied = 0;
-    for (int i = 0; i < top.scoreDocs.length; i++) {
+    float[] scores = new float[top.scoreDocs.length];
+    for (int i = 0; i < scores.length; i++) {
+      scores[i] = top.scoreDocs[i].score;
+    }
+    anseriniTies(scores); // as Anserini's runs have them (no strictly-decreasing step: the test oracle of today's runs)
+    for (int i = 0; i < scores.length; i++) {
       FieldDoc hit = (FieldDoc) top.scoreDocs[i];
-      // ScoreTiesAdjusterReranker, step for step: round to 4 decimals, then push each score that ties
-      // (within 1e-4) with the one above it down by 1e-6 per tie, so trec_eval keeps this order.
-      float score = (float) (Math.round(hit.score * 10000d) / 10000d);
-      if (i == 0 || previous - score > 1e-4f) {
-        tied = 0;
-      } else {
-        tied++;
-        score -= 1e-6f * tied;
-      }
-      previous = score;
-      appendLine(out, qid, ((BytesRef) hit.fields[1]).utf8ToString(), score, hit.doc);
+      appendLine(out, qid, ((BytesRef) hit.fields[1]).utf8ToString(), scores[i], hit.doc);
     }
   }
 
@@ -178,6 +187,308 @@ public class QLogSearcher extends SimpleSearcher {
   }
 
   private static volatile Sort TIE_BREAKING_SORT;
+
+
+  // ------------------------------------------------------------------ static entry points for Python
+
+  /**
+   * Top-k hits of {@code queries} under {@code model}, searched on {@code threads} threads, in
+   * Anserini's order (see {@link #search_batch_models}).
+   */
+  public static BatchHits search_batch(SimpleSearcher searcher, Similarity model, String[] queries, int k,
+      int threads) throws IOException, InterruptedException, ExecutionException {
+    return search_batch_models(searcher, new Similarity[] {model}, new int[queries.length], queries, k, threads);
+  }
+
+  /**
+   * Top-k hits with q-log BM25 at a q of its own per query ({@code qs[i]} for {@code queries[i]}), the
+   * other parameters shared: one immutable {@link QLogBM25Similarity} and one {@code IndexSearcher} per
+   * distinct q over the one open reader.
+   */
+  public static BatchHits search_batch_q(SimpleSearcher searcher, float k1, float b, String form, double[] qs,
+      String[] queries, int k, int threads) throws IOException, InterruptedException, ExecutionException {
+    if (qs == null || queries == null || qs.length != queries.length) {
+      throw new IllegalArgumentException((qs == null ? 0 : qs.length) + " q values for "
+          + (queries == null ? 0 : queries.length) + " queries");
+    }
+    Map<Double, Integer> index = new HashMap<>();
+    List<Similarity> models = new ArrayList<>();
+    int[] modelOf = new int[qs.length];
+    for (int i = 0; i < qs.length; i++) {
+      final int next = models.size();
+      Integer at = index.computeIfAbsent(qs[i], q -> next);
+      if (at == next) {
+        models.add(new QLogBM25Similarity(k1, b, qs[i], form));
+      }
+      modelOf[i] = at;
+    }
+    return search_batch_models(searcher, models.toArray(new Similarity[0]), modelOf, queries, k, threads);
+  }
+
+  /**
+   * Top-k hits of each query under the model {@code models[modelOf[i]]}, on {@code threads} threads.
+   *
+   * <p>The order is Anserini's (score descending, ties by docid ascending; scores rounded to 4
+   * decimals and ties pushed apart by 1e-6 steps, as its {@code ScoreTiesAdjusterReranker} does) at
+   * the cost of a plain top-k: Lucene's {@code TopScoreDocCollector} takes the top k + 1 with its
+   * pruning, the hits are ordered by (score, docid) among themselves, and only a query whose k-th
+   * and (k + 1)-th scores tie (the cut-off splits a tie, so which tied documents make the top k
+   * depends on their docids) is searched again with Anserini's full (score, docid) sort. Then each
+   * score is made strictly smaller, as a float, than the one above it (the next float down where
+   * Anserini's 1e-6 step is lost in float rounding, above a score of 16), so every consumer that
+   * re-sorts by score keeps this order. With RM3 or Rocchio set on {@code searcher}, each query goes
+   * through Anserini's own reranker cascade under that searcher's lock, with the model installed.
+   */
+  public static BatchHits search_batch_models(SimpleSearcher searcher, Similarity[] models, int[] modelOf,
+      String[] queries, int k, int threads) throws IOException, InterruptedException, ExecutionException {
+    if (searcher == null || models == null || modelOf == null || queries == null) {
+      throw new IllegalArgumentException("searcher, models, model numbers and queries must not be null");
+    }
+    if (modelOf.length != queries.length) {
+      throw new IllegalArgumentException(modelOf.length + " model numbers for " + queries.length + " queries");
+    }
+    if (k < 1) {
+      throw new IllegalArgumentException("illegal k value: " + k + ", must be at least 1");
+    }
+    for (int m : modelOf) {
+      if (m < 0 || m >= models.length || models[m] == null) {
+        throw new IllegalArgumentException("no model number " + m + " among " + models.length);
+      }
+    }
+    IndexReader reader = get(READER, searcher);
+    IndexSearcher[] views = new IndexSearcher[models.length];
+    for (int m = 0; m < models.length; m++) {
+      views[m] = new IndexSearcher(reader);
+      views[m].setSimilarity(models[m]);
+    }
+    int[][] docs = new int[queries.length][];
+    float[][] scores = new float[queries.length][];
+    boolean feedback = (boolean) get(USE_RM3, searcher) || (boolean) get(USE_ROCCHIO, searcher);
+    if (feedback) {
+      synchronized (searcher) { // the reranker cascade reads the searcher's own similarity
+        for (int i = 0; i < queries.length; i++) {
+          install(searcher, models[modelOf[i]]);
+          ScoredDoc[] hits = searcher.search(queries[i], k); // ties already adjusted by Anserini
+          ScoreDoc[] top = new ScoreDoc[hits.length];
+          for (int j = 0; j < hits.length; j++) {
+            top[j] = new ScoreDoc(hits[j].lucene_docid, hits[j].score);
+          }
+          keep(top, i, docs, scores);
+          strictlyDecreasing(scores[i]);
+        }
+      }
+    } else {
+      byte[][] ids = Docids.of(reader);
+      Analyzer analyzer = get(ANALYZER, searcher);
+      QueryGenerator generator = get(GENERATOR, searcher);
+      List<Callable<Void>> tasks = new ArrayList<>(queries.length);
+      for (int i = 0; i < queries.length; i++) {
+        final int at = i;
+        tasks.add(() -> {
+          Query query = generator.buildQuery(Constants.CONTENTS, analyzer, queries[at]);
+          keep(anseriniTopK(views[modelOf[at]], query, k, ids), at, docs, scores);
+          adjustTies(scores[at]);
+          return null;
+        });
+      }
+      run(tasks, threads);
+    }
+    int total = 0;
+    for (int[] d : docs) {
+      total += d.length;
+    }
+    BatchHits.Builder out = new BatchHits.Builder(queries.length, total);
+    for (int i = 0; i < queries.length; i++) {
+      for (int j = 0; j < docs[i].length; j++) {
+        out.add(docs[i][j], scores[i][j]);
+      }
+      out.endQuery();
+    }
+    return out.build();
+  }
+
+  private static void keep(ScoreDoc[] top, int at, int[][] docs, float[][] scores) {
+    docs[at] = new int[top.length];
+    scores[at] = new float[top.length];
+    for (int j = 0; j < top.length; j++) {
+      docs[at][j] = top[j].doc;
+      scores[at][j] = top[j].score;
+    }
+  }
+
+  /** The top k of {@code query} in (score descending, docid ascending) order, scores as Lucene gives them. */
+  static ScoreDoc[] anseriniTopK(IndexSearcher searcher, Query query, int k, byte[][] ids) throws IOException {
+    int maxDoc = Math.max(1, searcher.getIndexReader().maxDoc());
+    int n = Math.min(k, maxDoc);
+    ScoreDoc[] top = searcher.search(query, n < maxDoc ? n + 1 : n).scoreDocs;
+    if (top.length > n) {
+      if (top[n].score == top[n - 1].score) {
+        // The cut-off splits a tie: the tied documents that make the top k are the smallest docids,
+        // which only the full (score, docid) sort finds.
+        return searcher.search(query, n, tieBreakingSort(), true).scoreDocs;
+      }
+      top = Arrays.copyOf(top, n);
+    }
+    // Lucene orders equal scores by doc number; Anserini by docid. Reorder each run of equal scores.
+    for (int start = 0; start < top.length; ) {
+      int end = start + 1;
+      while (end < top.length && top[end].score == top[start].score) {
+        end++;
+      }
+      if (end - start > 1) {
+        Arrays.sort(top, start, end, (x, y) -> Docids.compare(ids[x.doc], ids[y.doc]));
+      }
+      start = end;
+    }
+    return top;
+  }
+
+  /**
+   * Anserini's tie steps ({@link #anseriniTies}), then each score strictly below the one above as a
+   * float, which the 1e-6 step alone is not where floats are more than 1e-6 apart.
+   */
+  static void adjustTies(float[] scores) {
+    anseriniTies(scores);
+    strictlyDecreasing(scores);
+  }
+
+  /**
+   * Anserini's {@code ScoreTiesAdjusterReranker} step for step: round to 4 decimals, then push each
+   * score that ties (within 1e-4) with the one above it down by 1e-6 per tie.
+   */
+  static void anseriniTies(float[] scores) {
+    float anserini = 0f;
+    int tied = 0;
+    for (int i = 0; i < scores.length; i++) {
+      float score = (float) (Math.round(scores[i] * 10000d) / 10000d);
+      if (i == 0 || anserini - score > 1e-4f) {
+        tied = 0;
+      } else {
+        tied++;
+        score -= 1e-6f * tied;
+      }
+      anserini = score;
+      scores[i] = score;
+    }
+  }
+
+  /** Each score strictly below the one above it, as a float: a score not below becomes the next float down. */
+  static void strictlyDecreasing(float[] scores) {
+    for (int i = 1; i < scores.length; i++) {
+      if (!(scores[i] < scores[i - 1])) {
+        scores[i] = Math.nextDown(scores[i - 1]);
+      }
+    }
+  }
+
+  /** The open reader of {@code searcher}. */
+  public static IndexReader reader_of(SimpleSearcher searcher) {
+    return get(READER, searcher);
+  }
+
+  /** The docid table of {@code searcher}'s reader (see {@link Docids#packed}). */
+  public static byte[] docid_table(SimpleSearcher searcher) throws IOException {
+    return Docids.packed(get(READER, searcher));
+  }
+
+  /** Number of documents of {@code searcher}'s reader. */
+  public static int num_docs_of(SimpleSearcher searcher) {
+    return ((IndexReader) get(READER, searcher)).numDocs();
+  }
+
+  /** The similarity installed in {@code searcher} (what Anserini's own calls, explain and feedback use). */
+  public static Similarity similarity_of(SimpleSearcher searcher) {
+    synchronized (searcher) {
+      return get(SIMILARITY, searcher);
+    }
+  }
+
+  /**
+   * Installs {@code model} into {@code searcher} (any Anserini {@code SimpleSearcher}): a fresh
+   * {@code IndexSearcher} over the same open reader, as {@code set_bm25} does. Under the searcher's
+   * lock, so concurrent installs are serialized and the last one wins whole.
+   */
+  public static void install(SimpleSearcher searcher, Similarity model) {
+    if (searcher == null || model == null) {
+      throw new IllegalArgumentException("searcher and similarity must not be null");
+    }
+    synchronized (searcher) {
+      if (get(SIMILARITY, searcher) == model) {
+        return;
+      }
+      IndexSearcher fresh = new IndexSearcher((IndexReader) get(READER, searcher));
+      fresh.setSimilarity(model);
+      set(SIMILARITY, searcher, model);
+      set(SEARCHER, searcher, fresh);
+    }
+  }
+
+  /** A q-log BM25 model, its parameters checked once (QLogBM25Parameters), for the calls above. */
+  public static Similarity qlog_model(float k1, float b, double q, String form) {
+    return new QLogBM25Similarity(k1, b, q, form);
+  }
+
+  private static final Field READER = simpleSearcherField("reader");
+  private static final Field SIMILARITY = simpleSearcherField("similarity");
+  private static final Field SEARCHER = simpleSearcherField("searcher");
+  private static final Field ANALYZER = simpleSearcherField("analyzer");
+  private static final Field GENERATOR = simpleSearcherField("generator");
+  private static final Field USE_RM3 = simpleSearcherField("useRM3");
+  private static final Field USE_ROCCHIO = simpleSearcherField("useRocchio");
+  private static final Map<Integer, ExecutorService> POOLS = new HashMap<>();
+
+  private static Field simpleSearcherField(String name) {
+    try {
+      Field f = SimpleSearcher.class.getDeclaredField(name);
+      f.setAccessible(true);
+      return f;
+    } catch (NoSuchFieldException e) {
+      throw new IllegalStateException("Anserini's SimpleSearcher has no field " + name, e);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> T get(Field field, SimpleSearcher searcher) {
+    try {
+      return (T) field.get(searcher);
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException("cannot read SimpleSearcher." + field.getName(), e);
+    }
+  }
+
+  private static void set(Field field, SimpleSearcher searcher, Object value) {
+    try {
+      field.set(searcher, value);
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException("cannot set SimpleSearcher." + field.getName(), e);
+    }
+  }
+
+  /** Runs {@code tasks} on a shared pool of {@code threads} daemon threads (made once per size). */
+  private static void run(List<Callable<Void>> tasks, int threads)
+      throws InterruptedException, ExecutionException {
+    if (threads <= 1 || tasks.size() <= 1) {
+      for (Callable<Void> task : tasks) {
+        try {
+          task.call();
+        } catch (Exception e) {
+          throw new ExecutionException(e);
+        }
+      }
+      return;
+    }
+    ExecutorService pool;
+    synchronized (POOLS) {
+      pool = POOLS.computeIfAbsent(threads, n -> Executors.newFixedThreadPool(n, r -> {
+        Thread t = new Thread(r, "qlog-search");
+        t.setDaemon(true); // never keeps the JVM (and so Python) from exiting
+        return t;
+      }));
+    }
+    for (Future<Void> f : pool.invokeAll(tasks)) {
+      f.get();
+    }
+  }
 
   private synchronized IndexSearcher currentSearcher() {
     if (searcher == null) {
