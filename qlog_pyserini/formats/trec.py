@@ -131,6 +131,17 @@ def format_msmarco_lines(qid: str, hits: Sequence[Hit]) -> Iterator[str]:
 OUTPUT_FORMATS = ("trec", "msmarco")
 
 
+def run_lines(results: Mapping[str, Sequence[Hit]], tag: str, qids: Iterable[str] | None = None,
+              output_format: str = "trec") -> Iterator[str]:
+    """The lines of a run, queries in ``qids`` order (default: ``results`` order); see :func:`write_run`."""
+    check_id(tag, "run tag")
+    if output_format not in OUTPUT_FORMATS:
+        raise QLogError(f"unknown output format {output_format!r}; choose one of {', '.join(OUTPUT_FORMATS)}")
+    for qid in (qids if qids is not None else results.keys()):
+        hits = results.get(qid, ())
+        yield from (format_run_lines(qid, hits, tag) if output_format == "trec" else format_msmarco_lines(qid, hits))
+
+
 def write_run(path: str | os.PathLike, results: Mapping[str, Sequence[Hit]], tag: str,
               qids: Iterable[str] | None = None, output_format: str = "trec") -> None:
     """Write a run atomically, queries in ``qids`` order (default: ``results`` order).
@@ -138,13 +149,12 @@ def write_run(path: str | os.PathLike, results: Mapping[str, Sequence[Hit]], tag
     ``output_format`` is ``trec`` (``qid Q0 docid rank score tag``) or ``msmarco`` (``qid docid rank``,
     tab-separated, no score or tag), Pyserini's two ``--output-format`` values for run files.
     """
-    check_id(tag, "run tag")
-    if output_format not in OUTPUT_FORMATS:
-        raise QLogError(f"unknown output format {output_format!r}; choose one of {', '.join(OUTPUT_FORMATS)}")
+    lines = run_lines(results, tag, qids, output_format)
+    first = next(lines, None)  # checks the tag and format before the file is opened
     with atomic_output(path) as f:
-        for qid in (qids if qids is not None else results.keys()):
-            hits = results.get(qid, ())
-            f.writelines(format_run_lines(qid, hits, tag) if output_format == "trec" else format_msmarco_lines(qid, hits))
+        if first is not None:
+            f.write(first)
+            f.writelines(lines)
 
 
 def read_run(path: str | os.PathLike) -> dict[str, list[Hit]]:

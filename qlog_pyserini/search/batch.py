@@ -9,40 +9,93 @@ density with no labels (:mod:`qlog_pyserini.predict`) and logs h_tok and the cho
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+import os
+from dataclasses import dataclass
+from typing import Iterator, Mapping, Sequence
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.trec import Hit
+from qlog_pyserini.formats.trec import OUTPUT_FORMATS, Hit, check_id, run_lines
+from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import progress_bar
+from qlog_pyserini.search.results import BatchResults
 from qlog_pyserini.search.searcher import QLogSearcher
 
 BATCH = 64  # queries per Java batch call: large enough to keep threads busy, small enough for a live progress bar
 
 
-def search_topics(searcher: QLogSearcher, topics: Mapping[str, str], hits: int = 1000, threads: int = 1,
-                  progress: bool = True, batch_size: int = BATCH,
-                  fields: Mapping[str, float] | None = None) -> dict[str, list[Hit]]:
-    """Run every topic through ``searcher``; ``{qid: hits}`` in topic order.
+def search_batches(searcher: QLogSearcher, topics: Mapping[str, str], hits: int = 1000, threads: int = 1,
+                   progress: bool = True, batch_size: int = BATCH, fields: Mapping[str, float] | None = None,
+                   desc: str = "searching") -> Iterator[BatchResults | dict[str, list[Hit]]]:
+    """Every topic through ``searcher``, ``batch_size`` queries at a time, one batch's results at a time.
 
-    ``batch_size`` queries go to Java at a time (the run does not depend on it). ``fields`` searches
-    those fields with their weights (:mod:`qlog_pyserini.search.fields`) instead of ``contents``.
+    Each batch is a :class:`~qlog_pyserini.search.results.BatchResults` (columns from Java), or with
+    ``fields`` (:mod:`qlog_pyserini.search.fields`, Anserini's own multi-field call) ``{qid: hits}``.
     """
     if batch_size < 1:
         raise QLogError(f"batch size must be at least 1, got {batch_size}")
     qids = list(topics)
-    results: dict[str, list[Hit]] = {}
-    with progress_bar(total=len(qids), desc="searching", unit="q", quiet=not progress) as bar:
+    with progress_bar(total=len(qids), desc=desc, unit="q", quiet=not progress) as bar:
         for start in range(0, len(qids), batch_size):
             chunk = qids[start:start + batch_size]
             queries = [topics[q] for q in chunk]
             if fields:
                 from qlog_pyserini.search.fields import batch_search_fields
 
-                results.update(batch_search_fields(searcher, queries, chunk, fields, k=hits, threads=threads))
+                yield batch_search_fields(searcher, queries, chunk, fields, k=hits, threads=threads)
             else:
-                results.update(searcher.batch_search(queries, chunk, k=hits, threads=threads))
+                yield searcher.search_batch(queries, chunk, k=hits, threads=threads)
             bar.update(len(chunk))
+
+
+def search_topics(searcher: QLogSearcher, topics: Mapping[str, str], hits: int = 1000, threads: int = 1,
+                  progress: bool = True, batch_size: int = BATCH,
+                  fields: Mapping[str, float] | None = None) -> dict[str, list[Hit]]:
+    """Run every topic through ``searcher``; ``{qid: hits}`` in topic order, all in memory.
+
+    ``batch_size`` queries go to Java at a time (the run does not depend on it). ``fields`` searches
+    those fields with their weights (:mod:`qlog_pyserini.search.fields`) instead of ``contents``.
+    To write a run, :func:`write_topics_run` streams it instead, holding one batch at a time.
+    """
+    results: dict[str, list[Hit]] = {}
+    for batch in search_batches(searcher, topics, hits, threads, progress, batch_size, fields):
+        results.update(batch)
     return results
+
+
+@dataclass(frozen=True)
+class RunWritten:
+    """What :func:`write_topics_run` wrote: run lines, and how many queries got none."""
+
+    lines: int
+    unanswered: int
+
+
+def write_topics_run(searcher: QLogSearcher, topics: Mapping[str, str], output: str | os.PathLike, tag: str,
+                     hits: int = 1000, threads: int = 1, progress: bool = True, batch_size: int = BATCH,
+                     fields: Mapping[str, float] | None = None, output_format: str = "trec",
+                     remove_duplicates: bool = False, remove_query: bool = False) -> RunWritten:
+    """Search every topic and write the run atomically, batch by batch: memory holds one batch, however
+    long the run. Java formats and writes each batch's lines (no Python work per hit); the file is
+    byte for byte what :func:`qlog_pyserini.formats.trec.write_run` writes for the same hits, after
+    Pyserini's ``--remove-duplicates`` / ``--remove-query`` when asked.
+    """
+    check_id(tag, "run tag")
+    if output_format not in OUTPUT_FORMATS:
+        raise QLogError(f"unknown output format {output_format!r}; choose one of {', '.join(OUTPUT_FORMATS)}")
+    lines = unanswered = 0
+    with atomic_output(output, "wb") as f:
+        for batch in search_batches(searcher, topics, hits, threads, progress, batch_size, fields):
+            if isinstance(batch, BatchResults):
+                batch = batch.dropped(remove_duplicates, remove_query)
+                lines += batch.write_run(f, tag, output_format)
+                unanswered += int((batch.counts() == 0).sum())
+            else:
+                if remove_duplicates or remove_query:
+                    batch = drop_hits(batch, remove_duplicates, remove_query)
+                f.write("".join(run_lines(batch, tag, output_format=output_format)).encode("utf-8"))
+                lines += sum(len(h) for h in batch.values())
+                unanswered += sum(1 for h in batch.values() if not h)
+    return RunWritten(lines, unanswered)
 
 
 def drop_hits(results: Mapping[str, Sequence[Hit]], remove_duplicates: bool = False,

@@ -5,8 +5,9 @@
 
 The steps are separate so that every input is checked before any long work starts:
 :func:`prepare` (index, topics, output folder, q auto), :func:`open_searcher` (model, fields,
-feedback, language), :func:`search` (batches, then Pyserini's duplicate/query filters) and
-:func:`write` (TREC or MS MARCO run, atomically).
+feedback, language), then :func:`search_to_file` (batches streamed into the TREC or MS MARCO run,
+atomically, Pyserini's duplicate/query filters applied; one batch in memory at a time).
+:func:`search` and :func:`write` do the same in two steps with every hit in memory.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import OUTPUT_FORMATS, Hit, check_id, write_run
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
 from qlog_pyserini.system.progress import info
-from qlog_pyserini.search.batch import BATCH, default_run_tag, drop_hits, search_topics
+from qlog_pyserini.search.batch import BATCH, RunWritten, default_run_tag, drop_hits, search_topics, write_topics_run
 from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.search.similarities import model
@@ -166,6 +167,15 @@ def write(p: Prepared, results: Mapping[str, list[Hit]]) -> int:
     return sum(len(results.get(qid, ())) for qid in p.topics)
 
 
+def search_to_file(p: Prepared, searcher: QLogSearcher) -> RunWritten:
+    """Every topic searched and written to the job's output as it is searched (atomically)."""
+    job = p.job
+    return write_topics_run(searcher, p.topics, job.output, p.tag, hits=job.hits, threads=job.threads,
+                            progress=job.progress, batch_size=job.batch_size, fields=job.fields or None,
+                            output_format=job.output_format, remove_duplicates=job.remove_duplicates,
+                            remove_query=job.remove_query)
+
+
 def describe_setup(p: Prepared, searcher: QLogSearcher) -> str:
     """One log line: the model, the index, fields and feedback, and how many queries."""
     where = p.index.prebuilt_name or str(p.index.path)
@@ -186,13 +196,11 @@ def run_search(job: SearchJob) -> Path:
     empty = sum(1 for text in p.topics.values() if not text.strip())
     if empty:
         print(f"warning: {empty} queries have empty text; they get no hits", file=sys.stderr)
-    results = search(p, searcher)
+    written = search_to_file(p, searcher)
     # Counted after the search: a query of only stopwords (or of terms no document has) gets no hits
     # either, which its text alone does not show.
-    unanswered = sum(1 for qid in p.topics if not results.get(qid))
-    if unanswered > empty:
-        print(f"warning: {unanswered - empty} more queries got no hits (only stopwords, or no term in the index); "
-              "they have no run lines", file=sys.stderr)
-    lines = write(p, results)
-    info(f"wrote {lines} lines for {len(p.topics)} queries to {job.output}")
+    if written.unanswered > empty:
+        print(f"warning: {written.unanswered - empty} more queries got no hits (only stopwords, or no term in the "
+              "index); they have no run lines", file=sys.stderr)
+    info(f"wrote {written.lines} lines for {len(p.topics)} queries to {job.output}")
     return Path(job.output)

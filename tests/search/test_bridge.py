@@ -159,3 +159,34 @@ def test_per_query_q_equals_one_q_at_a_time(tied_index, csn_ruby):
                 if q == value:
                     assert mixed[qid] == alone[qid]
         assert s.q == 0.7  # a per-query batch leaves the installed model alone
+
+
+@pytest.mark.parametrize("output_format", ["trec", "msmarco"])
+def test_run_streamed_in_batches_equals_one_call(csn_ruby, tmp_path, output_format):
+    from qlog_pyserini.formats.trec import write_run
+    from qlog_pyserini.search.batch import write_topics_run
+
+    prepared, index = csn_ruby
+    topics = read_topics(prepared / "topics.tsv")
+    with QLogSearcher(index, q=0.5) as s:
+        one = s.batch_search([topics[q] for q in topics], list(topics), k=100, threads=2)
+        write_run(tmp_path / "one.txt", one, "t", output_format=output_format)
+        for size in (7, 64, len(topics) + 1):
+            written = write_topics_run(s, topics, tmp_path / f"run{size}.txt", "t", hits=100, threads=2,
+                                       progress=False, batch_size=size, output_format=output_format)
+            assert (tmp_path / f"run{size}.txt").read_bytes() == (tmp_path / "one.txt").read_bytes(), size
+            assert written.lines == one.num_hits
+
+
+def test_streamed_run_drops_as_pyserini(tied_index, tmp_path):
+    from qlog_pyserini.formats.trec import write_run
+    from qlog_pyserini.search.batch import drop_hits, write_topics_run
+
+    topics = {"d099": "alpha beta", "d050": "beta", "x": "nothing"}
+    with QLogSearcher(tied_index) as s:
+        hits = {qid: s.search(text, k=100) for qid, text in topics.items()}
+        write_run(tmp_path / "want.txt", drop_hits(hits, remove_query=True), "t")
+        written = write_topics_run(s, topics, tmp_path / "got.txt", "t", hits=100, progress=False, batch_size=2,
+                                   remove_query=True, remove_duplicates=True)
+        assert (tmp_path / "got.txt").read_bytes() == (tmp_path / "want.txt").read_bytes()
+        assert written.unanswered == 1 and written.lines == 118
