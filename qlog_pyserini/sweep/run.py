@@ -34,19 +34,18 @@ from typing import Any, Sequence
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.eval.budget import recall_at_budgets, recall_at_token_budgets
-from qlog_pyserini.compare.comparison import MARKDOWN_HEADER, compare_runs, format_markdown, markdown_row
+from qlog_pyserini.compare.comparison import MARKDOWN_HEADER, format_markdown, markdown_row
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
-from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, per_query_scores, trec_eval
+from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, choose_best, cross_validate
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.system.outputs import atomic_output
-from qlog_pyserini.formats.trec import read_qrels, write_run
+from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
 from qlog_pyserini.system.progress import progress_bar
 from qlog_pyserini.system.outputs import check_output_dir, publish_dir, staging_dir
-from qlog_pyserini.search.batch import search_topics
 from qlog_pyserini.search.searcher import QLogSearcher, check_index_dir
+from qlog_pyserini.sweep.measure import PointScorer
 from qlog_pyserini.search.similarities import model
 
 DEFAULT_GRID = "0.05,0.1,...,1.0,1.25,1.5"
@@ -174,19 +173,20 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
     stage = staging_dir(out, "sweep")
     try:
         (stage / "runs").mkdir()
-        measured = _search_grid(searcher, settings, parameter, grid, topics, qrels_path, stage, progress)
+        scorer = PointScorer(searcher, topics, qrels, qrels_path, list(dict.fromkeys([settings.metric, *DEFAULT_METRICS])),
+                             settings.hits, settings.threads)
+        measured = _search_grid(scorer, settings, parameter, grid, stage, progress)
         scores = {v: float(s) for v, s in zip(measured.table[parameter], measured.table[settings.metric])}
         # The oracle and the cross-validated choice range over the asked grid (and BM25); a label-free q
         # added only to be reported is not a candidate, so it cannot change what the grid finds.
         candidates = [v for v in grid if v in set(settings.grid) or v == reference]
         oracle = choose_oracle({v: scores[v] for v in candidates}, reference)
-        bm25_run = (measured.runs[reference] if reference is not None
-                    else _bm25_run(searcher, settings, topics, stage))
-        bm25 = per_query_scores(qrels_path, bm25_run, settings.metric)
-        bm25_score = trec_eval(qrels_path, bm25_run, metrics=[settings.metric],
-                               per_query=False).aggregate[settings.metric]
-        comparison = compare_runs(qrels_path, bm25_run, measured.runs[oracle], metric=settings.metric,
-                                  resamples=settings.resamples, seed=settings.seed)
+        # Every comparison pairs per-query values already measured (trec_eval's -q -c values).
+        bm25 = (measured.per_query[reference] if reference is not None
+                else _bm25_scores(scorer, settings, stage)).rename(settings.metric)
+        bm25_score = float(bm25.mean())
+        comparison = compare_scores(bm25, measured.per_query[oracle].reindex(bm25.index),
+                                    resamples=settings.resamples, seed=settings.seed)
         cv = cross_validate(measured.per_query.loc[bm25.index, candidates], reference, settings.folds,
                             settings.cv_seed)
         cv_comparison = compare_scores(bm25, cv.per_query.reindex(bm25.index), resamples=settings.resamples,
@@ -194,9 +194,8 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
         auto = None
         if prediction is not None:
             auto = {**asdict(prediction), "score": scores[auto_q],
-                    "comparison": asdict(compare_runs(qrels_path, bm25_run, measured.runs[auto_q],
-                                                      metric=settings.metric, resamples=settings.resamples,
-                                                      seed=settings.seed))}
+                    "comparison": asdict(compare_scores(bm25, measured.per_query[auto_q].reindex(bm25.index),
+                                                        resamples=settings.resamples, seed=settings.seed))}
         summary = {
             "name": name or index_dir.name, "index": str(index_dir.resolve()),
             "topics": str(Path(topics_path).resolve()), "qrels": str(Path(qrels_path).resolve()),
@@ -207,8 +206,7 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
             "comparison": asdict(comparison), "p_text": comparison.p_text(),
             "reversal_text": comparison.reversal_text(), "p_bootstrap_text": comparison.p_bootstrap_text(),
             "cv": {**cv.record(), "comparison": asdict(cv_comparison), "p_text": cv_comparison.p_text()},
-            "recall_at_tokens": _budget_recall(searcher, {"bm25": bm25_run, "oracle": measured.runs[oracle]},
-                                               qrels, settings.budgets),
+            "recall_at_tokens": _budget_recall(scorer, settings, parameter, reference, oracle),
             "docs": searcher.num_docs, "queries": len(topics), "judged_queries": len(judged),
             "hits": settings.hits, "similarity_string": searcher.similarity, **(extra or {}),
             **({"auto": auto} if auto is not None else {}),
@@ -230,31 +228,25 @@ def _check_model(similarity: str) -> tuple[str, float | None]:
     return spec.sweep_parameter, BM25_EQUIVALENT.get(spec.sweep_parameter)
 
 
-def _search_grid(searcher: QLogSearcher, settings: SweepSettings, parameter: str, grid: Sequence[float],
-                 topics: dict[str, str], qrels_path: str | os.PathLike, stage: Path, progress: bool) -> _Measured:
-    """One search pass and one trec_eval per grid value; runs written under ``stage/runs``."""
-    metrics = list(dict.fromkeys([settings.metric, *DEFAULT_METRICS]))
+def _search_grid(scorer: PointScorer, settings: SweepSettings, parameter: str, grid: Sequence[float],
+                 stage: Path, progress: bool) -> _Measured:
+    """One search pass per grid value, its run written under ``stage/runs`` and scored as it is searched."""
     runs: dict[float, Path] = {}
     rows, per_query = [], {}
     for value in progress_bar(grid, desc=f"sweep {parameter}", unit="pt", quiet=not progress):
-        searcher.set_similarity(settings.similarity, **settings.similarity_args(parameter, value))
-        results = search_topics(searcher, topics, hits=settings.hits, threads=settings.threads, progress=False)
+        scorer.searcher.set_similarity(settings.similarity, **settings.similarity_args(parameter, value))
         run_path = stage / "runs" / f"run.{point_label(parameter, value)}.txt"
-        write_run(run_path, results, tag=f"{settings.similarity}-{point_label(parameter, value)}", qids=list(topics))
+        ev = scorer.score_pass(run_path, tag=f"{settings.similarity}-{point_label(parameter, value)}")
         runs[value] = run_path
-        ev = trec_eval(qrels_path, run_path, metrics=metrics, per_query=True, complete=True)
         rows.append({parameter: value, **ev.aggregate})
         per_query[value] = ev.per_query[settings.metric]
     return _Measured(table=pd.DataFrame(rows), per_query=pd.DataFrame(per_query), runs=runs)
 
 
-def _bm25_run(searcher: QLogSearcher, settings: SweepSettings, topics: dict[str, str], stage: Path) -> Path:
-    """A BM25 run with the sweep's k1 and b, for models that have no BM25-equivalent value."""
-    searcher.set_similarity("bm25", k1=settings.k1, b=settings.b)
-    path = stage / "runs" / "run.bm25.txt"
-    write_run(path, search_topics(searcher, topics, hits=settings.hits, threads=settings.threads, progress=False),
-              tag="bm25", qids=list(topics))
-    return path
+def _bm25_scores(scorer: PointScorer, settings: SweepSettings, stage: Path) -> pd.Series:
+    """BM25's per-query sweep metric with the sweep's k1 and b, for models that have no BM25-equivalent value."""
+    scorer.searcher.set_similarity("bm25", k1=settings.k1, b=settings.b)
+    return scorer.score_pass(stage / "runs" / "run.bm25.txt", tag="bm25").per_query[settings.metric]
 
 
 def _write_outputs(stage: Path, summary: dict, measured: _Measured, cv: CrossValidated, comparison: Any,
@@ -308,21 +300,16 @@ def summary_line(summary: dict[str, Any]) -> str:
     return text + "; p two-sided randomization"
 
 
-def _budget_recall(searcher: QLogSearcher, runs: dict[str, Path], qrels: dict, budgets: Sequence[int]) -> dict:
-    """Recall@K-tokens of each run, texts read from the index's stored documents (each once)."""
-    from qlog_pyserini.formats.trec import read_run
-
-    texts: dict[str, str] = {}
-
-    def text(docid: str) -> str:
-        if docid not in texts:
-            texts[docid] = searcher.doc_text(docid)
-        return texts[docid]
-
+def _budget_recall(scorer: PointScorer, settings: SweepSettings, parameter: str, reference: float | None,
+                   oracle: float) -> dict:
+    """Recall@K-tokens of BM25 and of the oracle, each from one more search pass (texts read once per sweep)."""
     out = {}
-    for label, path in runs.items():
-        table = recall_at_token_budgets(read_run(path), qrels, text, budgets=budgets)
-        out[label] = {str(k): float(v) for k, v in recall_at_budgets(table).items()}
+    for label, value in (("bm25", reference), ("oracle", oracle)):
+        if value is None:
+            scorer.searcher.set_similarity("bm25", k1=settings.k1, b=settings.b)
+        else:
+            scorer.searcher.set_similarity(settings.similarity, **settings.similarity_args(parameter, value))
+        out[label] = scorer.recall_at_tokens(settings.budgets)
     return out
 
 

@@ -43,7 +43,8 @@ def test_sweep_end_to_end(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
     # oracle is the best row; BM25 is the q = 1 row and equals an independent trec_eval of that run
     assert summary["oracle_score"] == table["ndcg_cut.10"].max()
     bm25 = trec_eval(stdlib_qrels, out / "runs" / "run.q1.txt", metrics=["ndcg_cut.10"], per_query=False)
-    assert summary["baseline_score"] == bm25.aggregate["ndcg_cut.10"]
+    # computed in process from the arrays; trec_eval prints 4 decimals
+    assert f"{summary['baseline_score']:.4f}" == f"{bm25.aggregate['ndcg_cut.10']:.4f}"
     assert summary["baseline_score"] == float(table.loc[table["q"] == 1.0, "ndcg_cut.10"].iloc[0])
     saved = json.loads((out / "summary.json").read_text())
     assert saved["docs"] > 300 and saved["queries"] == saved["judged_queries"]
@@ -54,6 +55,23 @@ def test_sweep_end_to_end(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
     assert list(per_query.columns) == ["q0.3", "q0.7", "q1", "cv_fold", "cv_q", "cv_score"]
     assert abs(per_query["q1"].mean() - summary["baseline_score"]) < 1e-3
     assert summary["comparison"]["n_queries"] == saved["judged_queries"]
+
+
+def test_sweep_metrics_equal_trec_eval_on_its_runs(tmp_path, csn_ruby):
+    prepared, index = csn_ruby
+    out = tmp_path / "sweep"
+    settings = SweepSettings(grid=(0.3, 0.7), hits=1000, threads=2, resamples=200, budgets=(512,))
+    run_sweep(index, prepared / "topics.tsv", prepared / "qrels.txt", out, settings, progress=False)
+    table = pd.read_csv(out / "sweep.csv")
+    per_query = pd.read_csv(out / "per_query.csv", index_col=0, dtype={0: str})
+    for q in (0.3, 0.7, 1.0):
+        ev = trec_eval(prepared / "qrels.txt", out / "runs" / f"run.q{q:g}.txt")
+        row = table.loc[table["q"] == q].iloc[0]
+        for metric, value in ev.aggregate.items():
+            assert f"{row[metric]:.4f}" == f"{value:.4f}", (q, metric)
+        want = ev.per_query["ndcg_cut.10"]
+        got = per_query[f"q{q:g}"].reindex(want.index.astype(str))
+        assert [f"{x:.4f}" for x in got] == [f"{x:.4f}" for x in want], q
 
 
 def test_sweep_refusals(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
