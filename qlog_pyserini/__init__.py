@@ -11,6 +11,9 @@ Import order does not matter either way: a JVM started without our jar gets it a
 From Pyserini: :func:`install_qlog` puts q-log BM25 into a ``LuceneSearcher`` you already hold, and
 :class:`QLogLuceneSearcher` is a ``LuceneSearcher`` with q-log (both in :mod:`qlog_pyserini.search.lucene`,
 which imports ``pyserini.search.lucene``).
+
+Evaluating: :func:`read_topics`, :func:`read_qrels`, :func:`read_run` load our inputs (any topic format,
+TREC qrels and runs), and :func:`evaluate` scores hits, a run file or a results frame as our ``eval`` does.
 """
 
 from __future__ import annotations
@@ -20,11 +23,14 @@ from typing import Any
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.jvm.bridge import configure_classpath
 
-__all__ = ["QLogSearcher", "QLogLuceneSearcher", "install_qlog", "Hit", "to_dict", "idf_q", "ln_q"]
+__all__ = ["QLogSearcher", "QLogLuceneSearcher", "install_qlog", "Hit", "to_dict", "idf_q", "ln_q",
+           "read_topics", "read_qrels", "read_run", "evaluate"]
 __version__ = "0.1.0"
 
 _LAZY = {"QLogSearcher": ".search.searcher", "QLogLuceneSearcher": ".search.lucene", "install_qlog": ".search.lucene",
-         "Hit": ".formats.trec", "to_dict": ".formats.trec", "idf_q": ".formula", "ln_q": ".formula"}
+         "Hit": ".formats.trec", "to_dict": ".formats.trec", "idf_q": ".formula", "ln_q": ".formula",
+         "read_topics": ".formats.topics", "read_qrels": ".formats.trec", "read_run": ".formats.trec",
+         "evaluate": ".eval.quick"}
 
 try:
     configure_classpath()

@@ -37,12 +37,16 @@ if [ ! -x "$VENV/bin/python" ] || ! python_ok "$VENV/bin/python" 11 \
   rm -rf "$VENV"
   "$PY" -m venv "$VENV"
 fi
-PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
+# PYTHONWARNINGS: setuptools' editable-install banner (a BuildBackendWarning) says nothing about this project.
+PIP=(env PYTHONWARNINGS=ignore "$VENV/bin/python" -m pip --disable-pip-version-check -q)
+echo "installing Python packages into $VENV" >&2
 "${PIP[@]}" install --upgrade pip setuptools wheel
+# the pyterrier extra too, so tests/pyterrier runs wherever the suite does (it is light: no torch, no Terrier)
+"${PIP[@]}" install -e '.[test,pyterrier]'
 # --no-deps: pyserini's own requirements pull torch and transformers, which this project does not use.
+# Installed last, so no later install reports them missing (pip checks conflicts only when it resolves).
+echo "installing pyserini 2.4.0 without its torch/transformers dependencies (not used here, skipped on purpose)" >&2
 PYSERINI_FLAGS=(--no-deps)
 python_ok "$VENV/bin/python" 12 || PYSERINI_FLAGS+=(--ignore-requires-python)  # 3.11: see the header
 "${PIP[@]}" install "${PYSERINI_FLAGS[@]}" pyserini==2.4.0
-# the pyterrier extra too, so tests/pyterrier runs wherever the suite does (it is light: no torch, no Terrier)
-"${PIP[@]}" install -e '.[test,pyterrier]'
 "$VENV/bin/python" -m qlog_pyserini.build

@@ -16,9 +16,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "Pyserini's Anserini fatjar with a JDK >= 21, and cache the jar. Searching builds it "
                     "on first use; run this to build ahead of time or to check the toolchain.")
     parser.add_argument("--force", action="store_true", help="rebuild even if a jar for these sources exists")
+    parser.add_argument("--verbose", action="store_true", help="print the javac command line")
     args = parser.parse_args(argv)
     jdk = find_jdk()
-    jar = similarity_jar(force=args.force, verbose=True)
+    jar = similarity_jar(force=args.force, verbose=args.verbose)
     print(f"JDK:       {jdk.home} (Java {jdk.version})")
     print(f"Pyserini:  {pyserini_jar()}")
     print(f"built jar: {jar}")

@@ -37,8 +37,10 @@ def build_parser() -> ArgumentParser:
                "The folder is written beside --out and renamed into place when complete.",
     )
     p.add_argument("--source", action="append", required=True, metavar="PATH[=LABEL]",
-                   help="a source folder, a .zip of sources (e.g. the JDK's lib/src.zip) or a single file; "
-                        "LABEL starts every id from this source (default: the base name without .zip). "
+                   help="a source folder, an archive of sources (.zip such as the JDK's lib/src.zip, a Maven "
+                        "-sources.jar, a .whl, a .tar.gz/.tgz sdist, .tar.bz2, .tar.xz, .tar) or a single file; "
+                        "LABEL starts every id from this source (default: the base name without the archive "
+                        "suffix). "
                         "Repeat for several sources; labels must differ.")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="output folder; must be absent or empty unless --overwrite")
@@ -62,6 +64,13 @@ def build_parser() -> ArgumentParser:
     return p
 
 
+def skipped_text(counts: dict) -> str:
+    """``; skipped: 3 vendored folders, 2 test files`` from the manifest's counts (empty when nothing was)."""
+    parts = [f"{n} {key.split('_')[-1]} {key.split('_')[0][:-1] if n == 1 else key.split('_')[0]}"
+             for key, n in sorted(counts.items()) if key.startswith(("files_skipped_", "folders_skipped_")) and n]
+    return f"; skipped: {', '.join(parts)}" if parts else ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, build the benchmark and print a one-line summary."""
     args = build_parser().parse_args(argv)
@@ -74,8 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     counts = manifest["counts"]
     print(f"{args.out}: {counts['documents']} documents, {counts['queries']} queries "
-          f"({counts['duplicates_dropped']} duplicates dropped, {counts.get('files_parsed', 0)} files parsed)",
-          file=sys.stderr)
+          f"({counts['duplicates_dropped']} duplicates dropped, {counts.get('files_parsed', 0)} files parsed"
+          f"{skipped_text(counts)})", file=sys.stderr)
     return 0
 
 

@@ -25,7 +25,8 @@ from qlog_pyserini.corpus.extract import (
 from qlog_pyserini.corpus.languages import GRAMMAR_PACKAGES
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.outputs import check_output_dir, publish_dir, staging_dir
-from qlog_pyserini.formats.trec import check_id
+from qlog_pyserini.formats.topics import write_topics_tsv
+from qlog_pyserini.formats.trec import check_id, write_qrels
 
 
 def _versions(languages: Sequence[str]) -> dict[str, str]:
@@ -215,6 +216,9 @@ def _write_benchmark(out: Path, docs: list[Function], query_docs: list[Function]
         with open(tmp / "qrels" / "test.tsv", "w", encoding="utf-8", newline="\n") as f:
             f.write("query-id\tcorpus-id\tscore\n")
             f.writelines(f"q:{d.id}\t{d.id}\t1\n" for d in query_docs)
+        # The same topics and judgments in TREC's layout too, which eval, sweep and compare read as they are.
+        write_topics_tsv(tmp / "topics.tsv", {"q:" + d.id: d.query for d in query_docs})
+        write_qrels(tmp / "qrels.txt", {"q:" + d.id: {d.id: 1} for d in query_docs})
         with open(tmp / "manifest.json", "w", encoding="utf-8", newline="\n") as f:
             json.dump(manifest, f, indent=2, ensure_ascii=False)
             f.write("\n")

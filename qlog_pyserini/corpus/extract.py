@@ -9,6 +9,7 @@ import hashlib
 import multiprocessing
 import os
 import re
+import tarfile
 import zipfile
 from collections import Counter
 from dataclasses import dataclass
@@ -363,28 +364,46 @@ def _language_of(rel: str) -> str | None:
     return EXTENSIONS.get(os.path.splitext(rel)[1])
 
 
+# Archives a source may be, by how their names end: zip files (a Maven -sources.jar and a wheel are zips)
+# and tar files, compressed or not.
+ZIP_SUFFIXES = (".zip", ".jar", ".whl")
+TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar")
+ARCHIVE_SUFFIXES = ZIP_SUFFIXES + TAR_SUFFIXES
+
+
+def _archive_kind(path: str) -> str | None:
+    name = path.lower()
+    if name.endswith(ZIP_SUFFIXES):
+        return "zip"
+    if name.endswith(TAR_SUFFIXES):
+        return "tar"
+    return None
+
+
 class _Source:
-    """A folder, a ``.zip`` or a single file; lists and reads files by ``/``-separated relative path."""
+    """A folder, an archive (zip, jar, wheel, tar) or a single file; lists and reads files by ``/``-separated path."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = str(path)
+        archive = _archive_kind(self.path) if os.path.isfile(self.path) else None
         if os.path.isdir(self.path):
             self.kind = "folder"
-        elif os.path.isfile(self.path) and self.path.lower().endswith(".zip"):
-            self.kind = "zip"
+        elif archive is not None:
+            self.kind = archive
             try:
-                with zipfile.ZipFile(self.path):
-                    pass
-            except (zipfile.BadZipFile, OSError) as e:
-                raise QLogError(f"source {self.path!r} is not a readable zip: {e}") from None
+                (zipfile.ZipFile if archive == "zip" else tarfile.open)(self.path).close()
+            except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError) as e:
+                raise QLogError(f"source {self.path!r} is not a readable {archive} archive: {e}") from None
         elif os.path.isfile(self.path):
             if _language_of(self.path) is None:
-                raise QLogError(f"source {self.path!r} is not a folder, a .zip or a source file "
-                                f"({', '.join(sorted(EXTENSIONS))})")
+                raise QLogError(f"source {self.path!r} is not a folder, an archive ({', '.join(ARCHIVE_SUFFIXES)}) "
+                                f"or a source file ({', '.join(sorted(EXTENSIONS))})")
             self.kind = "file"
         else:
             raise QLogError(f"source {self.path!r} not found")
         self._zip: zipfile.ZipFile | None = None
+        self._tar: dict[str, bytes] | None = None
+        self.pruned: Counter = Counter()  # folders left unwalked, by reason (folder sources only)
 
     def names(self) -> list[str]:
         if self.kind == "file":
@@ -392,12 +411,22 @@ class _Source:
         if self.kind == "zip":
             with zipfile.ZipFile(self.path) as z:
                 return sorted(n for n in z.namelist() if not n.endswith("/"))
+        if self.kind == "tar":
+            with tarfile.open(self.path) as t:
+                return sorted(m.name for m in t.getmembers() if m.isfile())
         names = []
         for root, dirs, files in os.walk(self.path):
             rel_root = os.path.relpath(root, self.path).replace(os.sep, "/")
             rel_root = "" if rel_root == "." else rel_root + "/"
-            # pruning here keeps node_modules and .git from being walked at all
-            dirs[:] = [d for d in dirs if _skip_reason(d + "/x") is None]
+            # pruning here keeps node_modules and .git from being walked at all; they are counted as folders
+            kept = []
+            for d in dirs:
+                reason = _skip_reason(d + "/x")
+                if reason is None:
+                    kept.append(d)
+                else:
+                    self.pruned[f"folders_skipped_{reason}"] += 1
+            dirs[:] = kept
             names.extend(rel_root + f for f in files)
         return sorted(names)
 
@@ -409,19 +438,38 @@ class _Source:
             if self._zip is None:
                 self._zip = zipfile.ZipFile(self.path)
             return self._zip.read(rel)
+        if self.kind == "tar":
+            if self._tar is None:
+                self._tar = self._read_tar()
+            return self._tar[rel]
         with open(os.path.join(self.path, *rel.split("/")), "rb") as f:
             return f.read()
+
+    def _read_tar(self) -> dict[str, bytes]:
+        # One pass in the archive's order: a compressed tar read in sorted-name order would be
+        # decompressed again from the start at every backward seek. Only source files are kept.
+        contents: dict[str, bytes] = {}
+        with tarfile.open(self.path) as t:
+            for member in t:
+                if member.isfile() and _language_of(member.name) is not None:
+                    f = t.extractfile(member)
+                    if f is not None:
+                        contents[member.name] = f.read()
+        return contents
 
     def close(self) -> None:
         if self._zip is not None:
             self._zip.close()
             self._zip = None
+        self._tar = None
 
 
 def _plan(source: _Source, languages: Sequence[str], stats: Counter) -> list[tuple[str, str]]:
     """(relative path, language) of the files to parse, in sorted order; counts what is skipped."""
     todo = []
-    for rel in source.names():
+    names = source.names()
+    stats.update(source.pruned)
+    for rel in names:
         lang = _language_of(rel)
         if lang is None or lang not in languages:
             continue
@@ -437,7 +485,7 @@ def _read_and_extract(source: _Source, rel: str, lang: str) -> tuple[str, list[t
     """Read and parse one file: ``(status, functions)``, status ``parsed``, ``generated`` or ``unreadable``."""
     try:
         data = source.read(rel)
-    except (OSError, KeyError, zipfile.BadZipFile):
+    except (OSError, KeyError, zipfile.BadZipFile, tarfile.TarError, EOFError):
         return "unreadable", []
     if _GENERATED.search(data[:GENERATED_HEAD_BYTES]):
         return "generated", []
@@ -472,9 +520,10 @@ def _check_languages(languages: Iterable[str] | None) -> tuple[str, ...]:
 
 
 def default_label(path: str | os.PathLike) -> str:
-    """The label a source gets when none is given: its base name without ``.zip``."""
+    """The label a source gets when none is given: its base name without an archive suffix (``.zip``, ``.tar.gz`` ...)."""
     name = os.path.basename(os.path.abspath(str(path)))
-    return name[:-4] if name.lower().endswith(".zip") else name
+    suffix = next((s for s in ARCHIVE_SUFFIXES if name.lower().endswith(s)), "")
+    return name[:len(name) - len(suffix)] if suffix and len(name) > len(suffix) else name
 
 
 def _iter_source(source: _Source, label: str, todo: Sequence[tuple[str, str]], workers: int,
@@ -510,7 +559,8 @@ def _iter_source(source: _Source, label: str, todo: Sequence[tuple[str, str]], w
 
 def extract_functions(path_or_zip: str | os.PathLike, language: str | None = None, label: str | None = None,
                       *, workers: int = 1, stats: Counter | None = None) -> Iterator[Function]:
-    """Documented functions of a folder, a ``.zip`` (e.g. the JDK's ``lib/src.zip``) or one file.
+    """Documented functions of a folder, an archive (a ``.zip`` such as the JDK's ``lib/src.zip``, a Maven
+    ``-sources.jar``, a ``.whl``, a ``.tar.gz``/``.tgz`` sdist) or one file.
 
     ``language`` restricts extraction to one language (default: every language, inferred from
     file extensions). ``label`` starts every id (default: the source's base name). Bad input

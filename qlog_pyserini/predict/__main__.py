@@ -38,9 +38,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                               step=args.step)
     others = {v: q_from_h(h, PAPER_C, PAPER_Q_MIN) for v, h in features(stats).items()
               if v in H_TOK_VARIANTS and h is not None}
-    print(describe(pred), file=sys.stderr)
-    print(json.dumps({"index": stats["index"], **asdict(pred), "q_by_variant_at_paper_c": others}, indent=2))
+    slopes = stats.get("df_slope", {})
+    print(describe(pred) + f"; df slope s = {_number(slopes.get('sample'))} on the sample, "
+          f"{_number(slopes.get('full'))} on the full index (Zipf(1) text: s = 2)", file=sys.stderr)
+    record = asdict(pred)
+    # The Prediction field is called h_tok for history; here it is named for the feature it holds.
+    record = {"feature": record.pop("variant"), "feature_value": record.pop("h_tok"), **record}
+    print(json.dumps({"index": stats["index"], **record, "df_slope": slopes, "q_by_variant_at_paper_c": others},
+                     indent=2))
     return 0
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4g}"
 
 
 if __name__ == "__main__":

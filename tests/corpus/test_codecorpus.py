@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from qlog_pyserini.corpus import Function, build_benchmark, extract_functions, extract_source
+from qlog_pyserini.corpus.extract import default_label
 from qlog_pyserini.errors import QLogError
 
 
@@ -405,6 +406,40 @@ def test_zip_input_and_language_filter(tmp_path):
     assert [f.path for f in both] == sorted(f.path for f in both)
 
 
+@pytest.mark.parametrize("suffix", [".jar", ".whl", ".tar.gz", ".tgz", ".tar"])
+def test_archives_give_the_functions_of_the_folder(tmp_path, suffix):
+    """A Maven -sources.jar, a wheel and a tar sdist are read as the folder they unpack to."""
+    import tarfile
+
+    tree = tmp_path / "tree"
+    write(tree, "pkg/cart.py", textwrap.dedent(PY))
+    write(tree, "pkg/Cart.java", JAVA)
+    write(tree, "pkg/README.txt", "not code")
+    archive = tmp_path / f"shop-1.0-sources{suffix}"
+    files = sorted(p for p in tree.rglob("*") if p.is_file())
+    if suffix in (".jar", ".whl"):
+        with zipfile.ZipFile(archive, "w") as z:
+            for f in files:
+                z.write(f, f.relative_to(tree).as_posix())
+    else:
+        with tarfile.open(archive, "w:gz" if suffix != ".tar" else "w") as t:
+            for f in reversed(files):  # an archive order unlike the sorted one the reader visits
+                t.add(f, f.relative_to(tree).as_posix())
+    expected = [(f.id, f.code, f.query) for f in extract_functions(tree, label="shop")]
+    assert len(expected) == 10
+    assert [(f.id, f.code, f.query) for f in extract_functions(archive, label="shop")] == expected
+    assert default_label(archive) == "shop-1.0-sources"
+
+
+def test_unknown_source_file_names_the_archive_types(tmp_path):
+    (tmp_path / "src.rar").write_bytes(b"Rar!")
+    with pytest.raises(QLogError, match=r"\.zip, \.jar, \.whl, \.tar\.gz, \.tgz"):
+        list(extract_functions(tmp_path / "src.rar"))
+    (tmp_path / "bad.tgz").write_bytes(b"not a tar")
+    with pytest.raises(QLogError, match="not a readable tar archive"):
+        list(extract_functions(tmp_path / "bad.tgz"))
+
+
 def test_whitespace_in_path_is_escaped_in_ids(tmp_path):
     write(tmp_path, "my pkg/a.py", 'def f():\n    """Compute the answer to everything."""\n    return 1\n')
     (fn,) = extract_functions(tmp_path, label="x")
@@ -529,5 +564,5 @@ def test_build_overwrite(tmp_path):
     build_benchmark([(src, "v1")], out)
     build_benchmark([(src, "v2")], out, overwrite=True)
     assert sorted(p.name for p in out.iterdir()) == [".qlog-pyserini.json", "corpus.jsonl", "manifest.json", "qrels",
-                                                     "queries.jsonl"]
+                                                     "qrels.txt", "queries.jsonl", "topics.tsv"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "src"]

@@ -13,6 +13,8 @@ from conftest import ROOT  # noqa: E402
 
 from qlog_pyserini.corpus.__main__ import main, parse_source
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.topics import read_topics
+from qlog_pyserini.formats.trec import read_qrels
 
 GO = """package shop
 
@@ -56,8 +58,22 @@ def test_cli_end_to_end(tmp_path):
     assert len(queries) == 2 and all(q["_id"].startswith("q:demo/") for q in queries)
     qrels = (out / "qrels" / "test.tsv").read_text().splitlines()
     assert qrels[0] == "query-id\tcorpus-id\tscore" and len(qrels) == 3
+    # and the TREC layout of the same judgments and queries, for eval, sweep and compare
+    assert read_qrels(out / "qrels.txt") == {q: {d: int(g)} for q, d, g in (x.split("\t") for x in qrels[1:])}
+    assert read_topics(out / "topics.tsv") == {q["_id"]: q["text"] for q in queries}
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["sources"][0]["label"] == "demo" and manifest["counts"]["files_skipped_test"] == 1
+
+
+def test_cli_reports_vendored_folders_and_archives(tmp_path, capsys):
+    src = tiny_tree(tmp_path / "src")
+    (src / "node_modules" / "m").mkdir(parents=True)
+    (src / "node_modules" / "m" / "geo.py").write_text(PY)
+    assert main(["--source", str(src), "--out", str(tmp_path / "bench"), "--quiet"]) == 0
+    assert "skipped: 1 test file, 1 vendored folder)" in capsys.readouterr().err
+    (tmp_path / "src.rar").write_bytes(b"Rar!")
+    with pytest.raises(QLogError, match=r"\.jar, \.whl, \.tar\.gz, \.tgz"):
+        main(["--source", str(tmp_path / "src.rar"), "--out", str(tmp_path / "b2"), "--quiet"])
 
 
 def test_cli_language_filter_and_overwrite_in_process(tmp_path, capsys):

@@ -13,6 +13,7 @@ from conftest import ROOT  # noqa: E402
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import read_run
 from qlog_pyserini.predict.rule import DEFAULT_C, DEFAULT_Q_MIN, DEFAULT_SHRINK_DOCS, DEFAULT_STEP, DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN, Prediction, auto_q, describe, predict_from_stats, predict_q, q_from_h, round_toward_one, shrink_weight
+from qlog_pyserini.stats.statistics import corpus_stats
 
 # the paper's rule, still reachable through the options
 PAPER = {"c": PAPER_C, "q_min": PAPER_Q_MIN, "shrink_docs": 0, "step": 0.0}
@@ -213,7 +214,13 @@ def test_predict_cli(stdlib_index):
     proc = cli("predict", "--index", stdlib_index)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert out["variant"] == DEFAULT_VARIANT and out["q"] == predict_q(stdlib_index).q
+    pred = predict_q(stdlib_index)
+    assert out["feature"] == DEFAULT_VARIANT and out["q"] == pred.q and out["feature_value"] == pred.h_tok
+    assert "h_tok" not in out and "variant" not in out  # the feature is named for what it is
+    # the slope the default feature is computed from is printed and recorded
+    slope = corpus_stats(stdlib_index)["df_slope"]["sample"]
+    assert out["df_slope"]["sample"] == slope
+    assert (f"df slope s = {slope:.4g} on the sample" if slope is not None else "df slope s = n/a") in proc.stderr
     assert out["q_by_variant_at_paper_c"]["hapax-per-token"] == predict_q(stdlib_index, variant="hapax-per-token",
                                                                          **PAPER).q
 
