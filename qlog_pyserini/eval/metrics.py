@@ -34,8 +34,10 @@ on real runs (CSN-Ruby, CACM with graded judgments, runs with float ties) at q =
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -89,6 +91,22 @@ class DocidTable:
         return np.where(self.distinct[clipped] == wanted, clipped, -1).astype(np.int64)
 
 
+# One DocidTable (one sort of the ids) per search-side docid table, dropped with it.
+_TABLES: "weakref.WeakKeyDictionary[Any, DocidTable]" = weakref.WeakKeyDictionary()
+_TABLES_LOCK = threading.Lock()
+
+
+def docid_table_for(source: Any) -> DocidTable:
+    """The :class:`DocidTable` of a search-side docid table (an object whose ``ids`` are the docids by
+    Lucene doc number), built on first use and kept while ``source`` lives, so every run of one open
+    index (every q of a sweep) shares one sort of its ids."""
+    with _TABLES_LOCK:
+        table = _TABLES.get(source)
+        if table is None:
+            table = _TABLES[source] = DocidTable(source.ids)
+        return table
+
+
 @dataclass(frozen=True)
 class RunArrays:
     """A run as columns: query ``i``'s hits are ``docs[offsets[i]:offsets[i+1]]`` (and ``scores``), in rank order.
@@ -132,6 +150,14 @@ class RunArrays:
         order = np.argsort(query, kind="stable")
         offsets = np.concatenate(([0], np.cumsum(np.bincount(query, minlength=len(qids)))))
         return cls(np.asarray(qids, dtype=object), offsets, np.asarray(docs)[order], np.asarray(scores)[order], docids)
+
+    @classmethod
+    def from_batch(cls, batch: Any) -> "RunArrays":
+        """From a columnar search result (:class:`qlog_pyserini.search.results.BatchResults` or any
+        object with ``qids``, ``offsets``, ``docs``, ``scores`` and a ``table`` whose ``ids`` are the
+        index's docids by Lucene doc number); no copy of the hits, one :class:`DocidTable` per index."""
+        return cls(np.asarray(batch.qids, dtype=object), batch.offsets, batch.docs, batch.scores,
+                   docid_table_for(batch.table))
 
     @classmethod
     def from_hits(cls, run: Mapping[str, Sequence[Hit]], docids: DocidTable | None = None) -> "RunArrays":
