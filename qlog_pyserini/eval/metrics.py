@@ -34,8 +34,10 @@ on real runs (CSN-Ruby, CACM with graded judgments, runs with float ties) at q =
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -89,6 +91,22 @@ class DocidTable:
         return np.where(self.distinct[clipped] == wanted, clipped, -1).astype(np.int64)
 
 
+# One DocidTable (one sort of the ids) per search-side docid table, dropped with it.
+_TABLES: "weakref.WeakKeyDictionary[Any, DocidTable]" = weakref.WeakKeyDictionary()
+_TABLES_LOCK = threading.Lock()
+
+
+def docid_table_for(source: Any) -> DocidTable:
+    """The :class:`DocidTable` of a search-side docid table (an object whose ``ids`` are the docids by
+    Lucene doc number), built on first use and kept while ``source`` lives, so every run of one open
+    index (every q of a sweep) shares one sort of its ids."""
+    with _TABLES_LOCK:
+        table = _TABLES.get(source)
+        if table is None:
+            table = _TABLES[source] = DocidTable(source.ids)
+        return table
+
+
 @dataclass(frozen=True)
 class RunArrays:
     """A run as columns: query ``i``'s hits are ``docs[offsets[i]:offsets[i+1]]`` (and ``scores``), in rank order.
@@ -134,6 +152,14 @@ class RunArrays:
         return cls(np.asarray(qids, dtype=object), offsets, np.asarray(docs)[order], np.asarray(scores)[order], docids)
 
     @classmethod
+    def from_batch(cls, batch: Any) -> "RunArrays":
+        """From a columnar search result (:class:`qlog_pyserini.search.results.BatchResults` or any
+        object with ``qids``, ``offsets``, ``docs``, ``scores`` and a ``table`` whose ``ids`` are the
+        index's docids by Lucene doc number); no copy of the hits, one :class:`DocidTable` per index."""
+        return cls(np.asarray(batch.qids, dtype=object), batch.offsets, batch.docs, batch.scores,
+                   docid_table_for(batch.table))
+
+    @classmethod
     def from_hits(cls, run: Mapping[str, Sequence[Hit]], docids: DocidTable | None = None) -> "RunArrays":
         """From ``{qid: [Hit, ...]}`` in rank order; docids are looked up in ``docids`` or tabled here."""
         qids = [str(q) for q in run]
@@ -141,8 +167,10 @@ class RunArrays:
         names = [h.docid for hits in run.values() for h in hits]
         scores = np.fromiter((h.score for hits in run.values() for h in hits), dtype=np.float64, count=len(names))
         if docids is None:
-            table, keys = np.unique(np.asarray(names, dtype=object), return_inverse=True)
-            docids = DocidTable(table)
+            # A dict numbers the distinct docids in one pass; sorting a million Python strings would not.
+            number: dict[str, int] = {}
+            keys = np.fromiter((number.setdefault(d, len(number)) for d in names), dtype=np.int64, count=len(names))
+            docids = DocidTable(list(number))
         else:
             keys = _keys_in(docids, names)
         offsets = np.concatenate(([0], np.cumsum(counts, dtype=np.int64)))
@@ -256,6 +284,8 @@ def parse_supported(metrics: str | Sequence[str]) -> list[tuple[str, str, int | 
 def _as_run(run: RunArrays | Mapping[str, Sequence[Hit]], table: DocidTable | None) -> RunArrays:
     if isinstance(run, RunArrays):
         return run
+    if all(hasattr(run, name) for name in ("offsets", "docs", "scores", "table")) and table is None:
+        return RunArrays.from_batch(run)  # a columnar search batch: no Hit objects made
     return RunArrays.from_hits(run, table)
 
 
@@ -269,6 +299,24 @@ class _Ranked:
     present: np.ndarray  # per qrels query: the run retrieved something for it
 
 
+def _trec_eval_order(query: np.ndarray, scores: np.ndarray, lex: np.ndarray, width: int) -> np.ndarray | None:
+    """The permutation that puts hits grouped by query into trec_eval's order, or None if they are in it.
+
+    A run whose scores strictly decrease as float32 (as ours are written) needs none; one whose
+    scores only do not increase needs its ties reordered by docid descending, a stable sort of
+    nearly sorted integers; anything else gets the full (query, score, docid) sort.
+    """
+    same = query[1:] == query[:-1]
+    ahead = (scores[:-1] > scores[1:]) | ((scores[:-1] == scores[1:]) & (lex[:-1] > lex[1:]))
+    if np.all(ahead | ~same):
+        return None
+    if np.all((scores[:-1] >= scores[1:]) | ~same):
+        block = np.concatenate(([0], np.cumsum(~same | (scores[:-1] != scores[1:]))))
+        return np.argsort(block * width - lex, kind="stable")
+    # lexsort's last key is primary: query, then score descending, then docno descending (strcmp).
+    return np.lexsort((-lex, -scores, query))
+
+
 def _ranked(run: RunArrays, qrels: QrelsArrays, order: str) -> _Ranked:
     if order not in ORDERS:
         raise QLogError(f"unknown order {order!r}; choose one of {', '.join(ORDERS)}")
@@ -277,14 +325,11 @@ def _ranked(run: RunArrays, qrels: QrelsArrays, order: str) -> _Ranked:
     per_hit = np.repeat(qrels.query_positions(run.qids), np.diff(run.offsets))
     keep = per_hit >= 0
     query, lex, scores = per_hit[keep], run.docids.lex_rank[run.docs[keep]], run.scores[keep]
-    # Hits of one query are contiguous and in rank order; the stable sorts keep that where asked.
-    if order == "score":
-        # lexsort's last key is primary: query, then score descending, then docno descending (strcmp).
-        idx = np.lexsort((-lex, -scores, query))
-    else:
-        idx = np.argsort(query, kind="stable")
-    query, lex = query[idx], lex[idx]
     width = max(len(run.docids), 1)
+    # Hits of one query are contiguous and in rank order (the run's layout); re-sort only where trec_eval would.
+    idx = _trec_eval_order(query, scores, lex, width) if order == "score" else None
+    if idx is not None:
+        query, lex = query[idx], lex[idx]
     keys = query * width + lex
     if keys.size > 1:
         seen = np.sort(keys)

@@ -172,3 +172,23 @@ def test_bad_input():
         RunArrays(np.array(["q"], dtype=object), np.array([0, 3]), np.array([0]), np.array([1.0]), ["a"])
     assert [name for name, _, _ in parse_supported("P,success")] == [
         "P.5", "P.10", "P.15", "P.20", "P.30", "P.100", "P.200", "P.500", "P.1000", "success.1", "success.5", "success.10"]
+
+
+class _SearchSideTable:
+    """Stands for the search side's per-index docid table: ``ids`` by Lucene doc number."""
+
+    def __init__(self, ids):
+        self.ids = np.array(ids, dtype=object)
+
+
+def test_batch_columns_adapter_shares_one_table_per_index():
+    from types import SimpleNamespace
+
+    index_ids = _SearchSideTable(["c", "a", "b", "d"])
+    batch = SimpleNamespace(qids=["q1", "q2"], offsets=np.array([0, 2, 3]), docs=np.array([2, 0, 3], dtype=np.int32),
+                            scores=np.array([3.0, 2.0, 1.0], dtype=np.float32), table=index_ids)
+    arrays = RunArrays.from_batch(batch)
+    assert RunArrays.from_batch(batch).docids is arrays.docids  # one sort of the ids per index
+    hits = {"q1": [Hit("b", 3.0), Hit("c", 2.0)], "q2": [Hit("d", 1.0)]}
+    qrels = {"q1": {"c": 1}, "q2": {"d": 2}}
+    assert evaluate(arrays, qrels, metrics=METRICS).per_query.equals(evaluate(hits, qrels, metrics=METRICS).per_query)

@@ -1,0 +1,63 @@
+"""Our evaluation, pytrec_eval, ir_measures and ranx give the same NDCG@10, MRR and MAP on our runs, at every q.
+
+The run file is what a user hands to any of them. trec_eval and pytrec_eval read each score as a
+32-bit float and break ties by docid (descending); ranx keeps 64-bit scores and breaks ties its own
+way. They agree only when the written scores strictly decrease as 32-bit floats within each query,
+which the run writer guarantees at every q (at small q, scores above 16 are closer than a float's
+step when written with 6 decimals). Each evaluator reads the same run file; the in-process
+evaluation also scores the in-memory ranking in its own order, which is the written order.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from qlog_pyserini.eval.metrics import evaluate
+from qlog_pyserini.eval.trec_eval import trec_eval
+from qlog_pyserini.formats.topics import read_topics
+from qlog_pyserini.formats.trec import read_qrels, read_run, to_dict, write_run
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+ir_measures = pytest.importorskip("ir_measures")
+ranx = pytest.importorskip("ranx")
+
+OURS = ("ndcg_cut.10", "recip_rank", "map")
+
+
+def means_by_evaluator(qrels_path, run_path, in_memory) -> dict[str, tuple[float, float, float]]:
+    """(NDCG@10, MRR, MAP) over every qrels query (absent = 0), from each evaluator."""
+    qrels, run = read_qrels(qrels_path), to_dict(read_run(run_path))
+    n = len(qrels)
+    cli = trec_eval(qrels_path, run_path, metrics=OURS, per_query=False).aggregate
+    out = {"trec_eval (our eval)": tuple(cli[m] for m in OURS)}
+    for label, hits, order in (("in process, run file", read_run(run_path), "score"),
+                               ("in process, in memory", in_memory, "rank")):
+        agg = evaluate(hits, qrels, metrics=OURS, order=order).aggregate
+        out[label] = tuple(agg[m] for m in OURS)
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "recip_rank", "map"}).evaluate(run)
+    out["pytrec_eval"] = tuple(sum(v[m] for v in per_query.values()) / n for m in ("ndcg_cut_10", "recip_rank", "map"))
+    agg = ir_measures.calc_aggregate([ir_measures.nDCG @ 10, ir_measures.RR, ir_measures.AP], qrels, run)
+    # ir_measures averages over the queries it scored; scale to all qrels queries as trec_eval -c does.
+    scored = len([q for q in qrels if q in run])
+    out["ir_measures"] = tuple(agg[m] * scored / n for m in (ir_measures.nDCG @ 10, ir_measures.RR, ir_measures.AP))
+    scores = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ["ndcg@10", "mrr", "map"], make_comparable=True)
+    out["ranx"] = tuple(float(scores[m]) for m in ("ndcg@10", "mrr", "map"))
+    return out
+
+
+@pytest.mark.jvm
+@pytest.mark.parametrize("q", [1.0, 0.7, 0.3])
+def test_evaluators_agree_on_csn_ruby(csn_ruby, tmp_path, q):
+    from qlog_pyserini.search.batch import search_topics
+    from qlog_pyserini.search.searcher import QLogSearcher
+
+    data, index = csn_ruby
+    searcher = QLogSearcher(index, q=q)
+    results = search_topics(searcher, read_topics(data / "topics.tsv"), hits=1000, threads=2, progress=False)
+    run = tmp_path / "run.txt"
+    write_run(run, results, tag=f"q{q}")
+    means = means_by_evaluator(data / "qrels.txt", run, results)
+    reference = means["trec_eval (our eval)"]
+    disagree = {name: values for name, values in means.items()
+                if any(f"{v:.4f}" != f"{r:.4f}" for v, r in zip(values, reference))}
+    assert not disagree, f"q = {q}: trec_eval gives {reference}, others {disagree}"
