@@ -1,4 +1,4 @@
-"""``python -m qlog_pyserini.bench``: the command line over :mod:`qlog_pyserini.bench.benchmark`."""
+"""``python -m qlog_pyserini.bench``: the command line over :mod:`qlog_pyserini.bench.run` (measurement) and :mod:`qlog_pyserini.bench.report` (markdown)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import Sequence
 
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.bench.benchmark import PATHS, SWEEP_POINTS, format_markdown, run_benchmark
+from qlog_pyserini.bench.report import format_markdown
+from qlog_pyserini.bench.run import PATHS, SWEEP_POINTS, run_benchmark
 from qlog_pyserini.system.outputs import write_json, write_text
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
 
@@ -66,6 +67,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=42, help="seed of the check's query sample (default: %(default)s)")
     parser.add_argument("--k1", type=float, default=DEFAULT_K1, help=f"BM25 k1 of both sides (default {DEFAULT_K1})")
     parser.add_argument("--b", type=float, default=DEFAULT_B, help=f"BM25 b of both sides (default {DEFAULT_B})")
+    parser.add_argument("--python-q", type=check_q, default=0.5, metavar="Q",
+                        help="q of the Python-path rounds: the batch call, a written run, a sweep point and bm25s "
+                             "(when installed) next to Lucene's top-k (default: %(default)s)")
+    parser.add_argument("--no-python-path", action="store_true", help="skip the Python-path rounds")
+    parser.add_argument("--qrels", metavar="FILE", help="judgments of the topics: the sweep point is then evaluated")
     parser.add_argument("--output", metavar="FILE.md", help="also write the markdown report here (atomically)")
     parser.add_argument("--json", metavar="FILE.json",
                         help="also write every figure as JSON, per-pair ratios and per-point sweep times included")
@@ -79,6 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.index, args.topics, ks=args.k, threads=args.threads, repeats=args.repeats, qs=args.q,
         max_queries=args.max_queries, paths=paths, warmup=args.warmup, sweep_points=args.sweep_points,
         check_queries=args.check_queries, seed=args.seed, k1=args.k1, b=args.b,
+        python_q=None if args.no_python_path else args.python_q, qrels=args.qrels,
         progress=None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
     result["command"] = "python -m qlog_pyserini.bench " + shlex.join(sys.argv[1:] if argv is None else list(argv))
     text = format_markdown(result)

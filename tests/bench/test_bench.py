@@ -15,7 +15,7 @@ import pytest
 
 from qlog_pyserini.bench import __main__ as bench_cli
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.bench import benchmark as bench
+from qlog_pyserini.bench import run as bench
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
 

@@ -1,0 +1,116 @@
+"""What a Python caller pays, next to Lucene's own top-k, measured side by side in one run.
+
+On the index and queries :func:`qlog_pyserini.bench.run.run_benchmark` has open, alternating in
+every round (A B C ... then reversed in the next), wall time for the whole query list of:
+
+* ``lucene``: Lucene's ``IndexSearcher.search(query, k)`` inside the JVM, queries parsed
+  beforehand, q-log BM25 at ``q`` (``io.qlog.bench.SearchBenchmark``, the limit);
+* ``batch``: :meth:`QLogSearcher.search_batch <qlog_pyserini.search.searcher.QLogSearcher.search_batch>`
+  from Python (query analysis, Anserini's order, the arrays across the bridge);
+* ``run``: the search verb's loop without the JVM start, every query searched and its TREC run
+  written (:func:`qlog_pyserini.search.batch.write_topics_run`);
+* ``sweep point``: one grid point of a sweep (:class:`qlog_pyserini.sweep.measure.PointScorer`: the
+  pass, its run written and, with qrels, its metrics computed), at the deepest k;
+* ``bm25s``: bm25s's numba backend on the same documents (their stored text) and queries, when
+  bm25s is installed (the ``bench`` extra); its index is built once, untimed.
+
+Each ratio is per round (side / lucene of the same round), reported as the median over rounds.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from qlog_pyserini.formats.trec import read_qrels
+from qlog_pyserini.search.batch import write_topics_run
+from qlog_pyserini.search.searcher import QLogSearcher
+
+SIDES = ("lucene", "batch", "run", "sweep point", "bm25s")
+
+
+def measure_loop(bench: Any, index_path: Path, topics: dict[str, str], ks: Sequence[int], threads: int, q: float,
+                 k1: float, b: float, repeats: int, qrels: str | os.PathLike | None, model: Any,
+                 say: Callable[[str], None]) -> dict[str, Any]:
+    """The rows of the "Python path" table: per k, each side's median seconds and ratio to ``lucene``.
+
+    ``topics`` are the queries ``bench`` holds, in its order; ``model`` the q-log similarity at ``q``.
+    """
+    qids, texts = list(topics), list(topics.values())
+    searcher = QLogSearcher(index_path, k1=k1, b=b, q=q)
+    bm25s_side = _bm25s(searcher, texts, k1, b, threads, say)
+    scorer = None
+    if qrels is not None:
+        from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS
+        from qlog_pyserini.sweep.measure import PointScorer
+
+        scorer = PointScorer(searcher, topics, read_qrels(qrels), qrels, DEFAULT_METRICS, max(ks), threads)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="qlog-bench-") as tmp:
+        run_path = Path(tmp) / "run.txt"
+
+        def write_run(k: int) -> Any:
+            return write_topics_run(searcher, topics, run_path, "bench", hits=k, threads=threads, progress=False,
+                                    batch_size=512)
+        for k in ks:
+            sides: dict[str, Callable[[], Any]] = {
+                "lucene": lambda k=k: bench.run(model, k, threads, "top-k"),
+                "batch": lambda k=k: searcher.search_batch(texts, qids, k=k, threads=threads),
+                "run": lambda k=k: write_run(k),
+            }
+            if k == max(ks):
+                sides["sweep point"] = ((lambda: scorer.score_pass(run_path, "bench")) if scorer is not None
+                                        else (lambda k=k: write_run(k)))
+            if bm25s_side is not None:
+                sides["bm25s"] = lambda k=k: bm25s_side(k)
+            rows.append(_rounds(sides, k, threads, repeats, say))
+    searcher.close()
+    return {"q": q, "threads": threads, "queries": len(texts), "rows": rows, "evaluated": scorer is not None,
+            "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+            "bm25s": bm25s_side is not None}
+
+
+def _rounds(sides: dict[str, Callable[[], None]], k: int, threads: int, repeats: int,
+            say: Callable[[str], None]) -> dict[str, Any]:
+    """One warm-up of every side, then ``repeats`` rounds, the order reversed every other round."""
+    names = list(sides)
+    for name in names:
+        sides[name]()
+    seconds: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(repeats):
+        say(f"python path: round {r + 1}/{repeats}, k={k}, threads={threads}")
+        for name in (names if r % 2 == 0 else names[::-1]):
+            t0 = time.perf_counter()
+            sides[name]()
+            seconds[name].append(time.perf_counter() - t0)
+    lucene = np.array(seconds["lucene"])
+    return {"k": k, "threads": threads,
+            "sides": {name: {"median_s": float(np.median(v)), "values_s": v,
+                             "ratio": float(np.median(np.array(v) / lucene))} for name, v in seconds.items()}}
+
+
+def _bm25s(searcher: QLogSearcher, texts: Sequence[str], k1: float, b: float, threads: int,
+           say: Callable[[str], None]) -> Callable[[int], Any] | None:
+    """bm25s (numba backend) over the index's stored documents, or None when bm25s or numba is absent."""
+    try:
+        import bm25s
+        import numba  # noqa: F401  (the backend bm25s is timed with)
+    except ImportError:
+        return None
+    say("bm25s: indexing the stored documents (untimed)")
+    ids = searcher.docids.ids
+    corpus = [searcher.doc_text(d) for d in ids.tolist()]
+    model = bm25s.BM25(k1=k1, b=b, method="lucene", backend="numba")
+    model.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False)
+    query_tokens = bm25s.tokenize(list(texts), stopwords="en", show_progress=False)
+
+    def retrieve(k: int) -> Any:
+        return model.retrieve(query_tokens, k=min(k, len(corpus)), n_threads=threads, backend_selection="numba",
+                              show_progress=False)
+    return retrieve
