@@ -116,7 +116,7 @@ def _largest_below(previous: int, previous_float: float) -> int:
     if _read_as_float(below) < previous_float:
         return below
     midpoint = (previous_float + float(np.nextafter(np.float32(previous_float), np.float32(-np.inf)))) / 2
-    below = math.ceil(midpoint * 1e6) - 1
+    below = math.ceil(midpoint * 1e6)  # at the midpoint itself, round-half-even may still read it as below
     while _read_as_float(below) >= previous_float:
         below -= 1
     return below

@@ -151,7 +151,7 @@ public final class RunLines {
     // Floats are more than 1e-6 apart here (scores of 16 and more): take the largest decimal that
     // still reads as a float below, i.e. below the midpoint between the float above and the next one down.
     double midpoint = ((double) previousFloat + (double) Math.nextDown(previousFloat)) / 2;
-    below = (long) Math.ceil(midpoint * 1e6) - 1;
+    below = (long) Math.ceil(midpoint * 1e6); // at the midpoint itself, round-half-even may still read it as below
     while (asFloat(below) >= previousFloat) {
       below--;
     }
