@@ -72,6 +72,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "(when installed) next to Lucene's top-k (default: %(default)s)")
     parser.add_argument("--no-python-path", action="store_true", help="skip the Python-path rounds")
     parser.add_argument("--qrels", metavar="FILE", help="judgments of the topics: the sweep point is then evaluated")
+    parser.add_argument("--end-to-end", metavar="CORPUS",
+                        help="also time, each in a fresh process, the search verb, a bm25s script writing the same "
+                             "run from CORPUS (the jsonl the index was built from) and the sweep verb (with --qrels), "
+                             "with their peak RSS")
+    parser.add_argument("--scale", type=int, default=10, metavar="N",
+                        help="the end-to-end memory check also searches the topics repeated N times (default: %(default)s)")
     parser.add_argument("--output", metavar="FILE.md", help="also write the markdown report here (atomically)")
     parser.add_argument("--json", metavar="FILE.json",
                         help="also write every figure as JSON, per-pair ratios and per-point sweep times included")
@@ -89,6 +95,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         progress=None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
     result["command"] = "python -m qlog_pyserini.bench " + shlex.join(sys.argv[1:] if argv is None else list(argv))
     text = format_markdown(result)
+    if args.end_to_end:
+        from qlog_pyserini.bench.endtoend import format_end_to_end, measure_end_to_end
+
+        result["end_to_end"] = measure_end_to_end(
+            args.index, args.topics, args.end_to_end, args.qrels, args.python_q, max(args.k),
+            max(args.threads or [os.cpu_count() or 1]), args.repeats, args.scale, "0.1,0.2,...,1.0",
+            say=(lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
+        text += format_end_to_end(result["end_to_end"])
     print(text)
     if args.output:
         write_text(args.output, text)

@@ -120,9 +120,12 @@ class QLogLuceneSearcher(LuceneSearcher):
     def set_qlog(self, q: float = 1.0, k1: float = DEFAULT_K1, b: float = DEFAULT_B, idf_form: str = "lucene") -> None:
         """Score with q-log BM25 (k1, b, q, IDF form); q = 1 with ``lucene`` is ``set_bm25(k1, b)`` exactly."""
         q, k1, b, form = _checked(q, k1, b, idf_form)
-        self.object.set_qlog(k1, b, q, form)
+        # static calls: an instance call through pyjnius can cross to another thread's searcher
+        jclass(SEARCHER).install(self.object, jclass(SEARCHER).qlog_model(k1, b, q, form))
 
     @property
     def similarity(self) -> str:
         """The installed similarity as Lucene names it, e.g. ``QLogBM25(k1=0.9,b=0.4,q=0.7,form=lucene)``."""
-        return self.object.get_similarity().toString()
+        from qlog_pyserini.search.searcher import instance_call
+
+        return str(instance_call(jclass(SEARCHER).similarity_of(self.object), "toString"))
