@@ -25,7 +25,7 @@ VERBS = {
     "fetch": "real source code from Debian packages",
     "stats": "hapax statistics of an index",
     "predict": "the label-free q of an index",
-    "lolo": "leave-one-corpus-out evaluation of the label-free rule",
+    "lolo": "leave-one-family-out evaluation of the label-free rule",
     "bench": "query-time cost of q-log vs Lucene BM25",
     "reproduce": "the paper's comparisons on real code",
     "demo": "the embedded quick-start benchmark",

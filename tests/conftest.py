@@ -12,8 +12,9 @@ SHARED_DATA = Path(os.environ.get("QLOG_SHARED_DATA", ROOT.parent / "shared" / "
 
 
 # Tests are marked by what they need, so `pytest -m "not jvm and not data"` runs the pure-Python
-# ones in seconds on a machine without a JDK: a test using one of these fixtures is marked here;
-# modules that start the JVM otherwise mark themselves with `pytestmark = pytest.mark.jvm`.
+# ones on a machine without a JDK (most of their time goes to the command-line contract tests, which
+# run verbs as child processes): a test using one of these fixtures is marked here; modules that
+# start the JVM otherwise mark themselves with `pytestmark = pytest.mark.jvm`.
 JVM_FIXTURES = frozenset({"tiny_index", "stdlib_index", "csn_ruby"})
 
 

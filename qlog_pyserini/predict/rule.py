@@ -9,7 +9,7 @@ The default rule (``--q auto``), re-derived from evidence on many corpora (``res
     w     = N / (N + n0)                                   N documents, n0 = DEFAULT_SHRINK_DOCS
     q     = 1 - w * (1 - q0), rounded UP to a multiple of 0.05 (toward BM25)
 
-Each part is there for safety, and each constant was chosen by leave-one-corpus-out evidence
+Each part is there for safety, and each constant was chosen by leave-one-family-out evidence
 (``python -m qlog_pyserini.lolo``; ``results/lolo.md``: 20 corpora, none more than 0.5% below BM25
 held out). The feature is size-normalised: a fixed-size sample, so a small corpus's high hapax
 density is not read as rare vocabulary (the paper's rule, below, did exactly that). q never goes
@@ -44,7 +44,7 @@ from qlog_pyserini.stats.statistics import DEFAULT_FIELD, DEFAULT_SAMPLE_DOCS, F
 
 PAPER_C = 7.28
 PAPER_Q_MIN = 0.05
-# The default rule: chosen by leave-one-corpus-out evidence (results/lolo.md, qlog_pyserini.lolo.evaluation.fit_rule).
+# The default rule: chosen by leave-one-family-out evidence (results/lolo.md, qlog_pyserini.lolo.fit.fit_rule).
 DEFAULT_VARIANT = "sample-df-slope"
 DEFAULT_C = 2.5
 DEFAULT_Q_MIN = 0.65

@@ -13,9 +13,13 @@ from qlog_pyserini.system.provenance import command_line
 from qlog_pyserini.reproduce.pipeline import (
     CODE_LANGUAGES,
     FULL_GRID,
+    FULL_MODELS,
+    FULL_SUBSAMPLES,
     FULL_SCALING,
     QUICK_GRID,
+    QUICK_MODELS,
     QUICK_SCALING,
+    QUICK_SUBSAMPLES,
     Config,
     main_markdown,
     reproduce,
@@ -29,8 +33,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = ArgumentParser(
         prog="scripts/reproduce",
         description="Build the code-search benchmarks that are missing, sweep q on each (both IDF odds forms), "
-                    "predict q without labels, run the scaling curve and the tokenizer ablation, and write "
-                    "tables and plots with their provenance.")
+                    "predict q without labels, run the scaling curve and the tokenizer ablation, then the "
+                    "label-free-q evidence (cross-validated tables, nested subsamples, the other models' sweeps, "
+                    "leave-one-family-out), and write tables and plots with their provenance.")
     parser.add_argument("--quick", action="store_true",
                         help="minutes instead of an hour: local code only (Python stdlib, JDK src.zip), small slices, "
                              "a coarse q grid")
@@ -67,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         forms=("lucene", "rsj"), scaling=QUICK_SCALING if quick else FULL_SCALING,
         ablation=("python-code", "csn-ruby") if quick else (*[f"{l}-code" for l in CODE_LANGUAGES], "csn-ruby", "cosqa"),
         threads=args.threads, resamples=args.resamples, go_target=args.go_target,
+        subsamples=QUICK_SUBSAMPLES if quick else FULL_SUBSAMPLES, models=QUICK_MODELS if quick else FULL_MODELS,
         command=command_line("scripts/reproduce", argv).replace("python -m scripts/reproduce", "scripts/reproduce"))
     tables = reproduce(cfg)
     print(main_markdown(tables["main"]))

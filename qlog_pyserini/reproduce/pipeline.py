@@ -8,8 +8,9 @@ gain and two-sided p, q_opt (the oracle), NDCG@10 at q_opt, gain and two-sided p
 and its NDCG@10, Recall@8K
 tokens of BM25 and of q-log at q_opt, for both IDF odds forms. Then the scaling curve (gain
 against corpus size on the largest code corpus, the same queries' own functions always kept),
-and the tokenizer ablation (Anserini's generic analyzer against the identifier-aware one, each at
-q = 1 and at its q_opt). Every step is cached under ``--work`` and reused when its inputs match;
+the tokenizer ablation (Anserini's generic analyzer against the identifier-aware one, each at
+q = 1 and at its q_opt), and the label-free-q evidence (:mod:`qlog_pyserini.reproduce.evidence`:
+cross-validated tables, nested subsamples, the other models, leave-one-family-out). Every step is cached under ``--work`` and reused when its inputs match;
 tables and plots go to ``--out`` with the command, versions and date that produced them.
 
 Sweeps retrieve 100 hits per query: NDCG@10, recall.100 and Recall@8K-tokens never look deeper
@@ -46,6 +47,12 @@ CODE_LANGUAGES = ("go", "java", "ruby", "php", "javascript", "python")
 FULL_SCALING = (1_000, 5_000, 20_000, 50_000, 100_000, None)  # None = the full corpus
 QUICK_SCALING = (1_000, 3_000, None)
 HITS = 100
+# the label-free-q evidence: nested subsamples (corpus -> sizes) and the other models' grids
+FULL_SUBSAMPLES = {"java-code": (2_000, 10_000), "python-code": (500, 2_000, 10_000), "ruby-code": (2_000,),
+                   "csn-ruby": (500,), "cosqa": (500, 2_000)}
+QUICK_SUBSAMPLES = {"python-code": (500,), "csn-ruby": (500,)}
+FULL_MODELS = {"idf-gamma": "0.6,0.8,1.0,1.2,1.5,2.0", "qld": "100,300,1000,3000"}
+QUICK_MODELS = {"idf-gamma": "0.8,1.0,1.5", "qld": "300,1000"}
 
 
 @dataclass
@@ -65,6 +72,9 @@ class Config:
     threads: int
     resamples: int
     go_target: int
+    subsamples: dict[str, tuple[int, ...]] = field(default_factory=dict)  # corpus -> nested subsample sizes
+    models: dict[str, str] = field(default_factory=dict)  # similarity -> grid, swept on the labelled corpora
+    text: tuple[str, ...] = ("cacm",)  # natural-language corpora, for leave-one-family-out
     command: str = ""
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -78,6 +88,11 @@ class Prepared:
     language: str
     folder: Path
     index: Path
+    family: str = ""  # the corpus a subsample was drawn from; "" until set: the corpus's own name
+
+    def __post_init__(self) -> None:
+        if not self.family:
+            object.__setattr__(self, "family", self.name)
 
 
 # --- corpora --------------------------------------------------------------------------------
@@ -170,23 +185,32 @@ def code_corpora(cfg: Config) -> list[Prepared]:
 # --- measurements -----------------------------------------------------------------------------
 
 def sweep(corpus: Prepared, cfg: Config, form: str = "lucene", grid: Sequence[float] | None = None,
-          index: Path | None = None, tag: str = "") -> dict:
-    """A cached sweep of ``corpus`` (summary.json of :func:`qlog_pyserini.sweep.run.run_sweep`)."""
+          index: Path | None = None, tag: str = "", similarity: str = "qlog") -> dict:
+    """A cached sweep of ``corpus`` (summary.json of :func:`qlog_pyserini.sweep.run.run_sweep`).
+
+    The summary records the corpus's family (a subsample's source) and, as its provenance, the
+    ``reproduce`` command that made it.
+    """
     grid = list(grid or cfg.grid)
-    out = cfg.work / "sweeps" / f"{corpus.name}{tag}-{form}"
+    name = f"{corpus.name}{tag}" + ("" if similarity == "qlog" else f"-{similarity}")
+    out = cfg.work / "sweeps" / f"{name}-{form}"
     index = index or corpus.index
     from qlog_pyserini.predict.rule import predict_q
 
-    auto = predict_q(index)  # seconds: one pass over the term dictionary and a fixed-size sample
+    # seconds: one pass over the term dictionary and a fixed-size sample
+    auto = predict_q(index) if similarity == "qlog" else None
     key = {"index": str(index), "grid": grid, "form": form, "hits": HITS, "resamples": cfg.resamples,
-           "index_stamp": json.loads((index / ".qlog-reproduce.json").read_text()), "auto_q": auto.q,
-           "summary_version": 2}  # 2: cross-validated and auto results in summary.json
+           "index_stamp": json.loads((index / ".qlog-reproduce.json").read_text()), "auto_q": auto.q if auto else None,
+           "similarity": similarity, "family": corpus.family,
+           "summary_version": 3}  # 3: the family and the reproduce provenance in summary.json
     if _cached(out, key) and (out / "summary.json").is_file():
         return json.loads((out / "summary.json").read_text())
     out.parent.mkdir(parents=True, exist_ok=True)
-    settings = SweepSettings(grid=tuple(grid), idf_form=form, hits=HITS, threads=cfg.threads, resamples=cfg.resamples)
+    settings = SweepSettings(grid=tuple(grid), idf_form=form, hits=HITS, threads=cfg.threads, resamples=cfg.resamples,
+                             similarity=similarity)
     summary = run_sweep(index, corpus.folder / "topics.tsv", corpus.folder / "qrels.txt", out, settings,
-                        name=f"{corpus.name}{tag}", overwrite=True, progress=True, prediction=auto)
+                        name=name, family=corpus.family + tag, overwrite=True, progress=True, prediction=auto,
+                        extra={"provenance": provenance(cfg.command)})
     _stamp(out, key)
     return summary
 
@@ -243,7 +267,7 @@ def scaling_rows(corpus: Prepared, cfg: Config) -> pd.DataFrame:
                     json.dump({"subset_of": str(corpus.folder), "documents": len(keep), "seed": 42}, f)
                 _stamp(folder / "prepared", key)
             sub = Prepared(f"{corpus.name}-{size}", corpus.kind, corpus.language, folder / "prepared",
-                           _index(folder / "prepared", folder / "index", cfg))
+                           _index(folder / "prepared", folder / "index", cfg), family=corpus.family)
             label = str(len(keep))
         s = sweep(sub, cfg, "lucene")
         rows.append({"corpus": corpus.name, "docs": int(label), "bm25": s["baseline_score"], "q_opt": s["oracle_value"],
@@ -358,6 +382,11 @@ def reproduce(cfg: Config) -> dict[str, pd.DataFrame]:
     scaling = scaling_rows(largest, cfg)
     cfg.timings["scaling"] = time.perf_counter() - started
     ablation = ablation_rows(corpora, cfg)
+    cfg.timings["ablation"] = time.perf_counter() - started
+    from qlog_pyserini.reproduce.evidence import evidence
+
+    evidence(corpora, cfg)
+    cfg.timings["evidence"] = time.perf_counter() - started
     cfg.timings["total"] = time.perf_counter() - started
 
     info = provenance(cfg.command)

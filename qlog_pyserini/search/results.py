@@ -7,11 +7,11 @@ is a read-only ``{qid: [Hit, ...]}`` mapping whose :class:`~qlog_pyserini.format
 are made only when a query's hits are read, so a caller that writes a run or computes metrics
 never builds a million Python objects:
 
-    >>> results = searcher.batch_search(queries, qids, k=1000)
-    >>> results["q1"][0]                 # Hit(docid=..., score=...), made on access
-    >>> results.to_dict()                # {qid: {docid: score}} for ir_measures / ranx
-    >>> results.to_frame()               # pandas: qid, docno, rank, score (PyTerrier's columns)
-    >>> results.write_trec(f, "tag")     # run lines formatted in Java, no Python per hit
+    >>> results = searcher.batch_search(queries, qids, k=1000)  # doctest: +SKIP
+    >>> results["q1"][0]             # Hit(docid=..., score=...), made on access  # doctest: +SKIP
+    >>> results.to_dict()            # {qid: {docid: score}} for ir_measures / ranx  # doctest: +SKIP
+    >>> results.to_frame()           # pandas: qid, docno, rank, score (PyTerrier's columns)  # doctest: +SKIP
+    >>> results.write_trec(f, "tag")  # run lines formatted in Java, no Python per hit  # doctest: +SKIP
 """
 
 from __future__ import annotations

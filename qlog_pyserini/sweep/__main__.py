@@ -54,6 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cv-seed", type=int, default=0, help="seed of the fold assignment (default 0)")
     parser.add_argument("--no-auto", action="store_true", help="do not add and report the label-free q")
     parser.add_argument("--name", default=None, help="corpus name for tables (default: the index folder's name)")
+    parser.add_argument("--family", default=None,
+                        help="the corpus this one is a subsample of, for leave-one-family-out (default: --name)")
     parser.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     add_auto_arguments(parser)
@@ -84,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prediction = predict_with(args.index, rule_from_args(args))
         print(describe(prediction), file=sys.stderr)
     try:
-        summary = run_sweep(args.index, args.topics, args.qrels, args.out, settings, name=args.name,
+        summary = run_sweep(args.index, args.topics, args.qrels, args.out, settings, name=args.name, family=args.family,
                             progress=not args.quiet, overwrite=args.overwrite,
                             extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))},
                             prediction=prediction)

@@ -147,13 +147,14 @@ class _Measured:
 
 def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrels_path: str | os.PathLike,
               out_dir: str | os.PathLike, settings: SweepSettings, *, name: str | None = None,
-              progress: bool = True, overwrite: bool = False, extra: dict[str, Any] | None = None,
+              family: str | None = None, progress: bool = True, overwrite: bool = False, extra: dict[str, Any] | None = None,
               prediction: Any = None) -> dict[str, Any]:
     """Run the sweep and write its folder (atomically: built beside ``out_dir``, renamed at the end).
 
     Steps: check the inputs; search and score every grid point; pick the oracle; score BM25;
     compare the oracle, the cross-validated choice and (with ``prediction``) the label-free q with
-    BM25; write the files. ``prediction`` (a :class:`qlog_pyserini.predict.rule.Prediction`) adds its
+    BM25; write the files. ``family`` names the corpus a subsample was drawn from (default: ``name``
+    itself), so a leave-one-family-out evaluation holds a corpus out with its subsamples. ``prediction`` (a :class:`qlog_pyserini.predict.rule.Prediction`) adds its
     q to the grid and records it, with its score and comparison, as ``auto`` in the summary.
     """
     started = time.perf_counter()
@@ -197,7 +198,7 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
                     "comparison": asdict(compare_scores(bm25, measured.per_query[auto_q].reindex(bm25.index),
                                                         resamples=settings.resamples, seed=settings.seed))}
         summary = {
-            "name": name or index_dir.name, "index": str(index_dir.resolve()),
+            "name": name or index_dir.name, "family": family or name or index_dir.name, "index": str(index_dir.resolve()),
             "topics": str(Path(topics_path).resolve()), "qrels": str(Path(qrels_path).resolve()),
             "similarity": settings.similarity, "parameter": parameter, "idf_form": settings.idf_form,
             "k1": settings.k1, "b": settings.b, "metric": settings.metric, "grid": grid,

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from qlog_pyserini.jvm.toolchain import find_jdk, pyserini_jar
-from qlog_pyserini.system.project import PROJECT_ROOT
+from qlog_pyserini.system.project import PROJECT_ROOT, relative_to_project
 
 
 def git_commit() -> str | None:
@@ -51,9 +51,22 @@ def memory_gib() -> float | None:
 
 
 def command_line(module: str, argv: Sequence[str] | None) -> str:
-    """The command as a user would type it, e.g. ``python -m qlog_pyserini.sweep --index ...``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    return " ".join(["python", "-m", module, *map(shlex.quote, map(str, args))])
+    """The command as a user would type it from the project root, e.g. ``python -m qlog_pyserini.sweep --index ...``.
+
+    An argument naming a file or folder inside the project is written relative to the project root,
+    so a record names no machine's folders (``--index work/go/index``, not ``--index /home/.../work/go/index``).
+    """
+    args = [_project_path(str(a)) for a in (sys.argv[1:] if argv is None else argv)]
+    return " ".join(["python", "-m", module, *map(shlex.quote, args)])
+
+
+def _project_path(arg: str) -> str:
+    if not arg or arg.startswith("-"):
+        return arg
+    path = Path(arg)
+    if not path.is_absolute() and not path.exists():
+        return arg  # a value, not a path (or a path that names nothing yet, as typed)
+    return relative_to_project(path)
 
 
 def _java_description(jdk) -> str:

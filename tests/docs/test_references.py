@@ -162,8 +162,9 @@ def problems(text: str, base: Path = ROOT) -> list[str]:
 
 # --- where the references are ------------------------------------------------------------------------
 
+@cache
 def python_texts(path: Path) -> str:
-    """A module's docstrings and comments, the prose that can name other modules."""
+    """A module's docstrings and comments, the prose that can name other modules (read once per session)."""
     source = path.read_text(encoding="utf-8")
     parts = []
     for node in ast.walk(ast.parse(source)):

@@ -1,4 +1,4 @@
-"""Leave-one-language-out arithmetic on synthetic sweeps with known answers, and the CLI on a real index."""
+"""Leave-one-family-out arithmetic on synthetic sweeps with known answers, and the CLI on a real index."""
 
 from __future__ import annotations
 
@@ -12,26 +12,27 @@ import pytest
 from conftest import ROOT  # noqa: E402
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.lolo.evaluation import (
+from qlog_pyserini.lolo.fit import (
     Evidence,
+    LoloOptions,
     RuleParams,
     Sweep,
     apply_rule,
     auto_summary,
     candidate_grid,
+    collect_evidence,
     evaluate_rule,
-    family_of,
-    fit_rule,
-    leave_one_family_out,
     fit_c,
-    format_markdown,
+    fit_rule,
     grid_lookup,
+    leave_one_family_out,
     leave_one_out_c,
     mean_recovery,
     read_sweep,
     recovery,
     run_lolo,
 )
+from qlog_pyserini.lolo.report import format_markdown
 
 GRID = [round(0.05 * i, 10) for i in range(1, 31)]  # 0.05 .. 1.5
 
@@ -187,7 +188,7 @@ def test_read_sweep(tmp_path):
 @pytest.fixture(scope="module")
 def real_sweeps(stdlib_index, stdlib_code, tmp_path_factory) -> tuple[Path, Path, Path]:
     """Two sweep folders over the stdlib fixture (grid 0.05, 0.5, 1), scores measured by searching."""
-    from qlog_pyserini.lolo.evaluation import SearchEvaluator
+    from qlog_pyserini.lolo.evaluate import SearchEvaluator
 
     root = tmp_path_factory.mktemp("sweeps")
     qrels = root / "qrels.txt"
@@ -268,20 +269,38 @@ def curve(q_opt: float, top: float, base: float = 0.3, width: float = 0.5) -> di
 
 
 def evidence(name: str, q_opt: float, top: float, h: float, docs: int, kind: str = "code") -> Evidence:
+    """A synthetic corpus; ``BASE-SIZE`` names a subsample of BASE, of BASE's family."""
     scores = curve(q_opt, top)
     best = max(scores, key=lambda q: (scores[q], -abs(q - 1)))
     s = Sweep(name=name, index=Path("."), topics=Path("."), qrels=Path("."), metric="m", scores=scores,
               baseline_score=scores[1.0], oracle_value=best, oracle_score=scores[best], docs=docs)
-    return Evidence(sweep=s, docs=docs, features={"sample-df-slope": h}, family=family_of(name), kind=kind)
+    return Evidence(sweep=s, docs=docs, features={"sample-df-slope": h}, family=name.split("-")[0], kind=kind)
 
 
 def no_search(sweep, q):
     raise AssertionError(f"q = {q} is on the grid; no search expected")
 
 
-def test_family_of_nested_subsamples():
-    assert family_of("go-code-10k") == "go-code" and family_of("cosqa-500") == "cosqa"
-    assert family_of("cosqa") == "cosqa" and family_of("csn-ruby") == "csn-ruby"
+def test_family_is_the_one_the_sweep_recorded(tmp_path):
+    # read from summary.json, never guessed from a name: "cosqa-500" is cosqa's subsample only if its sweep says so
+    sub = read_sweep(write_summary(tmp_path / "cosqa-500", family="cosqa"))
+    alone = read_sweep(write_summary(tmp_path / "go-code-10k"))
+    assert (sub.family, alone.family) == ("cosqa", "go-code-10k")
+    got = collect_evidence([sub, alone], text=["cosqa"], feature_values={"cosqa-500": {}, "go-code-10k": {}},
+                           docs={"cosqa-500": 500, "go-code-10k": 10_000})
+    assert [(e.family, e.kind) for e in got] == [("cosqa", "text"), ("go-code-10k", "code")]
+
+
+def test_options_are_checked_before_any_work():
+    checked = LoloOptions(variants=["all"], shrinks=[5000, 0, 5000]).check()
+    assert checked.shrinks == [0, 5000] and "hapax-per-token" in checked.variants
+    for bad, needle in ((LoloOptions(variants=["nope"]), "unknown variant 'nope'"),
+                        (LoloOptions(q_min=1.5), "--q-min must be at most 1"),
+                        (LoloOptions(c=float("nan")), "--c must be finite"),
+                        (LoloOptions(threads=0), "--threads must be at least 1"),
+                        (LoloOptions(shrinks=[-1]), "must list integers >= 0")):
+        with pytest.raises(QLogError, match=needle):
+            bad.check()
 
 
 def test_fit_rule_prefers_recovery_but_never_breaks_a_training_corpus():
@@ -336,7 +355,7 @@ def test_rule_params_q_is_the_rule():
 
 
 def test_shrinkage_is_selected_by_held_out_outcomes():
-    from qlog_pyserini.lolo.evaluation import select_shrinkage
+    from qlog_pyserini.lolo.fit import select_shrinkage
 
     corpora = []
     for i in range(3):

@@ -37,6 +37,13 @@ def test_reproduce_quick_end_to_end(tmp_path):
     assert "Produced by `scripts/reproduce --quick" in md and "| python-code | lucene | 400 | 40 |" in md
     info = json.loads((out / "provenance.json").read_text())
     assert info["timings_seconds"]["total"] > 0
+    # the evidence stage: the cross-validated table from the same sweeps, each recording its family
+    cv = pd.read_csv(out / "sweeps-cv.csv")
+    assert len(cv) == 1 and cv["bm25"].iloc[0] == main_table.loc[0, "bm25"]
+    summary = json.loads((work / "quick" / "sweeps" / "python-code-lucene" / "summary.json").read_text())
+    assert summary["family"] == "python-code" and summary["provenance"]["command"].startswith("scripts/reproduce --quick")
+    assert "Produced by `scripts/reproduce --quick" in (out / "sweeps-cv.md").read_text()
+    assert not (out / "lolo.md").exists()  # one family: nothing to hold out
     # a second run reuses every cached step and gives the same table
     assert main(args) == 0
     assert pd.read_csv(out / "main.csv").equals(main_table)

@@ -107,3 +107,38 @@ def test_dph_is_non_negative_when_a_term_fills_its_document(tmp_path):
     hits = s.search("zz01", 10)
     assert len(hits) == 6 and all(h.score >= -1e-4 for h in hits)
     assert "full" in {h.docid for h in hits}
+
+
+def test_dph_scores_every_match_where_pruning_would_skip_its_best_document(tmp_path):
+    # DPH is not monotone in tf ("zz01 zz01 zz01" scores 0, "zz01 zz01" in a longer document more), so
+    # Lucene's block-max pruning, which bounds a postings block by its dominant (freq, norm) pairs,
+    # would skip the block holding the best document (java: TestDPHSimilarity) once 1,000 hits are
+    # counted (Lucene's threshold). The searcher scores every match under DPH: its top hit is the best
+    # by the hand formula, at k = 1 as at k = 1000.
+    import json
+
+    from qlog_pyserini.index.indexer import build_index
+
+    texts = {f"d{i}": "zz01 " + " ".join(f"p{i}q{j}" for j in range(39)) for i in range(2000)}
+    texts["d1300"], texts["d1301"] = "zz01 zz01 zz01", "zz01 zz01 y1q y2q y3q y4q"
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps({"id": d, "contents": t}) + "\n" for d, t in texts.items()))
+    build_index(corpus, tmp_path / "idx", progress=False)
+    lengths = {d: len(t.split()) for d, t in texts.items()}
+    avgdl, F = sum(lengths.values()) / len(lengths), sum(t.split().count("zz01") for t in texts.values())
+
+    def dph(d: str) -> float:
+        tf, dl = texts[d].split().count("zz01"), lengths[d]
+        f = tf / dl
+        if f >= 1:
+            return 0.0
+        norm = (1 - f) ** 2 / (tf + 1)
+        return max(0.0, norm * (tf * math.log2((tf * avgdl / dl) * (len(texts) / F)) + 0.5 * math.log2(2 * math.pi * tf * (1 - f))))
+
+    best = max(texts, key=dph)
+    assert best == "d1301"
+    s = QLogSearcher(tmp_path / "idx")
+    s.set_similarity("dph")
+    assert [h.docid for h in s.search("zz01", 1)] == [best]
+    assert s.search("zz01", 1000)[0].docid == best
+    assert s.batch_search(["zz01"], ["q"], k=1)["q"][0].docid == best

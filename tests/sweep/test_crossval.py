@@ -96,6 +96,7 @@ def test_sweep_reports_the_cross_validated_choice(tmp_path, stdlib_index, stdlib
     out = tmp_path / "sweep"
     settings = SweepSettings(grid=(0.3, 0.6), hits=20, resamples=300, folds=4, cv_seed=5)
     s = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out, settings, progress=False)
+    assert s["family"] == s["name"]  # no family given: its own
     per_query = pd.read_csv(out / "per_query.csv", index_col=0)
     per_query.index = per_query.index.astype(str)
     grid = per_query[["q0.3", "q0.6", "q1"]].rename(columns={"q0.3": 0.3, "q0.6": 0.6, "q1": 1.0})

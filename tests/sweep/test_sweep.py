@@ -34,7 +34,8 @@ def test_choose_oracle_breaks_ties_towards_bm25():
 def test_sweep_end_to_end(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
     out = tmp_path / "sweep"
     settings = SweepSettings(grid=(0.3, 0.7), hits=50, threads=2, resamples=500, budgets=(512, 4096))
-    summary = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out, settings, progress=False, name="stdlib")
+    summary = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out, settings, progress=False, name="stdlib-sub",
+                        family="stdlib")
     files = {p.name for p in out.iterdir()}
     assert {"runs", "sweep.csv", "per_query.csv", "summary.json", "comparison.md", "sweep.png"} <= files
     assert (out / "sweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -47,6 +48,7 @@ def test_sweep_end_to_end(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
     assert f"{summary['baseline_score']:.4f}" == f"{bm25.aggregate['ndcg_cut.10']:.4f}"
     assert summary["baseline_score"] == float(table.loc[table["q"] == 1.0, "ndcg_cut.10"].iloc[0])
     saved = json.loads((out / "summary.json").read_text())
+    assert (saved["name"], saved["family"]) == ("stdlib-sub", "stdlib")  # what leave-one-family-out holds out together
     assert saved["docs"] > 300 and saved["queries"] == saved["judged_queries"]
     assert set(saved["recall_at_tokens"]["bm25"]) == {"512", "4096"}
     r = saved["recall_at_tokens"]["bm25"]

@@ -3,6 +3,7 @@ package io.qlog.search;
 import io.anserini.index.Constants;
 import io.anserini.search.ScoredDoc;
 import io.anserini.search.SimpleSearcher;
+import io.qlog.similarities.ExhaustiveScoring;
 import io.qlog.similarities.QLogBM25Similarity;
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -27,6 +28,8 @@ import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopFieldCollector;
+import org.apache.lucene.search.TopFieldCollectorManager;
 import org.apache.lucene.search.TopFieldDocs;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.search.similarities.Similarity;
@@ -150,7 +153,7 @@ public class QLogSearcher extends SimpleSearcher {
       }
       return;
     }
-    TopFieldDocs top = searcher.search(parse(query), k, tieBreakingSort(), true);
+    TopFieldDocs top = searchSorted(searcher, parse(query), k);
     float[] scores = new float[top.scoreDocs.length];
     for (int i = 0; i < scores.length; i++) {
       scores[i] = top.scoreDocs[i].score;
@@ -160,6 +163,23 @@ public class QLogSearcher extends SimpleSearcher {
       FieldDoc hit = (FieldDoc) top.scoreDocs[i];
       appendLine(out, qid, ((BytesRef) hit.fields[1]).utf8ToString(), scores[i], hit.doc);
     }
+  }
+
+  /**
+   * {@code searcher.search(query, k, tieBreakingSort(), true)}, Anserini's search, except under an
+   * {@link ExhaustiveScoring} similarity (DPH), whose scores are not monotone in tf: there every match
+   * is scored, since Lucene's block-max pruning would skip documents that belong in the top k.
+   */
+  private static TopFieldDocs searchSorted(IndexSearcher searcher, Query query, int k) throws IOException {
+    if (!(searcher.getSimilarity() instanceof ExhaustiveScoring)) {
+      return searcher.search(query, k, tieBreakingSort(), true);
+    }
+    int hits = Math.max(1, Math.min(k, searcher.getIndexReader().maxDoc())); // as IndexSearcher caps it
+    int threshold = ExhaustiveScoring.totalHitsThreshold(searcher.getSimilarity(), hits);
+    Sort sort = tieBreakingSort().rewrite(searcher);
+    TopFieldDocs top = searcher.search(query, new TopFieldCollectorManager(sort, hits, null, threshold));
+    TopFieldCollector.populateScores(top.scoreDocs, searcher, query);
+    return top;
   }
 
   private static void appendLine(StringBuilder out, String qid, String docid, float score, int luceneDocid) {

@@ -19,8 +19,13 @@ import org.apache.lucene.search.similarities.SimilarityBase;
  * number of documents and F the term's total frequency in the collection. Lucene requires
  * non-negative scores, so a negative value (possible only when a term nearly fills a document) is
  * clamped to 0. dl comes from Lucene's one-byte length norm, as in every Lucene similarity.
+ *
+ * <p>DPH is not monotone in tf: the factor (1 - f)^2 falls to 0 as a term fills its document, so
+ * "x x x" (tf = 3, dl = 3) scores 0 where "x x y" (tf = 2) scores more. Lucene's block-max pruning
+ * assumes the opposite and would skip such documents, so DPH is {@link ExhaustiveScoring}: our
+ * searcher scores every match under it (TestDPHSimilarity shows a document pruning would lose).
  */
-public class DPHSimilarity extends SimilarityBase {
+public class DPHSimilarity extends SimilarityBase implements ExhaustiveScoring {
   public DPHSimilarity() {}
 
   @Override

@@ -1,27 +1,24 @@
-"""Leave-one-corpus-out: how much of the oracle gain the label-free q recovers, and whether it ever hurts.
+"""Leave-one-family-out, the fitting side: the sweeps it reads, the rule candidates, and the pure arithmetic.
+
+A family is a corpus with its nested size subsamples (``summary.json``'s ``family``, which ``sweep --family``
+records; a sweep without one is its own family). Held out one family at a time, the label-free rule's
+constants are fitted on the other families and judged on the held-out one: how much of the oracle gain
+the label-free q recovers, and whether it ever hurts. Measuring M(q) off a sweep's grid is
+:mod:`qlog_pyserini.lolo.evaluate`; the markdown and JSON report, :mod:`qlog_pyserini.lolo.report`.
 
 Two evaluations live here. The current one (:func:`select_shrinkage`, :func:`leave_one_family_out`,
 :func:`fit_rule`, the default of ``python -m qlog_pyserini.lolo``) judges the full rule of
-:mod:`qlog_pyserini.predict.rule` (feature, c, q_min, shrinkage n0, rounding): each corpus is held
-out with its nested size subsamples (its family), the constants are fitted on the other families
-(the most cautious candidate within 0.03 of the best mean recovery that keeps every training
-corpus above -0.25% against BM25), and n0 is chosen by comparing the held-out outcomes. The older
-per-feature report below (``--variant``) fits only c of ``clip(1 - c * h, q_min, 1)``:
-
-    python -m qlog_pyserini.lolo --sweeps sweeps/csn-ruby sweeps/cosqa sweeps/cacm ... \\
-        [--variant hapax-per-token --variant df-slope | --variant all] [--output results/lolo.md]
-
-Each ``--sweeps`` folder is the output of ``python -m qlog_pyserini.sweep`` (q-log BM25 over a grid
-of q); its ``summary.json`` gives the index, topics, qrels, metric M, the grid scores M(q), and
-the oracle q_opt with M(q_opt). For each corpus and each rule:
+:mod:`qlog_pyserini.predict.rule` (feature, c, q_min, shrinkage n0, rounding): each family is held
+out, the constants are fitted on the other families (the most cautious candidate within 0.03 of the
+best mean recovery that keeps every training corpus above -0.25% against BM25), and n0 is chosen by
+comparing the held-out outcomes. The older per-feature report (``--variant``, :func:`run_lolo`) fits
+only c of ``clip(1 - c * h, q_min, 1)``, one corpus held out at a time:
 
     fitted c      1 - q_opt = c * h through the origin (q = 1 at h = 0), least squares over the
                   OTHER corpora:  c = sum(h_i * (1 - q_opt_i)) / sum(h_i^2)      (0 if all h_i = 0)
     fixed c       the paper's c = 7.28 (h_tok variants only)
     q_pred        clip(1 - c * h, q_min, 1)
-    M(q_pred)     the sweep's score if q_pred is on its grid (within 1e-9), else measured: the index
-                  is searched at q_pred with the sweep's k1, b, idf form and hit count, and the run
-                  scored by trec_eval (:mod:`qlog_pyserini.eval.trec_eval`), as the sweep scored its points
+    M(q_pred)     the sweep's score if q_pred is on its grid (within 1e-9), else measured by a search
     recovery      (M(q_pred) - M(1)) / (M(q_opt) - M(1))
 
 M(1) is the grid score at q = 1 (the sweep always has it; ``baseline_score`` otherwise). Recovery
@@ -31,10 +28,8 @@ when M(q_opt) <= M(1), i.e. BM25 is already best on the grid and there is no gai
 such corpora are listed (with M(q_pred) - M(1), so a loss stays visible) but left out of the
 mean. The mean is the plain average over the other corpora, as the paper's 72% is.
 
-h is a feature of :mod:`qlog_pyserini.stats.statistics`: an h_tok variant, or ``df-slope`` (the
-second rule). The arithmetic (:func:`fit_c`, :func:`leave_one_out_c`,
-:func:`recovery`, :func:`evaluate_rule`) is pure and takes M(q) as a callback, so it is tested on
-synthetic sweeps with known answers.
+h is a feature of :mod:`qlog_pyserini.stats.statistics`: an h_tok variant, or ``df-slope``. Everything
+here is pure and takes M(q) as a callback, so it is tested on synthetic sweeps with known answers.
 """
 
 from __future__ import annotations
@@ -42,8 +37,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -51,14 +44,49 @@ from typing import Any, Callable, Mapping, Sequence
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
 from qlog_pyserini.predict.rule import DEFAULT_STEP, DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN, auto_q, q_from_h
-from qlog_pyserini.stats.statistics import DEFAULT_SAMPLE_DOCS, H_TOK_VARIANTS, corpus_stats, features
+from qlog_pyserini.stats.statistics import DEFAULT_SAMPLE_DOCS, FEATURES, H_TOK_VARIANTS, corpus_stats, features
 
-PAPER_RECOVERY = 0.72
 GRID_TOLERANCE = 1e-9
-SCORE_TOLERANCE = 5e-5  # trec_eval prints 4 decimals: two honest measurements of one run differ by less
 DEFAULT_VARIANTS = ("hapax-per-token", "sample-df-slope")  # the paper's h_tok and the size-comparable slope
+DEFAULT_SHRINKS = (0, 1000, 2000, 3000, 5000, 10000)
 REQUIRED_KEYS = ("name", "index", "topics", "qrels", "metric", "parameter", "grid", "scores",
                  "baseline_score", "oracle_value", "oracle_score", "idf_form")
+
+
+@dataclass(frozen=True)
+class LoloOptions:
+    """What a leave-one-family-out evaluation is asked for; :meth:`check` refuses bad values before any work."""
+
+    text: Sequence[str] = ()  # natural-language corpora (or families); the others count as code
+    fit_variants: Sequence[str] = (DEFAULT_VARIANT,)  # features the rule fit may choose from
+    shrinks: Sequence[int] = DEFAULT_SHRINKS  # shrinkage constants n0 to choose from
+    variants: Sequence[str] = ()  # the per-feature report's features ("all": every one)
+    c: float = PAPER_C  # the per-feature report's fixed c
+    q_min: float = PAPER_Q_MIN  # the per-feature report's lowest q
+    sample_docs: int = DEFAULT_SAMPLE_DOCS
+    seed: int = 0
+    threads: int = 1
+
+    def check(self) -> LoloOptions:
+        """The options with variants deduplicated and ``all`` expanded; QLogError naming the bad one."""
+        variants = list(dict.fromkeys(self.variants))
+        if "all" in variants:
+            variants = list(FEATURES)
+        fit_variants = list(dict.fromkeys(self.fit_variants or (DEFAULT_VARIANT,)))
+        unknown = [v for v in variants + fit_variants if v not in FEATURES]
+        if unknown:
+            raise QLogError(f"unknown variant {unknown[0]!r}; known: {', '.join(FEATURES)} or 'all'")
+        for name, value in (("--c", self.c), ("--q-min", self.q_min)):
+            if not math.isfinite(value):
+                raise QLogError(f"{name} must be finite, got {value}")
+        if self.q_min > 1:
+            raise QLogError(f"--q-min must be at most 1, got {self.q_min}")
+        if self.threads < 1:
+            raise QLogError(f"--threads must be at least 1, got {self.threads}")
+        shrinks = sorted(set(self.shrinks))
+        if not shrinks or min(shrinks) < 0:
+            raise QLogError(f"--shrink-docs {','.join(map(str, self.shrinks))!r} must list integers >= 0")
+        return replace(self, variants=variants, fit_variants=fit_variants, shrinks=shrinks)
 
 
 @dataclass(frozen=True)
@@ -80,6 +108,11 @@ class Sweep:
     hits: int = 1000
     folder: Path | None = None
     docs: int | None = None
+    family: str = ""  # the corpus this one is a subsample of; "" until read: the sweep's own name
+
+    def __post_init__(self) -> None:
+        if not self.family:
+            object.__setattr__(self, "family", self.name)
 
     def score_at(self, q: float) -> float | None:
         """M(q) from the grid, or None if q is not a grid point."""
@@ -117,7 +150,7 @@ def read_sweep(folder: str | os.PathLike) -> Sweep:
             oracle_value=float(summary["oracle_value"]), oracle_score=float(summary["oracle_score"]),
             idf_form=check_form(summary["idf_form"]), k1=float(summary.get("k1", DEFAULT_K1)),
             b=float(summary.get("b", DEFAULT_B)), hits=int(summary.get("hits", 1000)), folder=folder,
-            docs=int(summary["docs"]) if "docs" in summary else None)
+            docs=int(summary["docs"]) if "docs" in summary else None, family=str(summary.get("family") or ""))
     except (TypeError, ValueError) as e:
         raise QLogError(f"{path}: {e}") from None
     if not scores:
@@ -130,6 +163,18 @@ def _resolve(value: str, folder: Path) -> Path:
     if p.is_absolute() or p.exists() or not (folder / p).exists():
         return p
     return folder / p
+
+
+def load_sweeps(folders: Sequence[str | os.PathLike]) -> tuple[list[Sweep], str]:
+    """The sweeps, checked to have unique names and one metric; returns them and the metric."""
+    sweeps = [read_sweep(d) for d in folders]
+    names = [s.name for s in sweeps]
+    if len(set(names)) != len(names):
+        raise QLogError(f"sweep names must be unique, got {names}")
+    metrics = {s.metric for s in sweeps}
+    if len(metrics) != 1:
+        raise QLogError(f"all sweeps must use one metric, got {sorted(metrics)}")
+    return sweeps, metrics.pop()
 
 
 # --- the arithmetic: pure functions -------------------------------------------------------------------
@@ -192,7 +237,7 @@ class Row:
 
 @dataclass(frozen=True)
 class RuleResult:
-    """A rule evaluated leave-one-language-out: per-corpus rows and the mean recovery."""
+    """A per-feature rule evaluated one corpus held out at a time: per-corpus rows and the mean recovery."""
 
     variant: str
     mode: str  # "fit" (c fitted leave-one-out) or "fixed"
@@ -235,102 +280,6 @@ def evaluate_rule(sweeps: Sequence[Sweep], h: Sequence[float], evaluate: Evaluat
                       c_all=fit_c(h, q_opt) if c is None else float(c), q_min=q_min, rows=rows)
 
 
-# --- measuring M(q) off the grid ----------------------------------------------------------------------
-
-class SearchEvaluator:
-    """M(q) by searching a sweep's index at q and scoring the run with trec_eval, as the sweep did.
-
-    One searcher stays open per index; values are cached. Before the first off-grid search on a
-    corpus, the sweep's oracle point is re-measured the same way: if it differs from the sweep's
-    score by more than trec_eval's rounding, the two measurements are not comparable (different
-    topics, qrels or settings) and a warning is kept in :attr:`warnings`.
-    """
-
-    def __init__(self, threads: int = 1) -> None:
-        self.threads = threads
-        self.warnings: list[str] = []
-        self._searchers: dict[Path, Any] = {}
-        self._cache: dict[tuple[str, float], float] = {}
-        self._checked: set[str] = set()
-
-    def __call__(self, sweep: Sweep, q: float) -> float:
-        if sweep.name not in self._checked:
-            self._checked.add(sweep.name)
-            again = self.measure(sweep, sweep.oracle_value)
-            if abs(again - sweep.oracle_score) > SCORE_TOLERANCE:
-                self.warnings.append(
-                    f"{sweep.name}: re-measuring q = {sweep.oracle_value:g} gives {sweep.metric} {again:.4f}, the "
-                    f"sweep says {sweep.oracle_score:.4f}; M(q_pred) may not be comparable with the sweep's scores")
-        return self.measure(sweep, q)
-
-    def measure(self, sweep: Sweep, q: float) -> float:
-        """M(q) on ``sweep``'s corpus by an actual search at q."""
-        key = (sweep.name, round(q, 12))
-        if key in self._cache:
-            return self._cache[key]
-        from qlog_pyserini.eval.trec_eval import trec_eval
-        from qlog_pyserini.formats.topics import read_topics
-        from qlog_pyserini.formats.trec import write_run
-        from qlog_pyserini.search.batch import search_topics
-        from qlog_pyserini.search.searcher import QLogSearcher
-
-        searcher = self._searchers.get(sweep.index)
-        if searcher is None:
-            searcher = self._searchers[sweep.index] = QLogSearcher(sweep.index)
-        searcher.set_qlog(k1=sweep.k1, b=sweep.b, q=q, idf_form=sweep.idf_form)
-        topics = read_topics(sweep.topics)
-        results = search_topics(searcher, topics, hits=sweep.hits, threads=self.threads, progress=False)
-        with tempfile.TemporaryDirectory(prefix="qlog-lolo-") as tmp:
-            run = Path(tmp) / "run.txt"
-            write_run(run, results, tag="lolo", qids=list(topics))
-            value = trec_eval(sweep.qrels, run, metrics=[sweep.metric], per_query=False).aggregate[sweep.metric]
-        self._cache[key] = value
-        return value
-
-    def close(self) -> None:
-        for s in self._searchers.values():
-            s.close()
-        self._searchers.clear()
-
-
-# --- the report ---------------------------------------------------------------------------------------
-
-def _num(x: float | None, digits: int = 4) -> str:
-    return "n/a" if x is None else f"{x:.{digits}f}"
-
-
-def rule_title(result: RuleResult) -> str:
-    how = (f"c fitted on the other corpora (c on all corpora: {result.c_all:.4g})" if result.mode == "fit"
-           else f"fixed c = {result.c_all:g}")
-    return f"h = {result.variant}, {how}"
-
-
-def format_markdown(results: Sequence[RuleResult], metric: str, notes: Sequence[str] = ()) -> str:
-    """The report: one table per rule, then a summary of mean recoveries beside the paper's."""
-    lines = ["# Leave-one-language-out: label-free q", "",
-             f"q_pred = clip(1 - c * h, q_min, 1); M = {metric}; recovery = (M(q_pred) - M(1)) / (M(q_opt) - M(1)), "
-             "n/a (and left out of the mean) when M(q_opt) <= M(1). "
-             "M(q_pred) marked * was measured by searching at q_pred (off the sweep's grid).", ""]
-    for r in results:
-        lines += [f"## {rule_title(r)}", "",
-                  "| corpus | h | q_opt | c | q_pred | M(1) | M(q_opt) | M(q_pred) | M(q_pred) - M(1) | recovery |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        for row in r.rows:
-            lines.append(f"| {row.name} | {row.h:.4f} | {row.q_opt:g} | {row.c:.3f} | {row.q_pred:.3f} | "
-                         f"{row.m_base:.4f} | {row.m_opt:.4f} | {row.m_pred:.4f}{'*' if row.measured else ''} | "
-                         f"{row.m_pred - row.m_base:+.4f} | {_num(row.recovery, 3)} |")
-        lines += ["", f"mean recovery: {_num(r.mean_recovery, 3)} over {r.counted} of {len(r.rows)} corpora "
-                      f"(paper: {PAPER_RECOVERY})", ""]
-    lines += ["## Summary", "", "| h | c | mean recovery | corpora counted |", "|---|---|---:|---:|"]
-    for r in results:
-        c = "leave-one-out fit" if r.mode == "fit" else f"{r.c_all:g}"
-        lines.append(f"| {r.variant} | {c} | {_num(r.mean_recovery, 3)} | {r.counted}/{len(r.rows)} |")
-    lines.append(f"| paper (h_tok) | leave-one-out fit | {PAPER_RECOVERY} | |")
-    if notes:
-        lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
-    return "\n".join(lines) + "\n"
-
-
 def run_lolo(sweeps: Sequence[Sweep], variants: Sequence[str], evaluate: Evaluate, fixed_c: float = PAPER_C,
              q_min: float = PAPER_Q_MIN, feature_values: Mapping[str, Mapping[str, float | None]] | None = None,
              sample_docs: int = DEFAULT_SAMPLE_DOCS, seed: int = 0) -> tuple[list[RuleResult], list[str]]:
@@ -360,13 +309,12 @@ def run_lolo(sweeps: Sequence[Sweep], variants: Sequence[str], evaluate: Evaluat
     return results, notes
 
 
-# --- the safe rule: fitted and judged leave-one-corpus-out --------------------------------------------
+# --- the safe rule: fitted and judged leave-one-family-out --------------------------------------------
 
 SAFETY_FLOOR = -0.005  # the requirement: NDCG@10 at auto at most 0.5% (relative) below BM25 on every corpus
 FIT_FLOOR = -0.0025  # what a candidate must keep on every TRAINING corpus: half the requirement, a margin
 RECOVERY_TARGET = 0.5  # the requirement: mean held-out recovery of the oracle gain on code
 RECOVERY_TOLERANCE = 0.03  # candidates this close to the best mean recovery count as equals; the cautious one wins
-FAMILY_SUFFIX = re.compile(r"-(\d+k?)$")  # "go-code-10k", "cosqa-500": nested subsamples of one corpus
 
 
 @dataclass(frozen=True)
@@ -401,11 +349,6 @@ class Evidence:
     @property
     def name(self) -> str:
         return self.sweep.name
-
-
-def family_of(name: str) -> str:
-    """The corpus a nested subsample was drawn from: ``go-code-10k`` -> ``go-code``; others are their own."""
-    return FAMILY_SUFFIX.sub("", name)
 
 
 def candidate_grid(variants: Sequence[str] = (DEFAULT_VARIANT,),
@@ -529,25 +472,6 @@ def auto_summary(rows: Sequence[AutoRow]) -> dict[str, Any]:
             "mean_recovery_code_full_size": sum(full) / len(full) if full else None, "full_size_counted": len(full)}
 
 
-def format_auto_markdown(title: str, rows: Sequence[AutoRow], metric: str, show_params: bool) -> str:
-    """One table: per corpus BM25, q_opt, oracle, q_auto, M at auto, relative change, recovery."""
-    s = auto_summary(rows)
-    head = ("| corpus | kind | docs | h | " + ("rule fitted without this corpus's family | " if show_params else "")
-            + f"BM25 | q_opt | {metric} at q_opt | q_auto | {metric} at q_auto | vs BM25 | recovery |")
-    lines = [f"## {title}", "", head, "|" + "---|" * (head.count("|") - 1)]
-    for r in rows:
-        params = f"c = {r.params.c:g}, q_min = {r.params.q_min:g}, n0 = {r.params.shrink_docs} | " if show_params else ""
-        lines.append(f"| {r.name} | {r.kind} | {r.docs:,} | {r.h:.4f} | {params}{r.m_base:.4f} | {r.q_opt:g} "
-                     f"| {r.m_opt:.4f} | {r.q_auto:g} | {r.m_auto:.4f}{'*' if r.measured else ''} "
-                     f"| {r.rel_change:+.2%} | {_num(r.recovery, 3)} |")
-    worst = "n/a" if s["worst_rel_change"] is None else f"{s['worst_rel_change']:+.2%} ({s['worst_corpus']})"
-    lines += ["", f"Worst change against BM25: {worst}; corpora more than 0.5% below BM25: "
-                  f"{', '.join(s['below_floor']) or 'none'}. Mean recovery on code corpora: "
-                  f"{_num(s['mean_recovery_code'], 3)} over {s['code_counted']} with a gain to recover "
-                  f"({_num(s['mean_recovery_code_full_size'], 3)} over the {s['full_size_counted']} full-size ones).", ""]
-    return "\n".join(lines)
-
-
 def collect_evidence(sweeps: Sequence[Sweep], text: Sequence[str] = (), sample_docs: int = DEFAULT_SAMPLE_DOCS,
                      seed: int = 0, feature_values: Mapping[str, Mapping[str, float | None]] | None = None,
                      docs: Mapping[str, int] | None = None) -> list[Evidence]:
@@ -565,9 +489,8 @@ def collect_evidence(sweeps: Sequence[Sweep], text: Sequence[str] = (), sample_d
                 stats = corpus_stats(s.index, sample_docs=sample_docs, seed=seed)
                 cache[s.index] = (features(stats), int(stats["documents"]))
             f, n = cache[s.index]
-        family = family_of(s.name)
-        out.append(Evidence(sweep=s, docs=n, features=f, family=family,
-                            kind="text" if s.name in text or family in text else "code"))
+        out.append(Evidence(sweep=s, docs=n, features=f, family=s.family,
+                            kind="text" if s.name in text or s.family in text else "code"))
     return out
 
 
@@ -584,7 +507,7 @@ def select_shrinkage(corpora: Sequence[Evidence], candidates: Sequence[RuleParam
     """Pick n0 by leave-one-family-out evaluation, never by in-sample fit.
 
     For each n0, the other constants are fitted without each held-out family (:func:`leave_one_family_out`)
-    on the candidates with that n0. Requirements first, in the issue's order: an n0 is admissible when
+    on the candidates with that n0. Requirements first: an n0 is admissible when
     no held-out corpus falls more than 0.5% below BM25 and the mean held-out recovery on code reaches
     ``target``; the chosen n0 is the LARGEST admissible one (the most shrinkage toward BM25 on small
     corpora that the evidence allows, since small corpora are where a label-free rule is riskiest).
@@ -603,16 +526,3 @@ def select_shrinkage(corpora: Sequence[Evidence], candidates: Sequence[RuleParam
         return (safe, safe and rec >= target, n0 if safe and rec >= target else (rec if safe else s["worst_rel_change"]))
 
     return ShrinkSelection(outcomes=outcomes, chosen=max(shrinks, key=key))
-
-
-def format_selection_markdown(selection: ShrinkSelection) -> str:
-    lines = ["## Choosing the shrinkage n0 by leave-one-corpus-out", "",
-             "| n0 | worst change vs BM25 (corpus) | corpora > 0.5% below BM25 | mean recovery, code | "
-             "mean recovery, full-size code |", "|---:|---|---|---:|---:|"]
-    for n0, rows in selection.outcomes.items():
-        s = auto_summary(rows)
-        mark = " (chosen)" if n0 == selection.chosen else ""
-        lines.append(f"| {n0}{mark} | {s['worst_rel_change']:+.2%} ({s['worst_corpus']}) | "
-                     f"{', '.join(s['below_floor']) or 'none'} | {_num(s['mean_recovery_code'], 3)} | "
-                     f"{_num(s['mean_recovery_code_full_size'], 3)} |")
-    return "\n".join(lines) + "\n"

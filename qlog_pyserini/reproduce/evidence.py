@@ -1,0 +1,116 @@
+"""The label-free-q evidence as stages of ``reproduce``: subsamples, the cross-validated tables, model sweeps, lolo.
+
+After the main sweeps (:func:`qlog_pyserini.reproduce.pipeline.main_rows`), these stages write
+
+    sweeps-cv.md / .csv           every corpus: BM25, the 5-fold cross-validated q, the oracle, the label-free q
+    sweeps-subsamples.md / .csv   the same for nested seeded subsamples (:mod:`qlog_pyserini.corpus.subsample`)
+    sweeps-models.md / .csv       the other tunable models (idf-gamma, qld) on the labelled corpora, cross-validated
+    lolo.md / lolo.json           leave-one-family-out evaluation of the label-free rule over all of those sweeps
+
+Each sweep's ``summary.json`` records its family (a subsample's is its source corpus), which is what
+leave-one-family-out holds out together. Every table ends with the ``reproduce`` command that made it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from qlog_pyserini.corpus.subsample import subsample, subsample_name
+from qlog_pyserini.formats.documents import iter_documents
+from qlog_pyserini.lolo.fit import LoloOptions
+from qlog_pyserini.lolo.report import lolo_report
+from qlog_pyserini.sweep.run import parse_grid
+from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.system.provenance import provenance, provenance_markdown
+from qlog_pyserini.table.rows import NOTE, format_markdown, table_rows
+
+if TYPE_CHECKING:
+    from qlog_pyserini.reproduce.pipeline import Config, Prepared
+
+SWEEP_FORM = "lucene"  # the evidence is on the default odds form
+
+
+def subsample_corpora(corpora: Sequence[Prepared], cfg: Config) -> list[Prepared]:
+    """The nested subsamples ``cfg.subsamples`` asks for, prepared and indexed (cached); absent sources skipped."""
+    from qlog_pyserini.reproduce.pipeline import Prepared, _cached, _index, _stamp
+
+    by_name = {c.name: c for c in corpora}
+    out = []
+    for base, sizes in cfg.subsamples.items():
+        source = by_name.get(base)
+        if source is None:
+            print(f"[{base}] no subsamples: the corpus is absent in this run", file=sys.stderr)
+            continue
+        documents = sum(1 for _ in iter_documents(source.folder / "corpus"))
+        for size in sizes:
+            if size >= documents:
+                print(f"[{base}] {documents:,} documents: no subsample of {size:,}", file=sys.stderr)
+                continue
+            name = subsample_name(base, size)
+            folder = cfg.work / "corpora" / name
+            key = {"source": str(source.folder), "source_manifest": json.loads((source.folder / "manifest.json").read_text()),
+                   "size": size, "max_queries": cfg.queries}
+            if not _cached(folder / "prepared", key):
+                folder.mkdir(parents=True, exist_ok=True)
+                subsample(source.folder, folder / "prepared", size, max_queries=cfg.queries, family=source.family,
+                          overwrite=True)
+                _stamp(folder / "prepared", key)
+            out.append(Prepared(name, source.kind, source.language, folder / "prepared",
+                                _index(folder / "prepared", folder / "index", cfg), family=source.family))
+    return out
+
+
+def _write_table(folders: Sequence[Path], cfg: Config, stem: str, title: str) -> None:
+    summaries = [json.loads((f / "summary.json").read_text()) for f in folders]
+    table = table_rows(summaries)
+    md = f"# {title}\n\n" + format_markdown(table) + "\n" + NOTE + "\n\n" + provenance_markdown(provenance(cfg.command))
+    with atomic_output(cfg.out / f"{stem}.md") as f:
+        f.write(md)
+    with atomic_output(cfg.out / f"{stem}.csv") as f:
+        table.to_csv(f, index=False)
+
+
+def _folder(corpus: Prepared, similarity: str = "qlog") -> str:
+    return f"{corpus.name}{'' if similarity == 'qlog' else '-' + similarity}-{SWEEP_FORM}"
+
+
+def evidence(corpora: Sequence[Prepared], cfg: Config) -> dict[str, list[Path]]:
+    """Run the stages; returns the sweep folders of each table (cross-validated, subsamples, models)."""
+    from qlog_pyserini.reproduce.pipeline import sweep
+
+    sweeps = cfg.work / "sweeps"
+    for corpus in corpora:
+        sweep(corpus, cfg, SWEEP_FORM)  # cached: the main table's sweeps
+    main = [sweeps / _folder(c) for c in corpora]
+    _write_table(main, cfg, "sweeps-cv", "Cross-validated q, with the oracle beside it")
+
+    subs = subsample_corpora(corpora, cfg)
+    for corpus in subs:
+        sweep(corpus, cfg, SWEEP_FORM)
+    sub_folders = [sweeps / _folder(c) for c in subs]
+    if sub_folders:
+        _write_table(sub_folders, cfg, "sweeps-subsamples", "Nested subsamples: cross-validated q and the oracle")
+
+    model_folders = []
+    for corpus in (c for c in corpora if c.kind == "labelled"):
+        model_folders.append(sweeps / _folder(corpus))
+        for similarity, grid in cfg.models.items():
+            sweep(corpus, cfg, SWEEP_FORM, grid=parse_grid(grid), similarity=similarity)
+            model_folders.append(sweeps / _folder(corpus, similarity))
+    if model_folders and cfg.models:
+        _write_table(model_folders, cfg, "sweeps-models", "Other tunable models, cross-validated the same way")
+
+    families = {c.family for c in [*corpora, *subs]}
+    if len(families) >= 2:
+        report, payload, _ = lolo_report([str(f) for f in main + sub_folders],
+                                         LoloOptions(text=cfg.text, threads=cfg.threads).check(), cfg.command)
+        with atomic_output(cfg.out / "lolo.md") as f:
+            f.write(report)
+        with atomic_output(cfg.out / "lolo.json") as f:
+            json.dump(payload, f, indent=2)
+    else:
+        print("[lolo] skipped: leave-one-family-out needs at least two families", file=sys.stderr)
+    return {"cv": main, "subsamples": sub_folders, "models": model_folders}
