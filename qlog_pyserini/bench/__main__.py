@@ -13,6 +13,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.bench.benchmark import PATHS, SWEEP_POINTS, format_markdown, run_benchmark
 from qlog_pyserini.system.outputs import write_json, write_text
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
+from qlog_pyserini.system.progress import info
 
 
 def _int_list(text: str) -> list[int]:
@@ -79,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.index, args.topics, ks=args.k, threads=args.threads, repeats=args.repeats, qs=args.q,
         max_queries=args.max_queries, paths=paths, warmup=args.warmup, sweep_points=args.sweep_points,
         check_queries=args.check_queries, seed=args.seed, k1=args.k1, b=args.b,
-        progress=None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
+        progress=None if args.quiet else info)
     result["command"] = "python -m qlog_pyserini.bench " + shlex.join(sys.argv[1:] if argv is None else list(argv))
     text = format_markdown(result)
     print(text)
