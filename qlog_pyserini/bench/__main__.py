@@ -14,6 +14,7 @@ from qlog_pyserini.bench.report import format_markdown
 from qlog_pyserini.bench.run import PATHS, SWEEP_POINTS, run_benchmark
 from qlog_pyserini.system.outputs import write_json, write_text
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
+from qlog_pyserini.system.progress import info
 
 
 def _int_list(text: str) -> list[int]:
@@ -92,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_queries=args.max_queries, paths=paths, warmup=args.warmup, sweep_points=args.sweep_points,
         check_queries=args.check_queries, seed=args.seed, k1=args.k1, b=args.b,
         python_q=None if args.no_python_path else args.python_q, qrels=args.qrels,
-        progress=None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
+        progress=None if args.quiet else info)
     result["command"] = "python -m qlog_pyserini.bench " + shlex.join(sys.argv[1:] if argv is None else list(argv))
     text = format_markdown(result)
     if args.end_to_end:
@@ -101,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result["end_to_end"] = measure_end_to_end(
             args.index, args.topics, args.end_to_end, args.qrels, args.python_q, max(args.k),
             max(args.threads or [os.cpu_count() or 1]), args.repeats, args.scale, "0.1,0.2,...,1.0",
-            say=(lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
+            say=(lambda msg: None) if args.quiet else info)
         text += format_end_to_end(result["end_to_end"])
     print(text)
     if args.output:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Sequence
 
@@ -27,6 +26,7 @@ from qlog_pyserini.reproduce.pipeline import (
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.project import PROJECT_ROOT
 from qlog_pyserini.system.outputs import check_not_precious, check_output_dir, write_marker
+from qlog_pyserini.system.progress import info
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -76,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         command=command_line("scripts/reproduce", argv).replace("python -m scripts/reproduce", "scripts/reproduce"))
     tables = reproduce(cfg)
     print(main_markdown(tables["main"]))
-    print(f"wrote {cfg.out} in {cfg.timings['total'] / 60:.1f} min", file=sys.stderr)
+    info(f"wrote {cfg.out} in {cfg.timings['total'] / 60:.1f} min")
     return 0
 
 

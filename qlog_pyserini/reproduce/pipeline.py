@@ -40,6 +40,7 @@ from qlog_pyserini.formats.documents import iter_documents, write_json_collectio
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.index.indexer import build_index
+from qlog_pyserini.system.progress import info
 
 FULL_GRID = "0.05,0.1,...,1.0,1.25,1.5"
 QUICK_GRID = "0.1,0.3,0.5,0.7,1.0,1.5"
@@ -128,7 +129,7 @@ def labelled_corpora(cfg: Config) -> list[Prepared]:
     ]
     for name, language, src, prepare in specs:
         if not src.is_dir():
-            print(f"[{name}] skipped: {src} is absent", file=sys.stderr)
+            info(f"[{name}] skipped: {src} is absent")
             continue
         folder = cfg.work / "corpora" / name
         key = {"source": str(src)}
@@ -166,14 +167,14 @@ def code_corpora(cfg: Config) -> list[Prepared]:
     for language in cfg.languages:
         roots = code_sources(language, cfg)
         if not roots:
-            print(f"[{language}] skipped: no source code available in this mode", file=sys.stderr)
+            info(f"[{language}] skipped: no source code available in this mode")
             continue
         name = f"{language}-code"
         folder = cfg.work / "corpora" / name
         key = {"roots": [[str(p), l] for p, l in roots], "queries": cfg.queries, "max_docs": cfg.max_docs, "seed": 42}
         if not _cached(folder / "prepared", key):
             folder.mkdir(parents=True, exist_ok=True)
-            print(f"[{name}] building the benchmark from {len(roots)} source roots", file=sys.stderr)
+            info(f"[{name}] building the benchmark from {len(roots)} source roots")
             build_benchmark(roots, folder / "beir", languages=[language], n_queries=cfg.queries, seed=42,
                             max_docs=cfg.max_docs, overwrite=True, progress=True)
             prepare_beir(folder / "beir", folder / "prepared", overwrite=True)

@@ -19,7 +19,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.solr.client import SolrClient
-from qlog_pyserini.solr.configset import STATS_CACHES, ConfigSet, write_configset, zip_folder
+from qlog_pyserini.solr.configset import FIELD, STATS_CACHES, ConfigSet, write_configset, zip_folder
 from qlog_pyserini.solr.workflow import deploy, index_corpus, run_to_file, sweep_q
 
 
@@ -36,6 +36,12 @@ def _similarity_args(p: ArgumentParser) -> None:
 def _solr_args(p: ArgumentParser) -> None:
     p.add_argument("--solr", required=True, metavar="URL", help="a Solr node's base URL, e.g. http://127.0.0.1:8983/solr")
     p.add_argument("--collection", required=True, help="collection name")
+
+
+def _field_arg(p: ArgumentParser) -> None:
+    p.add_argument("--field", default=FIELD, metavar="NAME",
+                   help=f"the collection's text field to search (default {FIELD}, the field our configset defines; "
+                        "name yours when the collection has its own schema)")
 
 
 def _config(args) -> ConfigSet:
@@ -72,6 +78,7 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--output", required=True, metavar="RUN", help="run file to write (atomically)")
     p.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
     p.add_argument("--run-tag", default="qlog-solr", help="run tag (default qlog-solr)")
+    _field_arg(p)
 
     p = sub.add_parser("sweep", help="for each q: rewrite the schema, RELOAD, search, trec_eval")
     _solr_args(p)
@@ -80,6 +87,7 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--q-grid", default="0.3,0.5,0.7,1.0", help="q values, e.g. 0.05,0.1,...,1.0,1.25 (default 0.3,0.5,0.7,1.0)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the runs and metrics.csv")
     p.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
+    _field_arg(p)
     _similarity_args(p)
     return parser
 
@@ -102,11 +110,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             n = index_corpus(client, args.collection, args.corpus, args.batch_size)
             print(f"{args.collection}: indexed {n} documents ({client.count(args.collection)} in the collection)")
         elif args.command == "search":
-            answered = run_to_file(client, args.collection, args.topics, args.output, args.hits, args.run_tag)
+            answered = run_to_file(client, args.collection, args.topics, args.output, args.hits, args.run_tag,
+                                   field=args.field)
             print(f"wrote {args.output} ({answered} queries with hits)")
         elif args.command == "sweep":
             rows = sweep_q(client, args.collection, _config(args), parse_grid(args.q_grid), args.topics, args.qrels,
-                           args.out, args.hits)
+                           args.out, args.hits, field=args.field)
             for row in rows:
                 print(f"q={row['q']:g}  " + "  ".join(f"{k} {v:.4f}" for k, v in row.items() if k not in ("q", "run", "search_seconds")))
     return 0

@@ -112,14 +112,21 @@ class SolrClient:
         return int(body["response"]["numFound"])
 
     # -- search ------------------------------------------------------------------------------------
-    def search(self, collection: str, text: str, k: int = 1000) -> list[Hit]:
-        """Top ``k`` for free text, scores from Solr, ties by id (Anserini's order: score desc, docid asc)."""
+    def search(self, collection: str, text: str, k: int = 1000, field: str = FIELD) -> list[Hit]:
+        """Top ``k`` for free text in ``field``, scores from Solr, ties by id (Anserini's order: score desc, docid asc)."""
         if not text.strip():
             return []
         body = self._call("POST", f"{collection}/select", f"searching {collection!r}", data={
-            "q": escape_query(text), "defType": "lucene", "df": FIELD, "q.op": "OR",
+            "q": escape_query(text), "defType": "lucene", "df": check_field(field), "q.op": "OR",
             "rows": k, "fl": "id,score", "sort": "score desc,id asc"})
         return [Hit(str(d["id"]), float(d["score"])) for d in body["response"]["docs"]]
+
+
+def check_field(field: str) -> str:
+    """``field`` if it is a plain Solr field name (letters, digits, ``_``, ``.``, ``-``), else QLogError."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", field or ""):
+        raise QLogError(f"illegal field name: {field!r}, expected a Solr field such as {FIELD!r}")
+    return field
 
 
 def batched(items: Iterable, size: int) -> Iterable[list]:

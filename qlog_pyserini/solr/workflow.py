@@ -17,7 +17,7 @@ from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import Hit, write_run
 from qlog_pyserini.system.outputs import atomic_output
-from qlog_pyserini.solr.client import SolrClient, batched
+from qlog_pyserini.solr.client import SolrClient, batched, check_field
 from qlog_pyserini.solr.configset import FIELD, ConfigSet
 
 log = logging.getLogger(__name__)
@@ -75,24 +75,29 @@ def anserini_scores(hits: Sequence[Hit]) -> list[Hit]:
     return out
 
 
-def search_topics(client: SolrClient, collection: str, topics: dict[str, str], k: int = 1000) -> dict[str, list[Hit]]:
-    """``{qid: hits}`` for every topic, in topic order, scores as Anserini writes them (an empty query gets no hits)."""
+def search_topics(client: SolrClient, collection: str, topics: dict[str, str], k: int = 1000,
+                  field: str = FIELD) -> dict[str, list[Hit]]:
+    """``{qid: hits}`` for every topic searched in ``field``, in topic order, scores as Anserini writes them
+    (an empty query gets no hits)."""
     if not 1 <= k <= 100_000:
         raise QLogError(f"illegal hits value: {k}, must be between 1 and 100000")
-    return {qid: anserini_scores(client.search(collection, text, k)) for qid, text in topics.items()}
+    check_field(field)
+    return {qid: anserini_scores(client.search(collection, text, k, field)) for qid, text in topics.items()}
 
 
 def run_to_file(client: SolrClient, collection: str, topics_path: str | os.PathLike, output: str | os.PathLike,
-                k: int = 1000, tag: str = "qlog-solr") -> int:
+                k: int = 1000, tag: str = "qlog-solr", field: str = FIELD) -> int:
+    """Search every topic in ``field`` and write the run; returns how many queries got hits."""
     topics = read_topics(topics_path)
-    results = search_topics(client, collection, topics, k)
+    results = search_topics(client, collection, topics, k, field)
     write_run(output, results, tag, qids=list(topics))
     return sum(1 for hits in results.values() if hits)
 
 
 def sweep_q(client: SolrClient, collection: str, base: ConfigSet, grid: Sequence[float],
             topics_path: str | os.PathLike, qrels_path: str | os.PathLike, out_dir: str | os.PathLike,
-            k: int = 1000, metrics: Sequence[str] = ("ndcg_cut.10", "recip_rank", "recall.100")) -> list[dict]:
+            k: int = 1000, metrics: Sequence[str] = ("ndcg_cut.10", "recip_rank", "recall.100"),
+            field: str = FIELD) -> list[dict]:
     """For each q: the collection's configset rewritten with that q, a RELOAD, every topic searched into
     ``run.q<q>.txt``, trec_eval on it. Writes ``metrics.csv``; returns its rows. The index is never touched."""
     out = Path(out_dir)
@@ -107,7 +112,7 @@ def sweep_q(client: SolrClient, collection: str, base: ConfigSet, grid: Sequence
         client.upload_configset(configset, config.zip_bytes())
         client.reload_collection(collection)
         start = time.perf_counter()
-        results = search_topics(client, collection, topics, k)
+        results = search_topics(client, collection, topics, k, field)
         seconds = time.perf_counter() - start
         run = out / f"run.q{config.q:g}.txt"
         write_run(run, results, f"qlog-solr-q{config.q:g}", qids=list(topics))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import Sequence
 
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli
@@ -17,6 +16,7 @@ from qlog_pyserini.cli.auto_flags import add_auto_arguments, rule_from_args
 from qlog_pyserini.predict.rule import describe, is_auto, predict_with
 from qlog_pyserini.system.outputs import check_output_dir
 from qlog_pyserini.search.searcher import check_hits, check_index_dir
+from qlog_pyserini.system.progress import info
 
 DEFAULT_THREADS = min(2, os.cpu_count() or 1)
 
@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.similarity == "qlog" and not args.no_auto:
         check_index_dir(args.index)
         prediction = predict_with(args.index, rule_from_args(args))
-        print(describe(prediction), file=sys.stderr)
+        info(describe(prediction))
     try:
         summary = run_sweep(args.index, args.topics, args.qrels, args.out, settings, name=args.name, family=args.family,
                             progress=not args.quiet, overwrite=args.overwrite,

@@ -274,8 +274,9 @@ def _write_outputs(stage: Path, summary: dict, measured: _Measured, cv: CrossVal
             a = summary["auto"]
             f.write(f"\nLabel-free {parameter} = {a['q']:g} (auto):\n\n" + MARKDOWN_HEADER
                     + markdown_row(ComparisonResult(**a["comparison"]), settings.metric))
+    auto = (summary["auto"]["q"], summary["auto"]["score"]) if "auto" in summary else None
     plot_sweep(measured.table, parameter, settings.metric, bm25_score, oracle, stage / "sweep.png",
-               title=summary["name"])
+               title=summary["name"], cv=(tuple(cv.chosen), cv.score), auto=auto)
 
 
 def summary_line(summary: dict[str, Any]) -> str:
@@ -315,8 +316,11 @@ def _budget_recall(scorer: PointScorer, settings: SweepSettings, parameter: str,
 
 
 def plot_sweep(table: pd.DataFrame, parameter: str, metric: str, bm25_score: float, oracle: float,
-               path: str | os.PathLike, title: str = "") -> None:
-    """Metric against the swept parameter, BM25 as a dashed line, the oracle marked; PNG, atomically."""
+               path: str | os.PathLike, title: str = "", cv: tuple[Sequence[float], float] | None = None,
+               auto: tuple[float, float] | None = None) -> list[str]:
+    """Metric against the swept parameter, BM25 as a dashed line, the oracle marked, and (when given) the
+    cross-validated score (``cv``: the values chosen per fold and the score) and the label-free value
+    (``auto``: value and score); PNG, atomically. Returns the legend's labels."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -327,12 +331,21 @@ def plot_sweep(table: pd.DataFrame, parameter: str, metric: str, bm25_score: flo
     ax.axhline(bm25_score, color="grey", ls="--", lw=1, label=f"BM25 = {bm25_score:.4f}")
     best = float(table.loc[table[parameter] == oracle, metric].iloc[0])
     ax.scatter([oracle], [best], color="red", zorder=3, label=f"oracle {parameter} = {oracle:g}: {best:.4f}")
+    if cv is not None:
+        # The cross-validated score has no single value of the parameter: each fold chose its own.
+        chosen = "/".join(f"{v:g}" for v in sorted(set(cv[0])))
+        ax.axhline(cv[1], color="green", ls=":", lw=1.5, label=f"cross-validated ({parameter} = {chosen}): {cv[1]:.4f}")
+    if auto is not None:
+        ax.scatter([auto[0]], [auto[1]], color="purple", marker="D", zorder=4,
+                   label=f"label-free {parameter} = {auto[0]:g}: {auto[1]:.4f}")
     ax.set_xlabel(parameter)
     ax.set_ylabel(metric)
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    legend = ax.legend(fontsize=8)
+    labels = [t.get_text() for t in legend.get_texts()]
     fig.tight_layout()
     with atomic_output(path, "wb") as f:
         fig.savefig(f, format="png")
     plt.close(fig)
+    return labels

@@ -28,13 +28,13 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.processes import pid_alive
+from qlog_pyserini.system.progress import info
 
 MARKER = ".qlog-pyserini.json"
 KINDS = ("index", "sweep", "prepare", "corpus", "demo", "reproduce")
@@ -223,7 +223,7 @@ def sweep_stale(parent: str | os.PathLike, name: str) -> list[Path]:
         except OSError:
             continue
         removed.append(path)
-        print(f"removed {path}, left behind by an earlier run that was killed", file=sys.stderr)
+        info(f"removed {path}, left behind by an earlier run that was killed")
     return removed
 
 

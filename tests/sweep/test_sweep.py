@@ -130,3 +130,17 @@ def test_sweep_cli_auto_adds_the_predicted_q(tmp_path, stdlib_index, stdlib_code
     # the reported q is not a candidate of the oracle unless it is on the asked grid
     assert saved["oracle_value"] in (0.5, 1.0)
     assert "provenance" in saved and saved["provenance"]["command"].startswith("python -m qlog_pyserini.sweep")
+
+
+def test_plot_marks_the_oracle_the_cross_validated_and_the_label_free_q(tmp_path):
+    import pandas as pd
+
+    from qlog_pyserini.sweep.run import plot_sweep
+
+    table = pd.DataFrame({"q": [0.5, 0.7, 0.85, 1.0], "ndcg_cut.10": [0.30, 0.33, 0.32, 0.29]})
+    labels = plot_sweep(table, "q", "ndcg_cut.10", 0.29, 0.7, tmp_path / "s.png", cv=((0.7, 0.5, 0.7), 0.31),
+                        auto=(0.85, 0.32))
+    assert labels == ["q-log BM25", "BM25 = 0.2900", "oracle q = 0.7: 0.3300",
+                      "cross-validated (q = 0.5/0.7): 0.3100", "label-free q = 0.85: 0.3200"]
+    assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert plot_sweep(table, "q", "ndcg_cut.10", 0.29, 0.7, tmp_path / "t.png")[-1] == "oracle q = 0.7: 0.3300"

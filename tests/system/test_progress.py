@@ -1,8 +1,9 @@
-"""Progress bars only where a person watches; --quiet silences bars and info lines."""
+"""Progress bars only where a person watches, one line per stage elsewhere; --quiet silences both and info lines."""
 
 from __future__ import annotations
 
 import io
+import re
 import sys
 
 import pytest
@@ -34,7 +35,14 @@ def test_bar_drawn_on_a_terminal_and_not_in_a_log(monkeypatch):
     monkeypatch.setattr(sys, "stderr", log)
     for _ in progress.progress_bar(range(3), desc="x"):
         pass
-    assert log.getvalue() == ""
+    # a log gets no bar, but one line when the stage ends, with its count
+    (line,) = log.getvalue().splitlines()
+    assert re.fullmatch(r"x: 3 it in \d+\.\d s", line), line
+    quiet = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    with progress.progress_bar(total=2, desc="y", quiet=True) as bar:
+        bar.update(2)
+    assert quiet.getvalue() == ""
 
 
 def test_environment_forces_bars_on_or_off(monkeypatch):
