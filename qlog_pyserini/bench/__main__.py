@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from pathlib import Path
 from typing import Sequence
 
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.bench.report import format_markdown
 from qlog_pyserini.bench.run import PATHS, SWEEP_POINTS, run_benchmark
-from qlog_pyserini.system.outputs import write_json, write_text
+from qlog_pyserini.system.outputs import check_output_files, write_json, write_text
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
 from qlog_pyserini.system.progress import info
 
@@ -84,9 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="also write every figure as JSON, per-pair ratios and per-point sweep times included")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = parser.parse_args(argv)
-    for out in (args.output, args.json):
-        if out and not Path(out).resolve().parent.is_dir():
-            raise QLogError(f"output folder of {out!r} does not exist")
+    check_output_files({"--output": args.output, "--json": args.json}, inputs=[args.index, args.topics])
     paths = [p.strip() for p in args.paths.split(",") if p.strip()]
     result = run_benchmark(
         args.index, args.topics, ks=args.k, threads=args.threads, repeats=args.repeats, qs=args.q,

@@ -4,6 +4,8 @@ that turns :class:`~qlog_pyserini.errors.QLogError` into ``error: ...`` and exit
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import signal
 import sys
 from typing import Callable, NoReturn, Sequence
@@ -31,6 +33,13 @@ def run_cli(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[s
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
+    except OSError as e:
+        # A full disk wherever a verb writes without disk_errors around it: still one line, naming the path.
+        if e.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        where = f" of {e.filename!r}" if e.filename else ""
+        print(f"error: no space left on the device{where} ({os.strerror(e.errno)})", file=sys.stderr)
+        sys.exit(2)
     sys.exit(code or 0)
 
 

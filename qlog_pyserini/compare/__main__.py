@@ -12,7 +12,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.compare.comparison import DEFAULT_METRIC, compare_runs, format_markdown, result_record
 from qlog_pyserini.system.outputs import atomic_output, write_text
 from qlog_pyserini.formats.trec import read_qrels, read_run
-from qlog_pyserini.system.outputs import check_output_file
+from qlog_pyserini.system.outputs import check_output_files
 
 
 def build_parser() -> ArgumentParser:
@@ -53,9 +53,7 @@ def _answered_differently(qrels: str, run_a: dict, run_b: dict) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # Checked before any work, so a bad second output cannot leave only the first written.
-    for option, path in (("--markdown", args.markdown), ("--csv", args.csv)):
-        if path is not None:
-            check_output_file(path, option)
+    check_output_files({"--markdown": args.markdown, "--csv": args.csv}, inputs=[*args.runs, args.qrels])
     if args.seed < 0:
         raise QLogError(f"--seed must be 0 or more, got {args.seed}")
     if args.resamples < 1:

@@ -53,7 +53,7 @@ def result_table(aggregate: dict[str, float], per_query: pd.DataFrame | None) ->
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.output:
-        check_output_file(args.output, "--output")  # before evaluating, not after
+        check_output_file(args.output, "--output", inputs=[args.run, args.qrels])  # before evaluating, not after
     # trec_eval itself accepts a score of 'nan' or '1.2.3' and reports a wrong metric; our reader does not.
     read_run(args.run)
     result = trec_eval(args.qrels, args.run, metrics=parse_metrics(args.metrics),

@@ -126,6 +126,9 @@ def _run_indexer(cmd: list[str], expected: int, progress: bool) -> dict[str, int
     bar.close()
     bar.update(max(0, counters.get("indexed", 0) - bar.n))
     if proc.returncode != 0 or "indexed" not in counters:
+        if any("No space left on device" in line for line in log):
+            raise QLogError(f"no space left on the device of {str(cmd[cmd.index('-index') + 1])!r} while "
+                            f"the indexer {_indexer_name(cmd)} wrote the index; nothing half-written was kept")
         tail = "\n".join(log[-15:])
         raise QLogError(f"the indexer {_indexer_name(cmd)} failed (exit {proc.returncode}):\n{tail}")
     return counters

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Sequence
 
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli
@@ -13,7 +12,7 @@ from qlog_pyserini.lolo.fit import DEFAULT_SHRINKS, LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
 from qlog_pyserini.predict.rule import DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN
 from qlog_pyserini.stats.statistics import DEFAULT_SAMPLE_DOCS, FEATURES
-from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.system.outputs import atomic_output, check_output_files
 from qlog_pyserini.system.provenance import command_line
 
 
@@ -65,10 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = LoloOptions(text=args.text, fit_variants=args.fit_variant or (), shrinks=_integers(args.shrink_docs),
                           variants=args.variant or (), c=args.c, q_min=args.q_min, sample_docs=args.sample_docs,
                           seed=args.seed, threads=args.threads).check()
-    for out in (args.output, args.json):
-        parent = Path(out).parent if out else None
-        if parent is not None and not (parent if str(parent) else Path(".")).is_dir():
-            raise QLogError(f"output folder {str(parent)!r} does not exist")
+    check_output_files({"--output": args.output, "--json": args.json}, inputs=args.sweeps)
     report, payload, warnings = lolo_report(args.sweeps, options, command_line("qlog_pyserini.lolo", argv))
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)

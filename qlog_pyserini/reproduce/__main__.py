@@ -19,13 +19,14 @@ from qlog_pyserini.reproduce.pipeline import (
     QUICK_MODELS,
     QUICK_SCALING,
     QUICK_SUBSAMPLES,
+    RESULT_FILES,
     Config,
     main_markdown,
     reproduce,
 )
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.project import PROJECT_ROOT
-from qlog_pyserini.system.outputs import check_not_precious, check_output_dir, write_marker
+from qlog_pyserini.system.outputs import check_not_precious, check_output_dir, check_results_dir, write_marker
 from qlog_pyserini.system.progress import info
 
 
@@ -60,13 +61,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Stale cache entries under the work folder are deleted and rebuilt, so it must be new, empty or
     # reproduce's own (safety.check_output_dir: never '.', a parent of it, home, or someone's folder).
     check_not_precious(args.work, "--work", inputs=[args.shared, args.cache])
+    out = Path(args.out or (PROJECT_ROOT / "results" / ("quick" if quick else "")))
+    check_results_dir(out, RESULT_FILES, inputs=[args.work, args.cache, args.shared])
     Path(args.work).mkdir(parents=True, exist_ok=True)
     check_output_dir(work, "reproduce", option="--work", overwrite=True)
     work.mkdir(exist_ok=True)
     write_marker(work, "reproduce")
     cfg = Config(
         quick=quick, work=work,
-        out=Path(args.out or (PROJECT_ROOT / "results" / ("quick" if quick else ""))), cache=Path(args.cache),
+        out=out, cache=Path(args.cache),
         shared=Path(args.shared), languages=languages, queries=args.queries or (200 if quick else 1000),
         max_docs=args.max_docs or (3000 if quick else None), grid=parse_grid(args.grid or (QUICK_GRID if quick else FULL_GRID)),
         forms=("lucene", "rsj"), scaling=QUICK_SCALING if quick else FULL_SCALING,

@@ -37,7 +37,7 @@ from qlog_pyserini.eval.significance import format_p
 from qlog_pyserini.system.provenance import provenance, provenance_markdown
 from qlog_pyserini.sweep.run import SweepSettings, run_sweep
 from qlog_pyserini.formats.documents import iter_documents, write_json_collection
-from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.system.outputs import atomic_output, check_results_dir, mark_results
 from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.index.indexer import build_index
 from qlog_pyserini.system.progress import info
@@ -368,9 +368,20 @@ def plot_scaling(table: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
+# What reproduce writes into its --out folder, and nothing else (system.outputs.check_results_dir).
+RESULT_FILES = ("main.md", "main.csv", "scaling.md", "scaling.csv", "ablation.md", "ablation.csv",
+                "ndcg_vs_q.png", "scaling.png", "provenance.json")
+
+
+def _write_csv(table: pd.DataFrame, path: Path) -> None:
+    with atomic_output(path) as f:
+        table.to_csv(f, index=False)
+
+
 def reproduce(cfg: Config) -> dict[str, pd.DataFrame]:
     started = time.perf_counter()
-    cfg.out.mkdir(parents=True, exist_ok=True)
+    check_results_dir(cfg.out, RESULT_FILES, inputs=[cfg.work, cfg.cache, cfg.shared])
+    cfg.out.mkdir(exist_ok=True)
     (cfg.work / "runs").mkdir(parents=True, exist_ok=True)
     corpora = code_corpora(cfg) + labelled_corpora(cfg)
     if not corpora:
@@ -399,20 +410,21 @@ def reproduce(cfg: Config) -> dict[str, pd.DataFrame]:
                 f"CV = 5-fold cross-validated q over queries (each query scored at the q chosen on the other folds; "
                 f"CV q lists the q's the folds chose); p = two-sided paired randomization test against BM25; "
                 f"q_auto = the label-free rule (qlog_pyserini.predict defaults).\n\n" + main_markdown(main) + foot)
-    main.to_csv(cfg.out / "main.csv", index=False)
+    _write_csv(main, cfg.out / "main.csv")
     with atomic_output(cfg.out / "scaling.md") as f:
         f.write(f"# Scaling curve ({mode}): {largest.name}\n\nNested seeded subsets; every query's own function "
                 "is always kept, so the same queries are asked at every size.\n\n"
                 + simple_markdown(scaling, ["docs", "bm25", "q_opt", "at_q_opt", "gain", "rel_gain"]) + foot)
-    scaling.to_csv(cfg.out / "scaling.csv", index=False)
+    _write_csv(scaling, cfg.out / "scaling.csv")
     with atomic_output(cfg.out / "ablation.md") as f:
         f.write(f"# Tokenizer ablation ({mode})\n\nThe same corpus indexed with Anserini's default English analyzer "
                 "and with the identifier-aware analyzer (qlog_pyserini.analysis), each swept over q.\n\n"
                 + simple_markdown(ablation, ["corpus", "analyzer", "bm25", "q_opt", "at_q_opt", "gain", "rel_gain"]) + foot)
-    ablation.to_csv(cfg.out / "ablation.csv", index=False)
+    _write_csv(ablation, cfg.out / "ablation.csv")
     plot_curves(corpora, cfg, cfg.out / "ndcg_vs_q.png")
     if len(scaling):
         plot_scaling(scaling, cfg.out / "scaling.png")
     with atomic_output(cfg.out / "provenance.json") as f:
         json.dump({**info, "timings_seconds": cfg.timings, "grid": cfg.grid}, f, indent=2)
+    mark_results(cfg.out, RESULT_FILES)
     return {"main": main, "scaling": scaling, "ablation": ablation}

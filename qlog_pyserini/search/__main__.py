@@ -93,7 +93,7 @@ def job_from_args(args: argparse.Namespace) -> SearchJob:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # Before any search: an unwritable --output or an impossible --hits fails now, not after the run.
-    check_output_file(args.output, "--output")
+    check_output_file(args.output, "--output", inputs=[args.topics, args.index])
     check_hits(args.hits, "--hits")
     run_search(job_from_args(args))
     return 0

@@ -21,6 +21,7 @@ from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.solr.client import SolrClient
 from qlog_pyserini.solr.configset import FIELD, STATS_CACHES, ConfigSet, write_configset, zip_folder
 from qlog_pyserini.solr.workflow import deploy, index_corpus, run_to_file, sweep_q
+from qlog_pyserini.system.outputs import check_not_precious, check_output_file
 
 
 def _similarity_args(p: ArgumentParser) -> None:
@@ -99,6 +100,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = write_configset(args.out, _config(args))
         print(f"wrote {out}/schema.xml and solrconfig.xml ({_config(args)})")
         return 0
+    # Before any request: an output that is an input, or a folder that is not ours, fails now.
+    if args.command == "search":
+        check_output_file(args.output, "--output", inputs=[args.topics])
+    elif args.command == "sweep":
+        check_not_precious(args.out, "--out", inputs=[args.topics, args.qrels])
     with SolrClient(args.solr) as client:
         if args.command == "deploy":
             if args.shards < 1 or args.replicas < 1:

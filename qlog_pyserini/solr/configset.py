@@ -17,6 +17,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.system.outputs import write_text
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter, check_form, check_q
 
 STATS_CACHES = {
@@ -133,7 +134,7 @@ def write_configset(out_dir: str | os.PathLike, config: ConfigSet) -> Path:
         raise QLogError(f"folder {str(out.parent)!r} does not exist")
     out.mkdir(exist_ok=True)
     for name, text in config.files().items():
-        (out / name).write_text(text, encoding="utf-8")
+        write_text(out / name, text)
     return out
 
 

@@ -7,11 +7,19 @@ the end, so one rule decides what ``--overwrite`` may delete:
 * never ``/``, the home folder, the current folder or any of its ancestors, an input, or any
   folder that contains an input (``--index .`` next to the corpus is refused, not executed);
 * an existing non-empty folder only with ``--overwrite``, and even then only when this tool wrote
-  it: it carries our marker file :data:`MARKER` (written into every folder we publish), or it
-  is an older output of the same kind recognisable by its own files (a Lucene index holding
-  nothing but Lucene files; a ``prepare``/``corpus`` folder with its ``manifest.json``; a sweep
-  with ``summary.json`` and ``runs/``). Anything else (a ``keep.txt`` beside the index files) is
-  refused with a message that says why.
+  every entry in it: it carries our marker file :data:`MARKER` (written into every folder we
+  publish) whose manifest lists every file and folder we wrote there, and it holds nothing else
+  (a ``notes.txt`` added beside our files, or a ``runs/mine.txt`` inside our ``runs/``, makes the
+  folder the user's). A Lucene index without the marker (Anserini's, Pyserini's) counts when it
+  holds nothing but Lucene's files. Anything else is refused with a message that says why;
+* a mount point is refused before any work (it cannot be renamed aside, so replacing it would
+  fail only at the end); a symbolic link to a folder is followed: the output is published where
+  the link points, and the link stays.
+
+An output file (a run, a CSV, a report) may never be an input of the same command, by resolved
+path or by identity (a hard link: the same ``st_dev`` and ``st_ino``), nor lie inside an input
+folder, nor be another output of the same command (:func:`check_output_file`). A disk that fills
+up while we write is one line naming the path (:func:`disk_errors`), with nothing half-written left.
 
 Work happens in a hidden staging folder or file beside the output, named
 ``.<name>.<purpose>-<pid>-<random>`` (:func:`staging_dir`, and :func:`atomic_output` for files), so
@@ -24,6 +32,7 @@ that after a ``kill -9`` the next run can recognise and remove the leftovers of 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -37,12 +46,17 @@ from qlog_pyserini.system.processes import pid_alive
 from qlog_pyserini.system.progress import info
 
 MARKER = ".qlog-pyserini.json"
-KINDS = ("index", "sweep", "prepare", "corpus", "demo", "reproduce")
+KINDS = ("index", "sweep", "prepare", "corpus", "demo", "reproduce", "results")
+# Work folders that later runs add to (their contents are replaced only through outputs that carry
+# their own marker), and reproduce's results folder, whose listed files are rewritten one by one.
+CACHES = ("demo", "reproduce", "results")
+_REPRODUCE_ENTRIES = frozenset({"corpora", "runs", "scaling", "sweeps", "ablation"})
 
 # .<name>.<purpose>-<pid>-<random>[.tmp]: purpose is a lower-case word, random is mkstemp/mkdtemp's.
 _STAGING = re.compile(r"^\.(?P<name>.+)\.(?P<purpose>[a-z]+)-(?P<pid>\d+)-[A-Za-z0-9_]+(?:\.tmp)?$")
 # Files a Lucene index consists of (segments, per-segment files, the write lock) and the ones we add.
 _LUCENE_FILE = re.compile(r"^(segments_[0-9a-z]+|pending_segments_[0-9a-z]+|segments\.gen|write\.lock|_[0-9a-z]+.*)$")
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 
 
 # --------------------------------------------------------------------------------------------
@@ -64,37 +78,74 @@ def is_lucene_index(path: Path) -> bool:
             and all(_LUCENE_FILE.match(n) or n == MARKER for n in names))
 
 
-def is_owned(path: str | os.PathLike, kind: str) -> bool:
-    """True if the existing folder ``path`` was written by this tool as an output of ``kind``."""
+def entries(folder: str | os.PathLike) -> list[str]:
+    """Every file and folder under ``folder`` (hidden ones too, links not followed) as sorted relative
+    POSIX paths, our marker excepted: the manifest :func:`write_marker` records."""
+    folder = Path(folder)
+    found = []
+    for root, dirs, files in os.walk(folder):
+        rel = Path(root).relative_to(folder)
+        found += [(rel / name).as_posix() for name in (*dirs, *files)]
+    return sorted(e for e in found if e != MARKER)
+
+
+def _read_marker(path: Path) -> dict | None:
+    try:
+        data = json.loads((path / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def foreign_entries(path: str | os.PathLike, kind: str) -> list[str]:
+    """What in the existing folder ``path`` this tool did not write as a ``kind`` output; ``[]`` if nothing.
+
+    ``["."]`` means the folder itself is not ours (no marker of that kind, and not a bare Lucene index
+    or an older reproduce work folder).
+    """
     path = Path(path)
-    marker = path / MARKER
-    if marker.is_file():
-        try:
-            return json.loads(marker.read_text(encoding="utf-8")).get("kind") == kind
-        except (OSError, ValueError, AttributeError):
-            return False
-    # Outputs written before the marker existed, recognised by what only we put there.
-    if kind == "index":
-        return is_lucene_index(path)
-    if kind == "prepare":
-        return (path / "manifest.json").is_file()
-    if kind == "corpus":
-        return (path / "manifest.json").is_file() and (path / "corpus.jsonl").is_file()
-    if kind == "sweep":
-        return (path / "summary.json").is_file() and (path / "runs").is_dir()
-    if kind == "reproduce":
-        return {p.name for p in path.iterdir()} <= {"corpora", "runs", "scaling", "sweeps", "ablation"}
-    return False
+    marker = _read_marker(path)
+    if marker is None:
+        if (path / MARKER).exists():
+            return ["."]  # a marker we cannot read proves nothing
+        if kind == "index" and is_lucene_index(path):
+            return []
+        if kind == "reproduce" and {p.name for p in path.iterdir()} <= _REPRODUCE_ENTRIES:
+            return []
+        return ["."]
+    if marker.get("kind") != kind:
+        return ["."]
+    if kind in CACHES:
+        return []
+    listed = marker.get("entries")
+    if not isinstance(listed, list):
+        return ["."]
+    ours = set(listed)
+    foreign = [e for e in entries(path) if e not in ours]
+    if kind == "index":  # Lucene itself may add a write.lock or a commit to an index we wrote
+        foreign = [e for e in foreign if "/" in e or not _LUCENE_FILE.match(e)]
+    return foreign
 
 
-_LEGACY_SIGN = {"index": ", and holds files a Lucene index does not", "prepare": " and has no manifest.json",
-                "corpus": " and has no manifest.json with corpus.jsonl",
-                "sweep": " and has no summary.json with runs/",
-                "reproduce": " and holds more than corpora/, runs/, scaling/, sweeps/"}
+def is_owned(path: str | os.PathLike, kind: str) -> bool:
+    """True if this tool wrote every entry of the existing folder ``path`` as an output of ``kind``."""
+    return not foreign_entries(path, kind)
+
+
+def _not_ours(option: str, text: str, kind: str, foreign: list[str]) -> str:
+    article = "an" if kind[0] in "aeiou" else "a"
+    if foreign == ["."]:
+        why = f"it has no {MARKER} of {article} {kind} output" + (
+            " and holds files a Lucene index does not" if kind == "index" else "")
+    else:
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        why = f"it holds entries this tool did not write there ({shown})"
+    return (f"refusing to replace {option} {text!r}: it is not {article} {kind} folder this tool wrote ({why}); "
+            "remove it yourself or choose another folder")
 
 
 def check_not_precious(path: str | os.PathLike, option: str = "--out",
-                       inputs: Iterable[str | os.PathLike] = ()) -> Path:
+                       inputs: Iterable[str | os.PathLike | None] = ()) -> Path:
     """``path`` unless it is empty, ``/``, home, the current folder or a parent of it, or is or holds an input."""
     text = os.fspath(path)
     if not str(text).strip():
@@ -107,17 +158,46 @@ def check_not_precious(path: str | os.PathLike, option: str = "--out",
                         "give a folder of its own")
     if _is_within(cwd, real):
         raise QLogError(f"{option} {text!r} is the current folder or one of its parents; give a folder of its own")
-    for given in inputs:
-        if given is None:
-            continue
-        if _is_within(_real(given), real):
-            raise QLogError(f"{option} {text!r} is or contains the input {os.fspath(given)!r}; "
-                            "writing there would replace the input")
+    check_not_an_input(text, option, inputs)
     return Path(text)
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except OSError:
+        return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def check_not_an_input(path: str | os.PathLike, option: str, inputs: Iterable[str | os.PathLike | None]) -> None:
+    """:class:`QLogError` if the output ``path`` is an input, holds one, or lies inside an input folder.
+
+    Paths are compared resolved (symbolic links, ``..``) and, for files that exist, by identity
+    (``st_dev``, ``st_ino``), so a hard link to an input is refused too: writing it would replace the input.
+    """
+    text = os.fspath(path)
+    real = _real(text)
+    for given in inputs:
+        if given is None:
+            continue
+        source = _real(given)
+        if _is_within(source, real) or _same_file(real, source):
+            raise QLogError(f"{option} {text!r} is or contains the input {os.fspath(given)!r}; "
+                            "an output may never be an input: writing there would replace it")
+        if source.is_dir() and _is_within(real, source):
+            raise QLogError(f"{option} {text!r} lies inside the input folder {os.fspath(given)!r}; "
+                            "an output may never be written into an input")
+
+
+def _target(out: str | os.PathLike) -> Path:
+    # A symbolic link to a folder is followed: the output is built beside, and published at, its target.
+    out = Path(out)
+    return _real(out) if out.is_symlink() else out
+
+
 def check_output_dir(path: str | os.PathLike, kind: str, *, option: str = "--out",
-                     inputs: Iterable[str | os.PathLike] = (), overwrite: bool = False) -> Path:
+                     inputs: Iterable[str | os.PathLike | None] = (), overwrite: bool = False) -> Path:
     """``path`` as a :class:`Path` if a ``kind`` output may be written there, else :class:`QLogError`.
 
     Called before any long work. See the module docstring for the rule; the parent folder must exist
@@ -137,16 +217,52 @@ def check_output_dir(path: str | os.PathLike, kind: str, *, option: str = "--out
     if real.exists() or out.is_symlink():
         if not real.is_dir():
             raise QLogError(f"{option} {text!r} exists and is not a folder")
+        if os.path.ismount(real):
+            raise QLogError(f"{option} {text!r} is a mount point, which cannot be replaced by a new folder; "
+                            "give a folder inside it")
         if any(real.iterdir()):
             if not overwrite:
                 raise QLogError(f"output folder {text!r} ({option}) exists and is not empty; "
                                 "pass --overwrite to replace it")
-            if not is_owned(real, kind):
-                raise QLogError(
-                    f"refusing to replace {option} {text!r}: it is not a{'n' if kind[0] in 'aeiou' else ''} "
-                    f"{kind} folder this tool wrote (it has no {MARKER}{_LEGACY_SIGN.get(kind, '')}); "
-                    "remove it yourself or choose another folder")
+            foreign = foreign_entries(real, kind)
+            if foreign:
+                raise QLogError(_not_ours(option, text, kind, foreign))
     return out
+
+
+def check_results_dir(path: str | os.PathLike, names: Iterable[str], *, option: str = "--out",
+                      inputs: Iterable[str | os.PathLike | None] = ()) -> Path:
+    """``path`` if the files ``names`` may be (re)written in it one by one, else :class:`QLogError`.
+
+    For a results folder shared with other files (the project's ``results/``): nothing in it is
+    deleted, and a file of ``names`` that exists is replaced only when the folder's ``results`` marker
+    lists it as ours (:func:`mark_results`). Its parent must exist; the folder is created by the caller.
+    """
+    out = check_not_precious(path, option, inputs)
+    text = os.fspath(path)
+    real = _real(out)
+    if not real.parent.is_dir():
+        raise QLogError(f"output folder {os.path.dirname(text.rstrip(os.sep)) or '.'!r} does not exist "
+                        f"(the parent of {option} {text!r}; it is not created for you)")
+    if real.exists() and not real.is_dir():
+        raise QLogError(f"{option} {text!r} exists and is not a folder")
+    marker = _read_marker(real) if real.is_dir() else None
+    ours = set(marker.get("entries") or []) if marker and marker.get("kind") == "results" else set()
+    clash = [n for n in names if (real / n).exists() and n not in ours]
+    if clash:
+        raise QLogError(f"refusing to write into {option} {text!r}: it already holds {', '.join(clash[:3])}, "
+                        f"which this tool did not write there (no {MARKER} listing it); "
+                        "remove them yourself or choose another folder")
+    return out
+
+
+def mark_results(folder: str | os.PathLike, names: Iterable[str]) -> None:
+    """Record ``names`` as written by us in ``folder``'s ``results`` marker, beside what it listed already."""
+    folder = Path(folder)
+    marker = _read_marker(folder) or {}
+    listed = set(marker.get("entries") or []) if marker.get("kind") == "results" else set()
+    listed |= {n for n in names if (folder / n).exists()}
+    write_json(folder / MARKER, {"tool": "qlog-pyserini", "kind": "results", "entries": sorted(listed)})
 
 
 def staging_dir(out: str | os.PathLike, purpose: str) -> Path:
@@ -155,19 +271,23 @@ def staging_dir(out: str | os.PathLike, purpose: str) -> Path:
     The dead leftovers of earlier runs for the same ``out`` are removed first. The folder gets the
     mode an ordinary ``mkdir`` would give it (``mkdtemp`` makes it private).
     """
-    out = Path(out)
+    out = _target(out)
     if not re.fullmatch(r"[a-z]+", purpose):
         raise ValueError(f"purpose {purpose!r} must be a lower-case word")
     sweep_stale(out.parent if str(out.parent) else Path("."), out.name)
-    path = Path(tempfile.mkdtemp(prefix=f".{out.name}.{purpose}-{os.getpid()}-", dir=out.parent))
+    with disk_errors(out.parent):
+        path = Path(tempfile.mkdtemp(prefix=f".{out.name}.{purpose}-{os.getpid()}-", dir=out.parent))
     os.chmod(path, 0o777 & ~_umask())
     return path
 
 
 def write_marker(folder: str | os.PathLike, kind: str, **details: Any) -> None:
-    """Mark ``folder`` as a ``kind`` output of this tool (what ``--overwrite`` may later replace)."""
-    with open(Path(folder) / MARKER, "w", encoding="utf-8") as f:
-        json.dump({"tool": "qlog-pyserini", "kind": kind, **details}, f)
+    """Mark ``folder`` as a ``kind`` output of this tool, with the manifest of every entry it holds now
+    (what ``--overwrite`` may later replace; see :func:`foreign_entries`)."""
+    folder = Path(folder)
+    listed = entries(folder)
+    with disk_errors(folder), open(folder / MARKER, "w", encoding="utf-8") as f:
+        json.dump({"tool": "qlog-pyserini", "kind": kind, **details, "entries": listed}, f)
         f.write("\n")
 
 
@@ -178,7 +298,7 @@ def publish_dir(staging: str | os.PathLike, out: str | os.PathLike, kind: str, o
     crash in between leaves either the old or the new output (plus a stale ``.old-<pid>`` folder
     the next run removes), never neither.
     """
-    staging, out = Path(staging), Path(out)
+    staging, out = Path(staging), _target(out)
     write_marker(staging, kind)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         if not overwrite or not out.is_dir() or not is_owned(out, kind):
@@ -207,10 +327,10 @@ def sweep_stale(parent: str | os.PathLike, name: str) -> list[Path]:
     """
     removed = []
     try:
-        entries = list(os.scandir(parent))
+        found = list(os.scandir(parent))
     except OSError:
         return removed
-    for entry in entries:
+    for entry in found:
         m = _STAGING.match(entry.name)
         if not m or m.group("name") != name or pid_alive(int(m.group("pid"))):
             continue
@@ -227,8 +347,10 @@ def sweep_stale(parent: str | os.PathLike, name: str) -> list[Path]:
     return removed
 
 
-def check_output_file(path: str | os.PathLike, option: str = "--output") -> Path:
-    """``path`` if a file can be written there atomically, else :class:`QLogError`; checked before work."""
+def check_output_file(path: str | os.PathLike, option: str = "--output",
+                      inputs: Iterable[str | os.PathLike | None] = ()) -> Path:
+    """``path`` if a file can be written there atomically and it is none of ``inputs`` (nor inside one),
+    else :class:`QLogError`; checked before work."""
     text = os.fspath(path)
     if not str(text).strip():
         raise QLogError(f"{option} is empty")
@@ -242,7 +364,17 @@ def check_output_file(path: str | os.PathLike, option: str = "--output") -> Path
         raise QLogError(f"cannot write {option} {text!r}: its folder is not writable")
     if p.exists() and not os.access(p, os.W_OK) and not os.access(parent, os.W_OK):
         raise QLogError(f"cannot write {option} {text!r}: permission denied")
+    check_not_an_input(text, option, inputs)
     return p
+
+
+def check_output_files(outputs: dict[str, str | os.PathLike | None],
+                       inputs: Iterable[str | os.PathLike | None] = ()) -> None:
+    """:func:`check_output_file` for each given ``{option: path}`` of one command, and no two the same file."""
+    inputs = list(inputs)
+    given = [(option, path) for option, path in outputs.items() if path is not None]
+    for i, (option, path) in enumerate(given):
+        check_output_file(path, option, [*inputs, *(p for _, p in given[:i])])
 
 
 def _umask() -> int:
@@ -256,25 +388,45 @@ def _umask() -> int:
 
 
 @contextlib.contextmanager
+def disk_errors(path: str | os.PathLike) -> Iterator[None]:
+    """Turn a full disk (or quota) while writing ``path`` into one :class:`QLogError` naming it.
+
+    Whatever the caller cleans up on an exception (a temporary, a staging folder) is still cleaned up:
+    the error propagates, only as the one line a user can act on.
+    """
+    try:
+        yield
+    except OSError as e:
+        if e.errno not in _NO_SPACE:
+            raise
+        where = e.filename or path
+        raise QLogError(f"no space left on the device of {os.fspath(where)!r} "
+                        f"({os.strerror(e.errno)}); nothing half-written was kept") from None
+
+
+@contextlib.contextmanager
 def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     """Write to a temporary file beside ``path`` and rename it into place only on success.
 
-    A crash or an exception leaves no partial file behind. The parent folder must exist:
-    a missing folder is a user error, not something to create silently.
+    A crash or an exception leaves no partial file behind; a full disk is one :class:`QLogError`
+    naming ``path``. The parent folder must exist: a missing folder is a user error, not something
+    to create silently.
     """
     path = check_output_file(path, "output")
     parent = path.parent if str(path.parent) else Path(".")
     # The temporary's name carries our pid, so a later run can tell a killed run's leftover from
-    # a live one's and remove it (safety.sweep_stale).
+    # a live one's and remove it (sweep_stale).
     sweep_stale(parent, path.name)
-    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=".tmp", dir=parent)
+    with disk_errors(path):
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=".tmp", dir=parent)
     os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the mode open() would
     try:
-        with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        with disk_errors(path):
+            with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)

@@ -9,7 +9,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.provenance import command_line, provenance, provenance_markdown
 from qlog_pyserini.table.rows import NOTE, current_auto, format_markdown, load_summary, table_rows
 from qlog_pyserini.system.outputs import atomic_output
-from qlog_pyserini.system.outputs import check_output_file
+from qlog_pyserini.system.outputs import check_output_files
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -28,9 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.budget.isdigit() or int(args.budget) < 1:
         raise QLogError(f"--budget must be a positive number of tokens, got {args.budget!r}")
-    for option, path in (("--output", args.output), ("--csv", args.csv)):
-        if path is not None:
-            check_output_file(path, option)
+    check_output_files({"--output": args.output, "--csv": args.csv}, inputs=args.sweeps)
     summaries = [load_summary(d) for d in args.sweeps]
     if args.auto == "current":
         for s, folder in zip(summaries, args.sweeps):
