@@ -1,13 +1,17 @@
 """The Solr HTTP calls this package makes, with ``requests``: configset UPLOAD, collection CREATE /
 RELOAD / CLUSTERSTATUS, JSON updates, and ``/select`` searches returning :class:`~qlog_pyserini.formats.trec.Hit`.
 
-Every failure (no Solr at the URL, an HTTP error, Solr's own error message) is one :class:`QLogError` line.
+Every failure (no Solr at the URL, an HTTP error, Solr's own error message, an answer that is JSON but not
+Solr's) is one :class:`QLogError` line. A password in the URL (``http://user:secret@host/solr``) is used
+for the requests and never shown: every message names the URL with its user info redacted.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Iterable, Mapping, Sequence
+from urllib.parse import urlsplit, urlunsplit
 
 import requests
 
@@ -30,6 +34,37 @@ def escape_query(text: str) -> str:
     return _SPECIAL.sub(r"\\\1", text)
 
 
+def redact_url(url: str) -> str:
+    """``url`` with any user name and password replaced by ``***`` (for messages and logs)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable URL>"
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
+
+
+def _field(body: Any, what: str, shown: str, *keys: str) -> Any:
+    # Solr's JSON, walked key by key; anything else ([] or 42 from a proxy, another service) is one clear line.
+    value = body
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            raise QLogError(f"{what}: the answer of {shown} is not a Solr response (no {'.'.join(keys)}); "
+                            "is --solr the URL of a Solr node, e.g. http://127.0.0.1:8983/solr?")
+        value = value[key]
+    return value
+
+
+def _hit(doc: Any, what: str, shown: str) -> Hit:
+    docid, score = (doc.get("id"), doc.get("score")) if isinstance(doc, dict) else (None, None)
+    if (not isinstance(docid, (str, int)) or isinstance(docid, bool) or isinstance(score, bool)
+            or not isinstance(score, (int, float)) or not math.isfinite(score)):
+        raise QLogError(f"{what}: the answer of {shown} is not a Solr response (a document without a string id "
+                        f"and a finite score: {str(doc)[:80]})")
+    return Hit(str(docid), float(score))
+
+
 class SolrClient:
     """A Solr node's base URL (``http://host:port/solr``) and one HTTP session."""
 
@@ -37,6 +72,7 @@ class SolrClient:
         if not re.match(r"^https?://", url or ""):
             raise QLogError(f"illegal Solr URL: {url!r}, must start with http:// or https:// (e.g. http://127.0.0.1:8983/solr)")
         self.url = url.rstrip("/")
+        self.shown = redact_url(self.url)
         self.timeout = timeout
         self.session = requests.Session()
 
@@ -57,7 +93,7 @@ class SolrClient:
         try:
             response = self.session.request(method, f"{self.url}/{path.lstrip('/')}", params=params, **kwargs)
         except requests.RequestException as e:
-            raise QLogError(f"{what}: cannot reach Solr at {self.url} ({type(e).__name__})") from None
+            raise QLogError(f"{what}: cannot reach Solr at {self.shown} ({type(e).__name__})") from None
         try:
             body = response.json()
         except ValueError:
@@ -67,8 +103,11 @@ class SolrClient:
             if isinstance(body, dict):
                 error = body.get("error") or {}
                 message = error.get("msg") or str(error.get("metadata") or "") or str(body.get("exception") or "")
-            message = message or response.text[:200]
+            message = (message or response.text[:200]).replace(self.url, self.shown)
             raise QLogError(f"{what}: Solr answered HTTP {response.status_code}: {' '.join(str(message).split())}")
+        if not isinstance(body, dict):
+            raise QLogError(f"{what}: the answer of {self.shown} is not a Solr response (JSON {type(body).__name__}, "
+                            "not an object); is --solr the URL of a Solr node, e.g. http://127.0.0.1:8983/solr?")
         return body
 
     # -- configsets and collections ----------------------------------------------------------------
@@ -79,16 +118,24 @@ class SolrClient:
                    data=zip_bytes, headers={"Content-Type": "application/octet-stream"})
 
     def collections(self) -> list[str]:
-        return list(self._call("GET", "admin/collections", "listing collections", params={"action": "LIST"}).get("collections", []))
+        what = "listing collections"
+        names = _field(self._call("GET", "admin/collections", what, params={"action": "LIST"}), what, self.shown,
+                       "collections")
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise QLogError(f"{what}: the answer of {self.shown} is not a Solr response (collections: {str(names)[:80]})")
+        return names
 
     def config_name(self, collection: str) -> str:
         """The configset a collection was created from."""
-        status = self._call("GET", "admin/collections", f"status of collection {collection!r}",
-                            params={"action": "CLUSTERSTATUS", "collection": collection})
-        try:
-            return status["cluster"]["collections"][collection]["configName"]
-        except (KeyError, TypeError):
-            raise QLogError(f"collection {collection!r} not found in Solr at {self.url}") from None
+        what = f"status of collection {collection!r}"
+        status = self._call("GET", "admin/collections", what, params={"action": "CLUSTERSTATUS", "collection": collection})
+        known = _field(status, what, self.shown, "cluster", "collections")
+        if not isinstance(known, dict) or collection not in known:
+            raise QLogError(f"collection {collection!r} not found in Solr at {self.shown}")
+        name = known[collection].get("configName") if isinstance(known[collection], dict) else None
+        if not isinstance(name, str):
+            raise QLogError(f"{what}: the answer of {self.shown} is not a Solr response (no configName)")
+        return name
 
     def create_collection(self, name: str, configset: str, shards: int = 1, replicas: int = 1) -> None:
         self._call("POST", "admin/collections", f"creating collection {name!r}",
@@ -108,18 +155,26 @@ class SolrClient:
         self._call("POST", f"{collection}/update", f"committing {collection!r}", params={"commit": "true"}, json=[])
 
     def count(self, collection: str) -> int:
-        body = self._call("GET", f"{collection}/select", f"counting {collection!r}", params={"q": "*:*", "rows": 0})
-        return int(body["response"]["numFound"])
+        what = f"counting {collection!r}"
+        found = _field(self._call("GET", f"{collection}/select", what, params={"q": "*:*", "rows": 0}), what,
+                       self.shown, "response", "numFound")
+        if not isinstance(found, int) or isinstance(found, bool):
+            raise QLogError(f"{what}: the answer of {self.shown} is not a Solr response (numFound {found!r})")
+        return found
 
     # -- search ------------------------------------------------------------------------------------
     def search(self, collection: str, text: str, k: int = 1000, field: str = FIELD) -> list[Hit]:
         """Top ``k`` for free text in ``field``, scores from Solr, ties by id (Anserini's order: score desc, docid asc)."""
         if not text.strip():
             return []
-        body = self._call("POST", f"{collection}/select", f"searching {collection!r}", data={
+        what = f"searching {collection!r}"
+        body = self._call("POST", f"{collection}/select", what, data={
             "q": escape_query(text), "defType": "lucene", "df": check_field(field), "q.op": "OR",
             "rows": k, "fl": "id,score", "sort": "score desc,id asc"})
-        return [Hit(str(d["id"]), float(d["score"])) for d in body["response"]["docs"]]
+        docs = _field(body, what, self.shown, "response", "docs")
+        if not isinstance(docs, list):
+            raise QLogError(f"{what}: the answer of {self.shown} is not a Solr response (docs is not a list)")
+        return [_hit(d, what, self.shown) for d in docs]
 
 
 def check_field(field: str) -> str:
