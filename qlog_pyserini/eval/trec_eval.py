@@ -1,8 +1,17 @@
 """Scores from the real trec_eval: the C binary that ships inside Pyserini's Anserini fatjar.
 
-Every number comes from ``java -cp <fatjar> trec_eval [-c] [-q] -m M1 -m M2 ... QRELS RUN``,
-the same program Pyserini's ``pyserini.eval.trec_eval`` runs, so our figures match the
-community's to the last printed digit. Python only builds the command and reads the output.
+Every number comes from the ``trec_eval`` binary inside the fatjar, the same program Pyserini's
+``pyserini.eval.trec_eval`` runs, so our figures match the community's to the last printed digit.
+Python only builds the command and reads the output. Anserini's Java wrapper copies the binary
+into ``java.io.tmpdir`` on every call and deletes it only when its JVM exits normally, so a killed
+evaluation left 447 KB behind each time; we extract the binary once, atomically, into a cache of
+our own (:func:`trec_eval_binary`, named by the binary's hash) and run it directly. On a platform
+the jar has no binary for, ``java -cp <fatjar> trec_eval`` is run as before.
+
+A run or qrels file that starts with a UTF-8 byte-order mark (which every reader of ours drops)
+would make the binary read the mark as part of the first query id; such a file is handed to it as
+a copy without the mark, in a private folder of the cache that is removed after the call (or, after
+a ``kill -9``, by the next call).
 
 Metric names are trec_eval's ``-m`` arguments: ``name`` or ``name.params`` with comma-separated
 params (``ndcg_cut.10``, ``recall.100``, ``P.5,10``). trec_eval prints them as ``name_param``
@@ -14,7 +23,8 @@ Facts about the wrapped program that shape this module:
 
 - Anserini's wrapper copies the binary's error messages to *stdout* and exits 0 even when the
   binary gave up, so failure is recognised by any stdout line that is not a
-  ``measure qid value`` row (they all start with ``trec_eval``), not by the exit code.
+  ``measure qid value`` row (they all start with ``trec_eval``), as well as by the exit code and
+  the first stderr line the binary itself gives.
 - A qrels argument that is not an existing file is looked up in Anserini's online qrels
   registry; we check both paths first so a typo is an error here, never a network request.
 - trec_eval prints 4 decimals, and orders documents by score (ties broken by docid), ignoring
@@ -28,11 +38,18 @@ Facts about the wrapped program that shape this module:
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
 import os
+import platform
 import re
+import shutil
+import stat
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import pandas as pd
 
@@ -40,6 +57,7 @@ from qlog_pyserini.system import processes
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.jvm.toolchain import find_jdk, pyserini_jar
+from qlog_pyserini.system.outputs import atomic_output, disk_errors, staging_dir
 
 DEFAULT_METRICS: tuple[str, ...] = ("ndcg_cut.10", "recip_rank", "recall.100", "map")
 
@@ -192,10 +210,90 @@ def _check_file(path: str | os.PathLike, what: str) -> Path:
     return p.resolve()
 
 
+CACHE_ENV = "QLOG_CACHE"
+_BOM = b"\xef\xbb\xbf"
+
+
+def cache_dir() -> Path:
+    """Our own cache folder: ``$QLOG_CACHE``, else ``$XDG_CACHE_HOME/qlog-pyserini`` (``~/.cache/qlog-pyserini``)."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qlog-pyserini"
+
+
+def _binary_name() -> str | None:
+    system, machine = platform.system(), platform.machine().lower()
+    if system == "Linux":
+        return {"x86_64": "linux-amd64", "amd64": "linux-amd64", "i386": "linux-i386", "i686": "linux-i386"}.get(machine)
+    if system == "Darwin":
+        return {"arm64": "macosx-aarch64", "aarch64": "macosx-aarch64", "x86_64": "macosx-x86_64"}.get(machine)
+    return None
+
+
+@functools.cache
+def trec_eval_binary() -> Path | None:
+    """The fatjar's trec_eval binary for this platform, extracted once into :func:`cache_dir`; None if it has none.
+
+    The file is named after the binary's SHA-256, so another Pyserini's binary never shadows it, and it is
+    written atomically, so two processes extracting it at once both end with a whole file.
+    """
+    name = _binary_name()
+    if name is None:
+        return None
+    with zipfile.ZipFile(pyserini_jar()) as jar:
+        try:
+            data = jar.read(f"trec_eval/trec_eval-{name}")
+        except KeyError:
+            return None
+    folder = cache_dir() / "trec_eval"
+    path = folder / f"trec_eval-{name}-{hashlib.sha256(data).hexdigest()[:16]}"
+    if not (path.is_file() and path.stat().st_size == len(data)):
+        with disk_errors(folder):
+            folder.mkdir(parents=True, exist_ok=True)
+        with atomic_output(path, "wb") as f:
+            f.write(data)
+            os.fchmod(f.fileno(), 0o755)
+    if not os.access(path, os.X_OK):
+        path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+@contextlib.contextmanager
+def _without_bom(paths: Sequence[Path]) -> Iterator[list[Path]]:
+    """``paths``, each file that starts with a UTF-8 byte-order mark replaced by a copy without it."""
+    marked = [p for p in paths if _starts_with_bom(p)]
+    if not marked:
+        yield list(paths)
+        return
+    with disk_errors(cache_dir()):
+        cache_dir().mkdir(parents=True, exist_ok=True)
+    # .inputs.copy-<pid>-X in the cache: a killed run's is swept by the next call.
+    copies = staging_dir(cache_dir() / "inputs", "copy")
+    try:
+        out = []
+        for i, p in enumerate(paths):
+            if p in marked:
+                copy = copies / f"{i}-{p.name}"
+                with disk_errors(copy), open(p, "rb") as src, open(copy, "wb") as dst:
+                    src.read(len(_BOM))
+                    shutil.copyfileobj(src, dst)
+                p = copy
+            out.append(p)
+        yield out
+    finally:
+        shutil.rmtree(copies, ignore_errors=True)
+
+
+def _starts_with_bom(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(len(_BOM)) == _BOM
+
+
 def trec_eval_command(qrels_path: str | os.PathLike, run_path: str | os.PathLike, metrics: Sequence[str],
                       per_query: bool = True, complete: bool = True) -> list[str]:
     """The exact command :func:`trec_eval` runs (useful to reproduce a number by hand)."""
-    cmd = [str(find_jdk().java), "-cp", str(pyserini_jar()), "trec_eval"]
+    binary = trec_eval_binary()
+    cmd = [str(binary)] if binary else [str(find_jdk().java), "-cp", str(pyserini_jar()), "trec_eval"]
     if complete:
         cmd.append("-c")
     if per_query:
@@ -227,15 +325,16 @@ def trec_eval(qrels_path: str | os.PathLike, run_path: str | os.PathLike,
         raise QLogError(f"qrels file {str(qrels_path)!r} has a query named {SUMMARY_QID!r}, "
                         "which trec_eval uses for its summary rows")
 
-    cmd = trec_eval_command(qrels_file, run_file, names, per_query=per_query, complete=complete)
-    try:
-        # processes.run: trec_eval's JVM dies with us, even after a kill -9 (PR_SET_PDEATHSIG).
-        proc = processes.run(cmd, text=True, encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise QLogError(f"cannot start trec_eval ({cmd[0]}): {e}") from None
+    with _without_bom([qrels_file, run_file]) as (qrels_arg, run_arg):
+        cmd = trec_eval_command(qrels_arg, run_arg, names, per_query=per_query, complete=complete)
+        try:
+            # processes.run: trec_eval dies with us, even after a kill -9 (PR_SET_PDEATHSIG).
+            proc = processes.run(cmd, text=True, encoding="utf-8", errors="replace")
+        except OSError as e:
+            raise QLogError(f"cannot start trec_eval ({cmd[0]}): {e}") from None
     if proc.returncode != 0:
         first = next((ln.strip() for ln in proc.stderr.splitlines() if ln.strip()), f"exit code {proc.returncode}")
-        raise QLogError(f"trec_eval failed: {first}")
+        raise QLogError(f"trec_eval failed: {_MESSAGE_SPLIT.split(first)[0]}")
     aggregate, by_metric = parse_trec_eval_output(proc.stdout, names)
     if not aggregate:
         # No summary and no message on stdout: the JVM side failed (a Java exception on stderr).
