@@ -1,7 +1,9 @@
 """Corpora in and out: BEIR/CoIR ``corpus.jsonl`` and Anserini JsonCollection folders.
 
 A corpus is a JSON-lines file, or a folder of them (``*.jsonl``, ``*.json``, ``*.jsonl.gz``,
-read in name order, not recursively). Each line is one document in either form:
+read in name order, not recursively; hidden files such as our own marker are never read). A BEIR/CoIR
+folder (``corpus.jsonl`` beside ``queries.jsonl`` or ``qrels/``) contributes its ``corpus.jsonl``
+only: its queries are not documents. Each line is one document in either form:
 
 - BEIR/CoIR: ``{"_id": ..., "title": ..., "text": ...}``; the contents are
   ``title + "\\n" + text`` when the title is non-empty, else ``text``;
@@ -18,8 +20,9 @@ import gzip
 import itertools
 import json
 import os
+import re
 from pathlib import Path
-from typing import IO, Iterable, Iterator
+from typing import IO, Iterable, Iterator, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.lines import numbered_lines
@@ -28,6 +31,7 @@ from qlog_pyserini.formats.trec import check_id
 
 CORPUS_SUFFIXES = (".jsonl", ".json", ".jsonl.gz")
 SHARD_PREFIX = "docs"
+BEIR_CORPUS = ("corpus.jsonl", "corpus.jsonl.gz")
 
 
 def corpus_files(path: str | os.PathLike) -> list[Path]:
@@ -36,7 +40,11 @@ def corpus_files(path: str | os.PathLike) -> list[Path]:
     if path.is_file():
         return [path]
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith(CORPUS_SUFFIXES))
+        beir = [path / n for n in BEIR_CORPUS if (path / n).is_file()]
+        if beir and ((path / "queries.jsonl").is_file() or (path / "qrels").is_dir()):
+            return beir[:1]
+        files = sorted(p for p in path.iterdir()
+                       if p.is_file() and not p.name.startswith(".") and p.name.endswith(CORPUS_SUFFIXES))
         if not files:
             raise QLogError(f"corpus folder {str(path)!r} holds no {', '.join('*' + s for s in CORPUS_SUFFIXES)} files")
         return files
@@ -49,7 +57,15 @@ def iter_documents(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
     Raises :class:`QLogError` with ``file:line`` for bad JSON, a line without an id or text, a
     docid with whitespace, or a docid seen before (naming where it was first seen).
     """
-    files = corpus_files(path)
+    for _, docid, contents, _ in scan_documents(corpus_files(path)):
+        yield docid, contents
+
+
+def scan_documents(files: Sequence[Path]) -> Iterator[tuple[Path, str, str, bool]]:
+    """``(file, docid, contents, as_is)`` for every document of the corpus ``files``, checked as
+    :func:`iter_documents` checks them; ``as_is`` says the line is already an Anserini JsonCollection
+    document (``{"id": <string>, "contents": <string>}`` and nothing else), which Anserini can read in place.
+    """
     # docid -> (file index, line): a few dozen bytes a document, fine up to tens of millions.
     seen: dict[str, tuple[int, int]] = {}
     for index, file in enumerate(files):
@@ -60,7 +76,7 @@ def iter_documents(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
             if first != (index, lineno):
                 raise QLogError(f"{file}:{lineno}: duplicate docid {docid!r} "
                                 f"(first at {files[first[0]]}:{first[1]})")
-            yield docid, contents
+            yield file, docid, contents, len(obj) == 2 and isinstance(obj.get("id"), str) and "contents" in obj
 
 
 def count_documents(path: str | os.PathLike) -> int:
@@ -68,8 +84,13 @@ def count_documents(path: str | os.PathLike) -> int:
 
     Meant for progress bars: it does not parse JSON, so it is cheap but does not validate.
     """
+    return count_documents_in(corpus_files(path))
+
+
+def count_documents_in(files: Iterable[Path]) -> int:
+    """:func:`count_documents` of a list of corpus files."""
     n = 0
-    for file in corpus_files(path):
+    for file in files:
         with _open(file, binary=True) as f:
             n += sum(1 for line in f if line.strip())
     return n
@@ -136,7 +157,25 @@ def json_lines(file: str | os.PathLike, what: str = "corpus") -> Iterator[tuple[
             raise QLogError(f"{file}:{lineno}: bad JSON: {e.msg} (column {e.colno}){hint}") from None
         if not isinstance(obj, dict):
             raise QLogError(f"{file}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+        # JSON may escape half of a surrogate pair ("\\ud800"), which decodes to no character at all:
+        # Lucene, pyjnius and every UTF-8 writer would fail on it later, far from this line.
+        if ("\\ud" in line or "\\uD" in line) and _has_lone_surrogate(obj):
+            raise QLogError(f"{file}:{lineno}: a string holds a lone surrogate (an escaped half of a "
+                            "UTF-16 pair such as \\ud800), which is not Unicode text")
         yield lineno, obj
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_lone_surrogate(value: object) -> bool:
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
+    return False
 
 
 def _open(file: Path, binary: bool = False) -> IO:

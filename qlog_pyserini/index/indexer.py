@@ -7,8 +7,11 @@ The index is exactly what Pyserini/Anserini would build (``JsonCollection``,
 ``DefaultLuceneDocumentGenerator``, Anserini's default English analyzer: the frozen generic
 tokenization q-log BM25 is meant for), so any Pyserini user can search it with plain BM25 too.
 Documents are validated first (docids must be unique and whitespace-free), then handed to
-Anserini's ``IndexCollection`` in a staging folder; the index appears at ``--index`` only when
-it is complete.
+Anserini's ``IndexCollection``, which builds the index in a staging folder; the index appears at
+``--index`` only when it is complete. A corpus file already in Anserini's form (``{"id",
+"contents"}`` lines, a ``.jsonl``/``.json`` name) is read in place, through a link in the staging
+folder, not copied; only files in another form (BEIR's ``_id``/``title``/``text``, gzip, extra
+fields Anserini would index too) are converted there.
 
 ``--analyzer identifier`` (the tokenizer ablation) splits identifiers as well; see
 :mod:`qlog_pyserini.analysis`. Anserini's ``IndexCollection`` cannot take another analyzer, so
@@ -28,16 +31,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.documents import count_documents, iter_documents, write_json_collection
+from qlog_pyserini.formats.documents import corpus_files, count_documents_in, scan_documents, write_json_collection
 from qlog_pyserini.build.jar import similarity_jar
-from qlog_pyserini.jvm.toolchain import find_jdk, jvm_options, pyserini_jar
+from qlog_pyserini.jvm.toolchain import HEAP_HINT, checked_java_options, find_jdk, jvm_options, pyserini_jar, user_java_options
 from qlog_pyserini.system.progress import progress_bar
-from qlog_pyserini.system.outputs import check_output_dir, publish_dir, staging_dir
+from qlog_pyserini.system.outputs import check_output_dir, disk_errors, publish_dir, staging_dir
 from qlog_pyserini.system.processes import popen, reaped
 from qlog_pyserini.analysis.analyzers import INDEXER_CLASS, check_analyzer
 
 INDEXER = "io.anserini.index.IndexCollection"
 STORAGE_FLAGS = ("-storePositions", "-storeDocvectors", "-storeRaw")
+IN_PLACE_SUFFIXES = (".jsonl", ".json")  # what Anserini's JsonCollection reads uncompressed
 
 
 @dataclass(frozen=True)
@@ -46,16 +50,24 @@ class IndexSummary:
     documents: int
 
 
+def _java(index_dir: Path) -> list[str]:
+    # An OutOfMemoryError in any indexing thread ends the JVM at once, so its log says so (Anserini's own
+    # messages after one, "IndexWriter is closed", hide it); a crash report goes beside the index being
+    # built, in the staging folder that is removed, not into the user's working folder.
+    return [str(find_jdk().java), "-XX:+ExitOnOutOfMemoryError", f"-XX:ErrorFile={index_dir.parent}/hs_err_pid%p.log",
+            *jvm_options()]
+
+
 def anserini_index_command(input_dir: Path, index_dir: Path, threads: int) -> list[str]:
     """The ``IndexCollection`` command line Pyserini documents for JSON corpora."""
-    return [str(find_jdk().java), *jvm_options(), "-cp", str(pyserini_jar()), INDEXER,
+    return [*_java(index_dir), "-cp", str(pyserini_jar()), INDEXER,
             "-collection", "JsonCollection", "-generator", "DefaultLuceneDocumentGenerator",
             "-input", str(input_dir), "-index", str(index_dir), "-threads", str(threads), *STORAGE_FLAGS]
 
 
 def analyzer_index_command(input_dir: Path, index_dir: Path, threads: int, analyzer: str) -> list[str]:
     """The ``AnalyzerIndexer`` command line: the same collection, generator and stored data, any analyzer."""
-    return [str(find_jdk().java), *jvm_options(), "-cp", os.pathsep.join([str(pyserini_jar()), str(similarity_jar())]),
+    return [*_java(index_dir), "-cp", os.pathsep.join([str(pyserini_jar()), str(similarity_jar())]),
             INDEXER_CLASS, "-analyzer", check_analyzer(analyzer),
             "-input", str(input_dir), "-index", str(index_dir), "-threads", str(threads), *STORAGE_FLAGS]
 
@@ -79,35 +91,63 @@ def build_index(corpus: str | os.PathLike, index_dir: str | os.PathLike, threads
     # Only ever replace an index this tool (or Anserini) wrote, never '.', a parent of the corpus,
     # or a folder holding anything but an index (safety.check_output_dir).
     check_output_dir(index_dir, "index", option="--index", inputs=[corpus], overwrite=overwrite)
+    checked_java_options()  # a bad $QLOG_JAVA_OPTS fails now, not after the corpus was read
+    files = corpus_files(corpus)
     staging = staging_dir(index_dir, "building")
     try:
-        total = count_documents(corpus) if progress else None
-        docs = iter_documents(corpus)
-        if progress:
-            docs = progress_bar(docs, total=total, desc="validating", unit="doc")
-        written = write_json_collection(docs, staging / "json")
-        if written == 0:
-            raise QLogError(f"corpus {str(corpus)!r} holds no documents")
-        cmd = index_command(staging / "json", staging / "index", threads, analyzer)
-        counters = _run_indexer(cmd, written, progress)
-        indexed, empty = counters.get("indexed", -1), counters.get("empty", 0)
-        if empty:
-            # Anserini skips documents whose contents are empty; they cannot match any query anyway.
-            print(f"warning: {empty} documents with empty contents were skipped by Anserini", file=sys.stderr)
-        if indexed + empty != written:
-            raise QLogError(f"Anserini indexed {indexed} documents (and skipped {empty} empty ones) "
-                            f"but the corpus has {written}: {counters}")
-        publish_dir(staging / "index", index_dir, "index", overwrite=overwrite)
+        with disk_errors(index_dir):
+            written = collection_folder(files, staging / "json", progress)
+            if written == 0:
+                raise QLogError(f"corpus {str(corpus)!r} holds no documents")
+            cmd = index_command(staging / "json", staging / "index", threads, analyzer)
+            counters = _run_indexer(cmd, written, progress, index_dir)
+            indexed, empty = counters.get("indexed", -1), counters.get("empty", 0)
+            if empty:
+                # Anserini skips documents whose contents are empty; they cannot match any query anyway.
+                print(f"warning: {empty} documents with empty contents were skipped by Anserini", file=sys.stderr)
+            if indexed + empty != written:
+                raise QLogError(f"Anserini indexed {indexed} documents (and skipped {empty} empty ones) "
+                                f"but the corpus has {written}: {counters}")
+            publish_dir(staging / "index", index_dir, "index", overwrite=overwrite)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return IndexSummary(index_dir, indexed)
+
+
+def collection_folder(files: list[Path], folder: Path, progress: bool = False) -> int:
+    """Check every document of the corpus ``files`` and make ``folder`` the JsonCollection Anserini indexes;
+    returns the document count.
+
+    A file whose every line is already an Anserini document is linked, not copied (a corpus of millions of
+    documents costs no second copy on disk); the others are converted into ``docs*.jsonl`` shards.
+    """
+    docs = scan_documents(files)
+    if progress:
+        docs = progress_bar(docs, total=count_documents_in(files), desc="validating", unit="doc")
+    convert = {f for f in files if not f.name.endswith(IN_PLACE_SUFFIXES) or _starts_with_bom(f)}
+    count = 0
+    for file, _, _, as_is in docs:
+        count += 1
+        if not as_is:
+            convert.add(file)
+    folder.mkdir()
+    if convert:
+        write_json_collection(((d, c) for _, d, c, _ in scan_documents([f for f in files if f in convert])), folder)
+    for i, file in enumerate(f for f in files if f not in convert):
+        (folder / f"corpus{i:04d}-{file.name}").symlink_to(file.resolve())
+    return count
+
+
+def _starts_with_bom(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(3) == b"\xef\xbb\xbf"
 
 
 _COUNTER = re.compile(r"\s(indexed|unindexable|empty|skipped|errors):\s+([\d,]+)\s*$")
 _PROGRESS = re.compile(r"([\d,]+) documents indexed")
 
 
-def _run_indexer(cmd: list[str], expected: int, progress: bool) -> dict[str, int]:
+def _run_indexer(cmd: list[str], expected: int, progress: bool, out: Path) -> dict[str, int]:
     """Run an indexer command, mirroring its progress in a bar; returns its final counters."""
     bar = progress_bar(total=expected, desc="indexing", unit="doc", quiet=not progress)
     log: list[str] = []
@@ -126,8 +166,11 @@ def _run_indexer(cmd: list[str], expected: int, progress: bool) -> dict[str, int
     bar.close()
     bar.update(max(0, counters.get("indexed", 0) - bar.n))
     if proc.returncode != 0 or "indexed" not in counters:
+        if any("OutOfMemoryError" in line for line in log):
+            heap = next((o for o in reversed(user_java_options()) if o.startswith("-Xmx")), "the default heap")
+            raise QLogError(f"the indexer {_indexer_name(cmd)} ran out of Java heap ({heap}); {HEAP_HINT}")
         if any("No space left on device" in line for line in log):
-            raise QLogError(f"no space left on the device of {str(cmd[cmd.index('-index') + 1])!r} while "
+            raise QLogError(f"no space left on the device of {str(out)!r} while "
                             f"the indexer {_indexer_name(cmd)} wrote the index; nothing half-written was kept")
         tail = "\n".join(log[-15:])
         raise QLogError(f"the indexer {_indexer_name(cmd)} failed (exit {proc.returncode}):\n{tail}")

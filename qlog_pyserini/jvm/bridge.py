@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.build.jar import current_jar, similarity_jar
-from qlog_pyserini.jvm.toolchain import find_jdk, jvm_options, pyserini_jar
+from qlog_pyserini.jvm.toolchain import JAVA_OPTS_ENV, find_jdk, jvm_options, pyserini_jar
 
 PROBE_CLASS = "io.qlog.search.QLogSearcher"
 APP_CLASS_LOADER = "jdk.internal.loader.ClassLoaders$AppClassLoader"
@@ -94,9 +94,13 @@ def start_jvm() -> None:
         if _started:
             return
         if not jvm_running():
-            _add_to_jnius(similarity_jar())
-            with _quiet_stderr():
-                import jnius  # noqa: F401  (starts the JVM)
+            _add_to_jnius(similarity_jar())  # checks $QLOG_JAVA_OPTS first (toolchain.checked_java_options)
+            try:
+                with _quiet_stderr():
+                    import jnius  # noqa: F401  (starts the JVM)
+            except SystemError as e:  # pyjnius' "JVM failed to start": the reason went to the silenced stderr
+                raise QLogError(f"the JVM failed to start ({e}); run with PYSERINI_VERBOSE_JVM=1 to see the JVM's "
+                                f"own message, and check {JAVA_OPTS_ENV}") from None
         _ensure_our_classes()
         _started = True
 

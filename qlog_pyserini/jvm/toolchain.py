@@ -147,6 +147,46 @@ def user_java_options() -> list[str]:
     return opts
 
 
+# Options of the `java` launcher, not of the JVM: an embedded JVM (pyjnius) ignores or chokes on them.
+LAUNCHER_ONLY = frozenset({"-version", "--version", "-showversion", "--show-version", "-fullversion", "-help", "--help",
+                           "-h", "-?", "-X", "--help-extra", "-jar", "-cp", "-classpath", "--class-path", "--dry-run",
+                           "--list-modules", "-m", "--module"})
+HEAP_HINT = "raise it with e.g. QLOG_JAVA_OPTS=-Xmx4g (the heap limit; the default is a quarter of the machine's memory)"
+
+
+def checked_java_options() -> list[str]:
+    """:func:`user_java_options`, once checked to start a JVM (``java <options> -version``); else one QLogError.
+
+    The check runs only when ``$QLOG_JAVA_OPTS`` is set, once per process. Without it, a bad option
+    fails inside pyjnius as a bare ``SystemError: JVM failed to start`` with the JVM's own message
+    hidden, or makes the JVM end the whole process.
+    """
+    opts = user_java_options()
+    launcher = [o for o in opts if o.split("=", 1)[0] in LAUNCHER_ONLY]
+    if launcher:
+        raise QLogError(f"${JAVA_OPTS_ENV} holds {launcher[0]!r}, an option of the java launcher, not of the JVM; "
+                        "give only JVM options such as -Xmx4g")
+    if opts:
+        _probe_options(tuple(opts))
+    return opts
+
+
+@functools.cache
+def _probe_options(opts: tuple[str, ...]) -> None:
+    try:
+        proc = subprocess.run([str(find_jdk().java), *opts, "-version"], capture_output=True, text=True,
+                              errors="replace", timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise QLogError(f"cannot start java to check ${JAVA_OPTS_ENV}: {e}") from None
+    if proc.returncode != 0:
+        lines = [ln.strip() for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]
+        reason = next((ln for ln in lines if not ln.startswith("Error: ") and "initialization of VM" not in ln),
+                      lines[0] if lines else f"exit code {proc.returncode}")
+        hint = ("; a valid, large enough heap is e.g. -Xmx4g" if "heap" in reason.lower() or "NewSize" in reason
+                else "")
+        raise QLogError(f"the JVM does not start with ${JAVA_OPTS_ENV}={shlex.join(opts)!r}: {reason}{hint}")
+
+
 def jvm_options() -> list[str]:
     """The JVM options Pyserini starts its JVM with (vector API module, native access, quiet logs),
     then ``-Xrs``, then ``$QLOG_JAVA_OPTS`` (e.g. ``-Xmx4g``; without it the heap limit is the
@@ -158,4 +198,4 @@ def jvm_options() -> list[str]:
     # -Xrs: the JVM leaves SIGTERM, SIGINT and SIGHUP to Python. Without it the JVM inside our
     # process takes SIGTERM over and exits at once, skipping the clean-up of our temporaries.
     opts.append("-Xrs")
-    return opts + user_java_options()
+    return opts + checked_java_options()
