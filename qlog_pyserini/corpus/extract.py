@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 import bisect
-import concurrent.futures
 import hashlib
-import multiprocessing
 import os
 import re
 import tarfile
@@ -32,6 +30,7 @@ from qlog_pyserini.corpus.languages import (
 )
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import check_id
+from qlog_pyserini.system.processes import process_pool
 
 # Bump when a change alters which functions are extracted or their code (cached counts depend on it).
 EXTRACTOR_VERSION = 1
@@ -533,7 +532,7 @@ def _iter_source(source: _Source, label: str, todo: Sequence[tuple[str, str]], w
     if workers > 1 and len(todo) >= 4 * workers:
         # spawn: no inherited state, same behaviour on every platform. map() yields in task
         # order, so ids and output files are identical to a one-worker run.
-        pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        pool = process_pool(workers)  # its workers die with us, a kill -9 included
         chunk = max(1, min(64, len(todo) // (8 * workers)))
         results: Iterable = pool.map(_worker, [(source.path, rel, lang) for rel, lang in todo], chunksize=chunk)
     else:

@@ -37,7 +37,6 @@ import glob
 import hashlib
 import importlib.metadata
 import json
-import multiprocessing
 import os
 import platform
 import re
@@ -45,7 +44,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 from collections import Counter, deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +52,9 @@ from typing import Any, Callable, Mapping, Sequence
 from qlog_pyserini import corpus as codecorpus
 from qlog_pyserini.corpus import EXTENSIONS, GRAMMAR_PACKAGES, LANGUAGES, extract_functions
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.system.outputs import atomic_output, write_json
+from qlog_pyserini.system import processes
+from qlog_pyserini.system.outputs import atomic_output, staging_dir, write_json
+from qlog_pyserini.system.processes import process_pool
 from qlog_pyserini.system.progress import info, progress_bar
 from qlog_pyserini.system.project import PROJECT_ROOT
 
@@ -166,10 +166,11 @@ def apt_download(packages: Sequence[PackageInfo], dest: Path) -> dict[str, Path 
     that fails is retried one package at a time, so one broken package costs only itself.
     """
     def attempt(batch: Sequence[PackageInfo]) -> str:
-        tmp = Path(tempfile.mkdtemp(prefix=".download.", dir=dest))
+        # .download.partial-<pid>-X: named with our pid, so the next run removes a killed run's.
+        tmp = staging_dir(dest / "download", "partial")
         try:
-            p = subprocess.run(["apt-get", "download", "-q", *(f"{pkg.name}={pkg.version}" for pkg in batch)],
-                               capture_output=True, text=True, cwd=tmp)
+            p = processes.run(["apt-get", "download", "-q", *(f"{pkg.name}={pkg.version}" for pkg in batch)],
+                              text=True, cwd=tmp)
             for deb in tmp.glob("*.deb"):
                 os.replace(deb, dest / deb.name)
             return "" if p.returncode == 0 else _last_line(p.stderr)
@@ -338,7 +339,7 @@ class Cache:
         if digest != pkg.sha256:
             raise QLogError(f"{deb.name}: SHA-256 {digest} differs from the package lists' {pkg.sha256}")
         final = self.src / pkg.key
-        tmp = Path(tempfile.mkdtemp(prefix=f".{pkg.key}.", dir=self.src))
+        tmp = staging_dir(self.src / pkg.key, "unpack")  # .<key>.unpack-<pid>-X, swept by the next run if killed
         try:
             p = subprocess.run(["dpkg-deb", "-x", str(deb), str(tmp)], capture_output=True, text=True)
             if p.returncode != 0:
@@ -427,8 +428,7 @@ class _Counting:
     """Counts documented functions in worker processes (or inline with one worker)."""
 
     def __init__(self, workers: int):
-        self.pool = concurrent.futures.ProcessPoolExecutor(
-            workers, mp_context=multiprocessing.get_context("spawn")) if workers > 1 else None
+        self.pool = process_pool(workers) if workers > 1 else None  # workers die with us
 
     def submit(self, roots: Sequence[str], language: str) -> concurrent.futures.Future:
         if self.pool is not None:

@@ -7,8 +7,10 @@ SIGTERM) they are killed and reaped before the exception propagates (:func:`reap
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import ctypes
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -48,6 +50,25 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
     # The parent may have died between fork and prctl; then nobody would send the signal.
     if os.getppid() == 1:
         os._exit(1)
+
+
+def _worker_dies_with(parent: int) -> None:
+    """Initializer of :func:`process_pool`'s workers: SIGKILL when the parent dies (it may be gone already)."""
+    _die_with_parent()
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def process_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
+    """A ``spawn`` process pool whose workers die with this process, however it dies.
+
+    A worker of a plain pool outlives a ``kill -9`` of its parent, blocked on a queue nobody will
+    fill, together with multiprocessing's resource tracker (which ends once the workers close its
+    pipe); these set ``PR_SET_PDEATHSIG`` first. Create the pool from the main thread: the signal
+    fires when the thread that started a worker ends.
+    """
+    return concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                                  initializer=_worker_dies_with, initargs=(os.getpid(),))
 
 
 def popen(cmd: Sequence[str], **kwargs: Any) -> subprocess.Popen:
