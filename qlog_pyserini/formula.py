@@ -85,18 +85,51 @@ MAX_TERM_SCORE = 1e6
 FLOAT32_MAX = 3.4028234663852886e38
 
 
-def check_q(q: float) -> float:
-    """``q`` as a float if finite and in [Q_MIN, Q_MAX], else QLogError naming the value."""
+def java_number(value: float, single: bool = False) -> str:
+    """``value`` printed as Java prints a double (a float with ``single``): ``5.0``, ``NaN``, ``Infinity``."""
+    if single:
+        value = _as_float32(value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return str(np.float32(value)) if single else repr(float(value))
+
+
+def _as_float32(value: float) -> float:
+    with np.errstate(over="ignore"):  # Java's (float) cast: too large becomes Infinity
+        return float(np.float32(value))
+
+
+def _number(name: str, value: object) -> float:
+    if isinstance(value, bool):
+        raise QLogError(f"illegal {name} value: {value!r}, must be a number")
     try:
-        value = float(q)
+        return float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise QLogError(f"illegal q value: {q!r}, must be a finite number") from None
-    if not math.isfinite(value):
-        raise QLogError(f"illegal q value: {q!r}, must be a finite number")
-    if not Q_MIN <= value <= Q_MAX:
-        raise QLogError(f"illegal q value: {q!r}, must be between {Q_MIN:g} and {Q_MAX:g} (outside, the q-log "
-                        "IDF overflows or stops telling rare terms apart in float arithmetic)")
+        raise QLogError(f"illegal {name} value: {value!r}, must be a number") from None
+
+
+def check_q(q: float) -> float:
+    """``q`` as a float if in [Q_MIN, Q_MAX], else QLogError with the Java constructor's message."""
+    value = _number("q", q)
+    if not Q_MIN <= value <= Q_MAX:  # NaN included
+        raise QLogError(f"illegal q value: {java_number(value)}, must be between {Q_MIN!r} and {Q_MAX!r}")
     return value
+
+
+def check_qlog(q: float, k1: float, b: float, idf_form: str) -> tuple[float, float, float, str]:
+    """``(q, k1, b, idf_form)`` checked as the Java ``QLogBM25Similarity`` constructor checks them, with its
+    messages (Lucene's own for k1 and b), so every API and engine refuses the same values in the same words.
+    The Java side decides the contract; tests/search/test_parameter_contract.py compares the two."""
+    q = check_q(q)
+    k1, b = _number("k1", k1), _number("b", b)
+    k1_float, b_float = _as_float32(k1), _as_float32(b)  # Lucene takes floats
+    if not (math.isfinite(k1_float) and k1_float >= 0):
+        raise QLogError(f"illegal k1 value: {java_number(k1, single=True)}, must be a non-negative finite value")
+    if not 0 <= b_float <= 1:
+        raise QLogError(f"illegal b value: {java_number(b, single=True)}, must be between 0 and 1")
+    return q, k1, b, check_form(idf_form)
 
 
 def check_float_parameter(name: str, value: float, low: float = 0.0, low_open: bool = False) -> float:
@@ -129,5 +162,5 @@ def check_form(form: str) -> str:
     """The IDF odds form name, lower-cased, if known, else ValueError listing the known ones."""
     name = str(form).strip().lower()
     if name not in IDF_ODDS:
-        raise QLogError(f"illegal idf form: {form!r}, must be one of {', '.join(IDF_ODDS)}")
+        raise QLogError(f"illegal idf form: {form}, must be one of {', '.join(IDF_ODDS)}")
     return name

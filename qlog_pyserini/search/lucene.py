@@ -24,12 +24,11 @@ Importing this module imports ``pyserini.search.lucene``, which needs Pyserini's
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
-from qlog_pyserini.jvm.bridge import configure_classpath, jclass, start_jvm
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
+from qlog_pyserini.jvm.bridge import configure_classpath, jcast, jclass, start_jvm
 
 # Before Pyserini's pyclass starts the JVM, so that it starts one with our jar too; a JVM that is
 # already running gets our jar appended by start_jvm below.
@@ -40,26 +39,19 @@ try:
 except ImportError as e:
     raise ImportError(f"qlog_pyserini.search.lucene needs pyserini.search.lucene, which failed to import ({e}); "
                       "install Pyserini with its dependencies (pip install pyserini==2.4.0), or use "
-                      "qlog_pyserini.QLogSearcher / python -m qlog_pyserini.search, which need neither") from e
+                      "qlog_pyserini.QLogSearcher / python -m qlog_pyserini.search, which need neither") from None
+except OSError as e:  # urllib's URLError: Pyserini 2.4.0 fetches its prebuilt-index catalogue on every import
+    raise ImportError(f"install_qlog and QLogLuceneSearcher import pyserini.search.lucene, which downloads "
+                      f"Pyserini's prebuilt-index catalogue on every import, and that download failed ({e}); this "
+                      "route needs the network (and Pyserini's full install). qlog_pyserini.QLogSearcher and "
+                      "python -m qlog_pyserini.search work offline") from None
 start_jvm()
 
 INSTALLER = "io.qlog.pyserini.SimilarityInstaller"
 SEARCHER = "io.qlog.search.QLogSearcher"
+QLOG_SIMILARITY = "io.qlog.similarities.QLogBM25Similarity"
 
 __all__ = ["QLogLuceneSearcher", "install_qlog"]
-
-
-def _checked(q: float, k1: float, b: float, idf_form: str) -> tuple[float, float, float, str]:
-    try:
-        q, form = check_q(q), check_form(idf_form)
-    except ValueError as e:
-        raise QLogError(str(e)) from None
-    k1, b = float(k1), float(b)
-    if not (math.isfinite(k1) and k1 >= 0):
-        raise QLogError(f"illegal k1 value: {k1}, must be a non-negative finite number")
-    if not 0 <= b <= 1:
-        raise QLogError(f"illegal b value: {b}, must be between 0 and 1")
-    return q, k1, b, form
 
 
 def install_qlog(searcher: Any, q: float = 1.0, k1: float = DEFAULT_K1, b: float = DEFAULT_B,
@@ -70,11 +62,10 @@ def install_qlog(searcher: Any, q: float = 1.0, k1: float = DEFAULT_K1, b: float
     analyzer and any RM3/Rocchio set-up stay. q = 1 (with ``idf_form="lucene"``) is exactly
     ``set_bm25(k1, b)``. Returns ``searcher``.
     """
-    q, k1, b, form = _checked(q, k1, b, idf_form)
-    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.search.searcher import QLogSearcher, qlog_parameters
 
     if isinstance(searcher, QLogSearcher):  # ours already speaks q-log
-        searcher.set_qlog(k1=k1, b=b, q=q, idf_form=form)
+        searcher.set_qlog(q, k1=k1, b=b, idf_form=idf_form)
         return searcher
     from jnius import JavaClass
 
@@ -83,8 +74,23 @@ def install_qlog(searcher: Any, q: float = 1.0, k1: float = DEFAULT_K1, b: float
     if not (isinstance(java, JavaClass) and simple.isInstance(java)):
         raise QLogError(f"install_qlog needs a Pyserini LuceneSearcher (or Anserini's SimpleSearcher), "
                         f"not {type(searcher).__name__}")
+    q, k1, b, form = qlog_parameters((q, k1, b, idf_form), int(java.get_total_num_docs()),
+                                     f"{type(searcher).__name__}", q=q, k1=k1, b=b, idf_form=idf_form)
     jclass(INSTALLER).install_qlog(java, k1, b, q, form)
     return searcher
+
+
+def _installed(java: Any) -> tuple[float, float, float, str]:
+    """(q, k1, b, idf_form) of the q-log BM25 installed in ``java``, read from Java itself so that the Python
+    side never keeps a second copy; the defaults when another similarity is installed."""
+    from qlog_pyserini.search.searcher import instance_call
+
+    similarity = jclass(SEARCHER).similarity_of(java)
+    if instance_call(instance_call(similarity, "getClass"), "getName") != QLOG_SIMILARITY:
+        return 1.0, DEFAULT_K1, DEFAULT_B, "lucene"
+    s = jcast(QLOG_SIMILARITY, similarity)
+    q, k1, b = (float(instance_call(s, name)) for name in ("getQ", "getK1", "getB"))
+    return q, k1, b, str(instance_call(instance_call(s, "getForm"), "toString"))
 
 
 class QLogLuceneSearcher(LuceneSearcher):
@@ -115,11 +121,17 @@ class QLogLuceneSearcher(LuceneSearcher):
         self.index_reader = index_reader if index_reader else LuceneIndexReader(index_dir)
         self.rm3 = None
         self.rocchio = None
-        self.set_qlog(q, k1, b, idf_form)
+        self.set_qlog(q, k1=k1, b=b, idf_form=idf_form)
 
-    def set_qlog(self, q: float = 1.0, k1: float = DEFAULT_K1, b: float = DEFAULT_B, idf_form: str = "lucene") -> None:
-        """Score with q-log BM25 (k1, b, q, IDF form); q = 1 with ``lucene`` is ``set_bm25(k1, b)`` exactly."""
-        q, k1, b, form = _checked(q, k1, b, idf_form)
+    def set_qlog(self, q: float | None = None, *, k1: float | None = None, b: float | None = None,
+                 idf_form: str | None = None) -> None:
+        """Score with q-log BM25; parameters not given keep their values, exactly as
+        :meth:`qlog_pyserini.QLogSearcher.set_qlog` (one contract: ``search.searcher.qlog_parameters``).
+        q = 1 with ``lucene`` is ``set_bm25(k1, b)`` exactly."""
+        from qlog_pyserini.search.searcher import qlog_parameters
+
+        q, k1, b, form = qlog_parameters(_installed(self.object), int(self.num_docs), repr(str(self.index_dir)),
+                                         q=q, k1=k1, b=b, idf_form=idf_form)
         # static calls: an instance call through pyjnius can cross to another thread's searcher
         jclass(SEARCHER).install(self.object, jclass(SEARCHER).qlog_model(k1, b, q, form))
 

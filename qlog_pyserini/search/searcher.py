@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -26,8 +27,7 @@ import numpy as np
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import Hit, check_id
-from qlog_pyserini.formula import (DEFAULT_B, DEFAULT_K1, check_float_parameter, check_form, check_q,
-                                   check_score_range, max_idf)
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q, check_qlog, check_score_range, max_idf
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends, jclass
 from qlog_pyserini.analysis.analyzers import check_analyzer, index_analyzer, java_analyzer
 from qlog_pyserini.search.results import SEARCHER, BatchResults, DocidTable
@@ -35,6 +35,8 @@ from qlog_pyserini.search.results import SEARCHER, BatchResults, DocidTable
 
 def check_index_dir(index_dir: str | os.PathLike) -> Path:
     """``index_dir`` if it holds a Lucene index (a ``segments_N`` file), else :class:`QLogError`."""
+    if not isinstance(index_dir, (str, os.PathLike)):
+        raise QLogError(f"index must be a folder path, not {type(index_dir).__name__}")
     path = Path(index_dir)
     if not path.exists():
         raise QLogError(f"index {str(path)!r} does not exist")
@@ -55,6 +57,44 @@ def check_hits(k: int, name: str = "k") -> int:
     return int(k)
 
 
+def qlog_parameters(current: tuple[float, float, float, str], num_docs: int, where: str, q: float | None = None,
+                    k1: float | None = None, b: float | None = None,
+                    idf_form: str | None = None) -> tuple[float, float, float, str]:
+    """``(q, k1, b, idf_form)`` after a ``set_qlog`` call: the given ones checked as the Java constructor checks
+    them (:func:`qlog_pyserini.formula.check_qlog`), the others kept from ``current``; refused before any search
+    when one term could score more than run files represent on an index of ``num_docs`` documents.
+
+    The one contract of :meth:`QLogSearcher.set_qlog` and ``QLogLuceneSearcher.set_qlog``.
+    """
+    cq, ck1, cb, cform = current
+    q, k1, b, form = check_qlog(cq if q is None else q, ck1 if k1 is None else k1, cb if b is None else b,
+                                cform if idf_form is None else idf_form)
+    check_score_range(max_idf(num_docs, q, form), f"q = {q:g} ({form} odds) on {where} (N = {num_docs})")
+    return q, k1, b, form
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_query(query: object, what: str = "query") -> str:
+    """``query`` if it is text pyjnius can hand to Java, else :class:`QLogError` (``None`` would search "None")."""
+    if not isinstance(query, str):
+        raise QLogError(f"{what} must be a string, not {type(query).__name__}")
+    if _LONE_SURROGATE.search(query):
+        raise QLogError(f"{what} {query!r} holds a lone surrogate, which is not Unicode text")
+    return query
+
+
+class _Closed:
+    """Stands for the Java searcher after :meth:`QLogSearcher.close`: every use is one clear error."""
+
+    def __init__(self, index_dir: Path) -> None:
+        self._index_dir = index_dir
+
+    def __getattr__(self, name: str) -> Any:
+        raise QLogError(f"this searcher of {str(self._index_dir)!r} is closed")
+
+
 def _java_error(e: Exception) -> str:
     """The first line of a Java exception's message, without the Java stack."""
     text = str(getattr(e, "innermessage", None) or e).strip().splitlines()
@@ -63,6 +103,13 @@ def _java_error(e: Exception) -> str:
 
 def _is_java_exception(e: Exception) -> bool:
     return type(e).__name__ == "JavaException"
+
+
+def _is_java_similarity(value: object) -> bool:
+    from jnius import JavaClass
+
+    return isinstance(value, JavaClass) and bool(
+        jclass("java.lang.Class").forName("org.apache.lucene.search.similarities.Similarity").isInstance(value))
 
 
 # pyjnius binds the Java instance of an instance-method call on the class's shared method object, so
@@ -116,24 +163,16 @@ class QLogSearcher:
         self.set_qlog(k1=k1, b=b, q=q, idf_form=idf_form)
 
     def _check_qlog(self, k1: float, b: float, q: float, form: str) -> None:
-        if not (k1 >= 0 and k1 != float("inf")):
-            raise QLogError(f"illegal k1 value: {k1}, must be a non-negative finite number")
-        if not 0 <= b <= 1:
-            raise QLogError(f"illegal b value: {b}, must be between 0 and 1")
-        check_float_parameter("k1", k1)
         # Refuse, before any search, parameters whose scores run files cannot represent exactly.
-        n = self.num_docs
-        check_score_range(max_idf(n, q, form), f"q = {q:g} ({form} odds) on {str(self.index_dir)!r} (N = {n})")
+        qlog_parameters((q, k1, b, form), self.num_docs, repr(str(self.index_dir)))
 
-    def set_qlog(self, k1: float | None = None, b: float | None = None, q: float | None = None,
+    def set_qlog(self, q: float | None = None, *, k1: float | None = None, b: float | None = None,
                  idf_form: str | None = None) -> None:
-        """Install q-log BM25 with the given parameters (unchanged ones keep their values)."""
+        """Install q-log BM25 with the given parameters; those not given keep their values (see
+        :func:`qlog_parameters`, the contract ``QLogLuceneSearcher.set_qlog`` shares)."""
         with self._lock:  # a concurrent set_qlog(k1=...) must not lose this q, nor this one its k1
-            k1 = self.k1 if k1 is None else float(k1)
-            b = self.b if b is None else float(b)
-            q = self.q if q is None else check_q(q)
-            form = self.idf_form if idf_form is None else check_form(idf_form)
-            self._check_qlog(k1, b, q, form)
+            q, k1, b, form = qlog_parameters((self.q, self.k1, self.b, self.idf_form), self.num_docs,
+                                             repr(str(self.index_dir)), q=q, k1=k1, b=b, idf_form=idf_form)
             self._install(jclass(SEARCHER).qlog_model(k1, b, q, form))
             self.k1, self.b, self.q, self.idf_form = k1, b, q, form
 
@@ -147,6 +186,9 @@ class QLogSearcher:
 
         ``set_similarity("qlog", q=0.3)`` is the same as ``set_qlog(q=0.3)``.
         """
+        if not isinstance(similarity, str) and not _is_java_similarity(similarity):
+            raise QLogError(f"similarity must be a model name (qlog, bm25, idf-gamma, qld, dfr, dph) or a Lucene "
+                            f"Similarity, not {type(similarity).__name__}")
         with self._lock:
             if isinstance(similarity, str):
                 if similarity == "qlog":
@@ -167,7 +209,7 @@ class QLogSearcher:
     def _install(self, model: Any) -> None:
         """``model`` becomes the model of later searches here and of the Java searcher (explain, feedback)."""
         try:
-            jclass(SEARCHER).install(self._java, model)
+            jclass(SEARCHER).install(self._open(), model)
         except Exception as e:
             if not _is_java_exception(e):
                 raise
@@ -178,7 +220,7 @@ class QLogSearcher:
     def similarity(self) -> str:
         """The installed similarity as Lucene names it, e.g. ``QLogBM25(k1=0.9,b=0.4,q=0.7,form=lucene)``."""
         with self._lock:
-            return str(instance_call(jclass(SEARCHER).similarity_of(self._java), "toString"))
+            return str(instance_call(jclass(SEARCHER).similarity_of(self._open()), "toString"))
 
     @property
     def java(self) -> Any:
@@ -191,7 +233,7 @@ class QLogSearcher:
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
         """Top ``k`` hits for ``query`` (an empty or all-stopword query gives no hits)."""
-        return self.search_batch([str(query)], ["q"], k=k).hits_at(0)
+        return self.search_batch([check_query(query)], ["q"], k=k).hits_at(0)
 
     def batch_search(self, queries: Sequence[str], qids: Sequence[str], k: int = 10,
                      threads: int = 1) -> BatchResults:
@@ -211,28 +253,30 @@ class QLogSearcher:
         every query is searched with the installed model.
         """
         queries, qids = self._check_batch(queries, qids)
+        java = self._open()
         k = check_hits(k)
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 1024:
             raise QLogError(f"illegal threads value: {threads!r}, must be an integer from 1 to 1024")
         with self._lock:
             model, k1, b, form = self._model, self.k1, self.b, self.idf_form
         if q is None:
-            hits = self._call(jclass(SEARCHER).search_batch, self._java, model, queries, k, int(threads))
+            hits = self._call(jclass(SEARCHER).search_batch, java, model, queries, k, int(threads))
         else:
             qs = [check_q(v) for v in q]
             if len(qs) != len(queries):
                 raise QLogError(f"{len(qs)} q values for {len(queries)} queries")
             for value in sorted(set(qs)):
                 self._check_qlog(k1, b, value, form)
-            hits = self._call(jclass(SEARCHER).search_batch_q, self._java, k1, b, form, qs, queries, k,
+            hits = self._call(jclass(SEARCHER).search_batch_q, java, k1, b, form, qs, queries, k,
                               int(threads))
-        return BatchResults.from_java(hits, qids, self.docids, self._java)
+        return BatchResults.from_java(hits, qids, self.docids, java)
 
     @staticmethod
     def _check_batch(queries: Sequence[str], qids: Sequence[str]) -> tuple[list[str], list[str]]:
-        if isinstance(queries, str) or isinstance(qids, str):
-            raise QLogError("queries and qids must be sequences of strings, not one string")
-        queries, qids = [str(x) for x in queries], list(qids)
+        for name, values in (("queries", queries), ("qids", qids)):
+            if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+                raise QLogError(f"{name} must be a list of strings, not {type(values).__name__}")
+        queries, qids = [check_query(x) for x in queries], list(qids)
         if len(queries) != len(qids):
             raise QLogError(f"{len(queries)} queries but {len(qids)} qids")
         if len(set(qids)) != len(qids):
@@ -273,8 +317,18 @@ class QLogSearcher:
             return raw
         return obj.get("contents", raw) if isinstance(obj, dict) else raw
 
+    def _open(self) -> Any:
+        """The Java searcher, or one clear error once :meth:`close` ran."""
+        if isinstance(self._java, _Closed):
+            raise QLogError(f"this searcher of {str(self.index_dir)!r} is closed")
+        return self._java
+
     def close(self) -> None:
-        instance_call(self._java, "close")
+        """Close the index; any later call on this searcher is one clear error. Closing twice is harmless."""
+        with self._lock:
+            if not isinstance(self._java, _Closed):
+                java, self._java = self._java, _Closed(self.index_dir)
+                instance_call(java, "close")
 
     def __enter__(self) -> "QLogSearcher":
         return self

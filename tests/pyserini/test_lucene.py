@@ -264,4 +264,38 @@ for name, bad in (("object", lambda: install_qlog(object(), q=0.5)),
 """)
     assert out["ours"] == "QLogBM25(k1=0.9,b=0.4,q=0.4,form=lucene)"
     assert out["object"] == "install_qlog needs a Pyserini LuceneSearcher (or Anserini's SimpleSearcher), not object"
-    assert out["nan"].startswith("illegal q value: nan") and out["b"].startswith("illegal b value: 1.5")
+    assert out["nan"].startswith("illegal q value: NaN") and out["b"].startswith("illegal b value: 1.5")
+
+
+def test_both_searchers_share_one_set_qlog_contract(runs):
+    """One signature, unspecified values kept, the same refusals in the same words (the Java constructor's)."""
+    out = runs("""
+import inspect
+from qlog_pyserini.errors import QLogError
+out["signatures"] = [str(inspect.signature(c.set_qlog)) for c in (QLogSearcher, QLogLuceneSearcher)]
+for name, s in (("ours", QLogSearcher(index)), ("lucene", QLogLuceneSearcher(index))):
+    s.set_qlog(0.3, k1=1.2, b=0.75, idf_form="rsj")
+    s.set_qlog(k1=1.5)
+    kept = s.similarity
+    s.set_qlog(0.6)
+    refusals = []
+    for bad in ({"q": 5}, {"q": float("nan")}, {"k1": -1}, {"b": 1.5}, {"idf_form": "okapi"}, {"q": -1.0}):
+        try:
+            s.set_qlog(**bad)
+            refusals.append("accepted " + s.similarity)
+        except QLogError as e:
+            refusals.append(str(e).split(" on ")[0])
+    out[name] = [kept, s.similarity, refusals]
+""")
+    assert out["signatures"][0] == out["signatures"][1]
+    assert out["signatures"][0] == "(self, q: 'float | None' = None, *, k1: 'float | None' = None, " \
+                                   "b: 'float | None' = None, idf_form: 'str | None' = None) -> 'None'"
+    assert out["ours"] == out["lucene"]
+    kept, after, refusals = out["ours"]
+    assert kept == "QLogBM25(k1=1.5,b=0.75,q=0.3,form=rsj)" and after == "QLogBM25(k1=1.5,b=0.75,q=0.6,form=rsj)"
+    assert refusals[:5] == ["illegal q value: 5.0, must be between -1.0 and 3.0",
+                            "illegal q value: NaN, must be between -1.0 and 3.0",
+                            "illegal k1 value: -1.0, must be a non-negative finite value",
+                            "illegal b value: 1.5, must be between 0 and 1",
+                            "illegal idf form: okapi, must be one of lucene, rsj"]
+    assert refusals[5].startswith("q = -1 (rsj odds)")  # the score-range check, in both searchers

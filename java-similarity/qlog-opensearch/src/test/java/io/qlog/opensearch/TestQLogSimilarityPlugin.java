@@ -42,6 +42,8 @@ public class TestQLogSimilarityPlugin {
     // the values are QLogBM25Parameters' (TestQLogBM25Parameters); here, the prefix OpenSearch users see
     assertEquals("similarity type [qlog_bm25]: illegal b value: 1.5, must be between 0 and 1",
         assertThrows(IllegalArgumentException.class, () -> make("b", "1.5")).getMessage());
+    assertEquals("similarity type [qlog_bm25]: illegal q value: 5.0, must be between -1.0 and 3.0",
+        assertThrows(IllegalArgumentException.class, () -> make("q", "5")).getMessage());
     assertEquals("similarity type [qlog_bm25]: unknown parameter 'idfForm', allowed: b, idf_form, k1, q",
         assertThrows(IllegalArgumentException.class, () -> make("idfForm", "rsj")).getMessage());
   }

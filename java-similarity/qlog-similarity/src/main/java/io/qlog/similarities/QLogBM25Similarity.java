@@ -55,20 +55,30 @@ public class QLogBM25Similarity extends BM25Similarity {
   /** Below this distance from 1 the q-logarithm is the natural logarithm (its limit). */
   public static final double Q_EPSILON = 1e-9;
 
+  /**
+   * The range of q, decided here for every engine and API (Python's formula.check_qlog repeats it, and a
+   * test compares the two). Above Q_MAX every term rarer than about 1 in 10,000 documents gets the same
+   * float IDF, 1/(q-1); below Q_MIN the IDF grows faster than the square of the odds, so a term in one of a
+   * million documents alone scores above 1e11.
+   */
+  public static final double Q_MIN = -1.0;
+
+  public static final double Q_MAX = 3.0;
+
   private final double q;
   private final IdfForm form;
 
   /**
    * @param k1 term-frequency saturation, finite and non-negative
    * @param b length normalisation, in [0, 1]
-   * @param q the q of the q-logarithm, finite; 1 gives BM25
+   * @param q the q of the q-logarithm, in [{@link #Q_MIN}, {@link #Q_MAX}]; 1 gives BM25
    * @param form which odds the q-logarithm is taken of
    * @throws IllegalArgumentException if a parameter is out of range
    */
   public QLogBM25Similarity(float k1, float b, double q, IdfForm form) {
     super(k1, b); // validates k1 and b with Lucene's own messages
-    if (!Double.isFinite(q)) {
-      throw new IllegalArgumentException("illegal q value: " + q + ", must be a finite number");
+    if (!(q >= Q_MIN && q <= Q_MAX)) { // NaN included
+      throw new IllegalArgumentException("illegal q value: " + q + ", must be between " + Q_MIN + " and " + Q_MAX);
     }
     if (form == null) {
       throw new IllegalArgumentException("illegal idf form: null, must be one of lucene, rsj");

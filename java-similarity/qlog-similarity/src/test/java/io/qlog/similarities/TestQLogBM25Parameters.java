@@ -48,17 +48,28 @@ public class TestQLogBM25Parameters {
 
   @Test
   public void eachInvalidParameterIsNamedWithItsValueAndRange() {
-    assertEquals("illegal q value: abc, must be a finite number (1 is BM25)", failure("q", "abc"));
-    assertEquals("illegal q value: NaN, must be a finite number (1 is BM25)", failure("q", "NaN"));
-    assertEquals("illegal q value: Infinity, must be a finite number (1 is BM25)", failure("q", "Infinity"));
-    assertEquals("illegal q value: , must be a finite number (1 is BM25)", failure("q", ""));
-    assertEquals("illegal k1 value: -0.1, must be a finite number >= 0", failure("k1", "-0.1"));
-    assertEquals("illegal k1 value: x, must be a finite number >= 0", failure("k1", "x"));
+    assertEquals("illegal q value: abc, must be a number", failure("q", "abc"));
+    assertEquals("illegal q value: NaN, must be between -1.0 and 3.0", failure("q", "NaN"));
+    assertEquals("illegal q value: Infinity, must be between -1.0 and 3.0", failure("q", "Infinity"));
+    assertEquals("illegal q value: , must be a number", failure("q", ""));
+    assertEquals("illegal k1 value: -0.1, must be a non-negative finite value", failure("k1", "-0.1"));
+    assertEquals("illegal k1 value: x, must be a number", failure("k1", "x"));
     assertEquals("illegal b value: 1.5, must be between 0 and 1", failure("b", "1.5"));
     assertEquals("illegal b value: -0.01, must be between 0 and 1", failure("b", "-0.01"));
     assertEquals("illegal idf_form value: okapi, must be one of lucene, rsj", failure("idf_form", "okapi"));
     assertEquals("unknown parameter 'idfForm', allowed: b, idf_form, k1, q", failure("idfForm", "rsj"));
     assertEquals("unknown parameter '', allowed: b, idf_form, k1, q", failure("", "1"));
+  }
+
+  @Test
+  public void theRangeOfQIsTheConstructorsForEveryEngine() {
+    // Solr's factory and OpenSearch's plugin read their parameters here; the constructor decides the range.
+    assertEquals("illegal q value: 5.0, must be between -1.0 and 3.0", failure("q", "5"));
+    assertEquals("illegal q value: -1.5, must be between -1.0 and 3.0", failure("q", "-1.5"));
+    assertEquals(failure("q", "5"), assertThrows(IllegalArgumentException.class,
+        () -> new QLogBM25Similarity(0.9f, 0.4f, 5.0, QLogBM25Similarity.IdfForm.LUCENE)).getMessage());
+    assertEquals(3.0, make("q", "3").getQ(), 0.0);
+    assertEquals(-1.0, make("q", "-1").getQ(), 0.0);
   }
 
   @Test

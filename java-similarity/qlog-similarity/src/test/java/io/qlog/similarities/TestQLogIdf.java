@@ -89,7 +89,7 @@ public class TestQLogIdf {
   public void invalidParametersNameParameterValueAndRange() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> new QLogBM25Similarity(0.9f, 0.4f, Double.NaN, IdfForm.LUCENE));
-    assertEquals("illegal q value: NaN, must be a finite number", e.getMessage());
+    assertEquals("illegal q value: NaN, must be between -1.0 and 3.0", e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> new QLogBM25Similarity(0.9f, 0.4f, 0.7, "okapi"));
     assertEquals("illegal idf form: okapi, must be one of lucene, rsj", e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> new QLogBM25Similarity(0.9f, 1.5f, 0.7, IdfForm.LUCENE));

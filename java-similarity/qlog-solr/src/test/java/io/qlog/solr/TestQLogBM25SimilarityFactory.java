@@ -37,6 +37,8 @@ public class TestQLogBM25SimilarityFactory {
   public void badParametersStopTheCoreWithTheFactorysName() {
     SolrException e = assertThrows(SolrException.class, () -> make("b", "1.5"));
     assertEquals("QLogBM25SimilarityFactory: illegal b value: 1.5, must be between 0 and 1", e.getMessage());
+    e = assertThrows(SolrException.class, () -> make("q", "5"));
+    assertEquals("QLogBM25SimilarityFactory: illegal q value: 5.0, must be between -1.0 and 3.0", e.getMessage());
     e = assertThrows(SolrException.class, () -> make("idfForm", "rsj"));
     assertEquals("QLogBM25SimilarityFactory: unknown parameter 'idfForm', allowed: b, idf_form, k1, q", e.getMessage());
   }
