@@ -33,6 +33,11 @@ def run_cli(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[s
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
+    except BrokenPipeError:
+        # `verb | head -3`: the reader has gone; stop quietly, as cat does, and keep Python's shutdown
+        # flush of stdout from printing a second traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(128 + signal.SIGPIPE)
     except OSError as e:
         # A full disk wherever a verb writes without disk_errors around it: still one line, naming the path.
         if e.errno not in (errno.ENOSPC, errno.EDQUOT):

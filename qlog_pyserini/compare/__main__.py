@@ -13,6 +13,8 @@ from qlog_pyserini.compare.comparison import DEFAULT_METRIC, compare_runs, forma
 from qlog_pyserini.system.outputs import atomic_output, write_text
 from qlog_pyserini.formats.trec import read_qrels, read_run
 from qlog_pyserini.system.outputs import check_output_files
+from qlog_pyserini.eval.significance import check_resamples
+from qlog_pyserini.eval.trec_eval import check_single_metric
 
 
 def build_parser() -> ArgumentParser:
@@ -56,8 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     check_output_files({"--markdown": args.markdown, "--csv": args.csv}, inputs=[*args.runs, args.qrels])
     if args.seed < 0:
         raise QLogError(f"--seed must be 0 or more, got {args.seed}")
-    if args.resamples < 1:
-        raise QLogError(f"--resamples must be at least 1, got {args.resamples}")
+    check_resamples(args.resamples)
+    check_single_metric(args.metric)  # before trec_eval runs, not after
     name_a, name_b = (str(r) for r in args.runs)
     # trec_eval accepts a score of 'nan' or '1.2.3'; the strict reader names the file and line.
     warning = _answered_differently(args.qrels, read_run(name_a), read_run(name_b))

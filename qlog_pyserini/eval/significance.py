@@ -290,3 +290,14 @@ def compare_scores(a: pd.Series, b: pd.Series, resamples: int = 10000, seed: int
         losses=losses,
         n_queries=len(x),
     )
+
+
+MAX_RESAMPLES = 10_000_000  # about a minute per comparison here; more changes no printed digit
+
+
+def check_resamples(resamples: int, option: str = "--resamples") -> int:
+    """``resamples`` if it is a usable number of bootstrap/randomization resamples, else :class:`QLogError`
+    (10**12 would be accepted by numpy and run for days)."""
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or not 1 <= resamples <= MAX_RESAMPLES:
+        raise QLogError(f"{option} must be an integer from 1 to {MAX_RESAMPLES:,}, got {resamples!r}")
+    return resamples

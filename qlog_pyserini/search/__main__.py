@@ -38,8 +38,8 @@ def build_parser() -> ArgumentParser:
                              "Pyserini knows by name. A query whose text is empty (or only stopwords) gets no hits "
                              "and no run lines.")
     parser.add_argument("--output", required=True, metavar="RUN", help="run file to write (atomically; its folder must exist)")
-    parser.add_argument("--q", default="1", metavar="Q|auto",
-                        help=f"q of the q-logarithm IDF (default 1 = BM25), from {Q_MIN:g} to {Q_MAX:g} (outside, "
+    parser.add_argument("--q", default=None, metavar="Q|auto",
+                        help=f"q of the q-logarithm IDF (default 1 = BM25; only with --similarity qlog), from {Q_MIN:g} to {Q_MAX:g} (outside, "
                              "the IDF overflows or stops telling rare terms apart in float arithmetic; a q whose "
                              f"scores on this index exceed {MAX_TERM_SCORE:g} per term is refused too), or 'auto': "
                              "predicted from the "
@@ -80,11 +80,17 @@ def similarity_from_args(args: argparse.Namespace) -> str:
 
 
 def job_from_args(args: argparse.Namespace) -> SearchJob:
+    similarity = similarity_from_args(args)
+    if args.q is not None and similarity != "qlog":
+        # Silently searching with another model than the --q asked for would be a wrong run, not an error.
+        raise QLogError(f"--q applies to --similarity qlog only; {similarity} has no q (drop --q, or choose qlog)")
+    if args.q is None:
+        args.q = "1"
     auto = is_auto(args.q)
     return SearchJob(
         index=args.index, prebuilt_index=args.prebuilt_index, topics=args.topics, output=args.output,
         q=None if auto else args.q, auto=rule_from_args(args) if auto else None, idf_form=args.idf_form, k1=args.k1, b=args.b,
-        similarity=similarity_from_args(args), gamma=args.gamma, mu=args.mu, hits=args.hits, threads=args.threads,
+        similarity=similarity, gamma=args.gamma, mu=args.mu, hits=args.hits, threads=args.threads,
         batch_size=BATCH if args.batch_size is None else args.batch_size, fields=parse_fields(args.fields or []), feedback=feedback_from_args(args),
         language=args.language, output_format=args.output_format, remove_duplicates=args.remove_duplicates,
         remove_query=args.remove_query, run_tag=args.run_tag, progress=not args.quiet)
@@ -95,7 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Before any search: an unwritable --output or an impossible --hits fails now, not after the run.
     check_output_file(args.output, "--output", inputs=[args.topics, args.index])
     check_hits(args.hits, "--hits")
-    run_search(job_from_args(args))
+    job = job_from_args(args)
+    run_search(job)
     return 0
 
 

@@ -15,8 +15,9 @@ from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter
 from qlog_pyserini.cli.auto_flags import add_auto_arguments, rule_from_args
 from qlog_pyserini.predict.rule import describe, is_auto, predict_with
 from qlog_pyserini.system.outputs import check_output_dir
-from qlog_pyserini.search.searcher import check_hits, check_index_dir
 from qlog_pyserini.system.progress import info
+from qlog_pyserini.eval.significance import check_resamples
+from qlog_pyserini.search.searcher import check_hits, check_index_dir
 
 DEFAULT_THREADS = min(2, os.cpu_count() or 1)
 
@@ -64,6 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     check_output_dir(args.out, "sweep", inputs=[args.index, args.topics, args.qrels], overwrite=args.overwrite)
     check_hits(args.hits, "--hits")
     check_single_metric(args.metric)
+    check_resamples(args.resamples)
     check_float_parameter("k1", args.k1)
     tokens = [t for t in args.grid.split(",") if t.strip()]
     asked_auto = any(is_auto(t) for t in tokens)
