@@ -65,6 +65,9 @@ def build_parser() -> ArgumentParser:
                                                       "similarity options below")
     p.add_argument("--shards", type=int, default=1, help="shards when creating (default 1)")
     p.add_argument("--replicas", type=int, default=1, help="replicas per shard when creating (default 1)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing collection's configset even if this tool did not write it (it may be "
+                        "shared with other collections, such as Solr's _default)")
     _similarity_args(p)
 
     p = sub.add_parser("index", help="send a corpus to a collection and commit")
@@ -89,6 +92,8 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the runs and metrics.csv")
     p.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
     _field_arg(p)
+    p.add_argument("--force", action="store_true",
+                   help="rewrite the collection's configset even if this tool did not write it (see deploy --force)")
     _similarity_args(p)
     return parser
 
@@ -110,7 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.shards < 1 or args.replicas < 1:
                 raise QLogError("illegal --shards/--replicas: both must be >= 1")
             data = zip_folder(args.configset) if args.configset else _config(args).zip_bytes()
-            what = deploy(client, args.collection, zip_bytes=data, shards=args.shards, replicas=args.replicas)
+            what = deploy(client, args.collection, zip_bytes=data, shards=args.shards, replicas=args.replicas,
+                          force=args.force)
             print(f"{args.collection}: {what}")
         elif args.command == "index":
             n = index_corpus(client, args.collection, args.corpus, args.batch_size)
@@ -121,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"wrote {args.output} ({answered} queries with hits)")
         elif args.command == "sweep":
             rows = sweep_q(client, args.collection, _config(args), parse_grid(args.q_grid), args.topics, args.qrels,
-                           args.out, args.hits, field=args.field)
+                           args.out, args.hits, field=args.field, force=args.force)
             for row in rows:
                 print(f"q={row['q']:g}  " + "  ".join(f"{k} {v:.4f}" for k, v in row.items() if k not in ("q", "run", "search_seconds")))
     return 0

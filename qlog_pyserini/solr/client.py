@@ -137,6 +137,30 @@ class SolrClient:
             raise QLogError(f"{what}: the answer of {self.shown} is not a Solr response (no configName)")
         return name
 
+    def configset_users(self, configset: str) -> list[str]:
+        """The collections created from ``configset``, sorted."""
+        what = "listing the cluster's collections"
+        known = _field(self._call("GET", "admin/collections", what, params={"action": "CLUSTERSTATUS"}), what,
+                       self.shown, "cluster", "collections")
+        if not isinstance(known, dict):
+            raise QLogError(f"{what}: the answer of {self.shown} is not a Solr response (collections)")
+        return sorted(name for name, state in known.items()
+                      if isinstance(state, dict) and state.get("configName") == configset)
+
+    def has_config_file(self, collection: str, name: str) -> bool:
+        """Whether the configset of ``collection`` holds the file ``name`` (Solr's ShowFileRequestHandler)."""
+        try:
+            response = self.session.get(f"{self.url}/{collection}/admin/file", params={"file": name},
+                                        timeout=self.timeout)
+        except requests.RequestException as e:
+            raise QLogError(f"reading the configset of {collection!r}: cannot reach Solr at {self.shown} "
+                            f"({type(e).__name__})") from None
+        if response.status_code == 404:
+            return False
+        if response.status_code >= 400:
+            raise QLogError(f"reading the configset of {collection!r}: Solr answered HTTP {response.status_code}")
+        return True
+
     def create_collection(self, name: str, configset: str, shards: int = 1, replicas: int = 1) -> None:
         self._call("POST", "admin/collections", f"creating collection {name!r}",
                    params={"action": "CREATE", "name": name, "collection.configName": configset,

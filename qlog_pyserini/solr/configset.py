@@ -10,6 +10,7 @@ truth (ClassicIndexSchemaFactory): changing q is a new schema.xml plus a collect
 from __future__ import annotations
 
 import io
+import json
 import os
 import zipfile
 from dataclasses import dataclass
@@ -29,6 +30,10 @@ STATS_CACHES = {
 
 FIELD = "contents"
 FACTORY = "io.qlog.solr.QLogBM25SimilarityFactory"
+
+# In every configset we write: Solr's configset UPLOAD with overwrite replaces a whole configset, which other
+# collections may share (Solr's _default), so only one that carries this file is replaced without --force.
+CONFIGSET_MARKER = "qlog-pyserini.json"
 
 
 @dataclass(frozen=True)
@@ -111,7 +116,9 @@ class ConfigSet:
 """
 
     def files(self) -> dict[str, str]:
-        return {"schema.xml": self.schema_xml(), "solrconfig.xml": self.solrconfig_xml()}
+        """Every file of the configset, our marker included (what ``deploy`` and ``sweep`` may later replace)."""
+        marker = json.dumps({"tool": "qlog-pyserini", "kind": "solr-configset", "similarity": str(self)}) + "\n"
+        return {"schema.xml": self.schema_xml(), "solrconfig.xml": self.solrconfig_xml(), CONFIGSET_MARKER: marker}
 
     def zip_bytes(self) -> bytes:
         """The configset as the zip Solr's configset UPLOAD takes (files at the zip's root)."""
@@ -149,4 +156,7 @@ def zip_folder(folder: str | os.PathLike) -> bytes:
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
         for path in sorted(p for p in root.rglob("*") if p.is_file()):
             z.write(path, path.relative_to(root).as_posix())
+        if not (root / CONFIGSET_MARKER).is_file():
+            # uploaded by us under the collection's name: ours to replace later
+            z.writestr(CONFIGSET_MARKER, json.dumps({"tool": "qlog-pyserini", "kind": "solr-configset"}) + "\n")
     return buffer.getvalue()

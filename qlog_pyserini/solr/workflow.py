@@ -18,20 +18,37 @@ from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import Hit, write_run
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.solr.client import SolrClient, batched, check_field
-from qlog_pyserini.solr.configset import FIELD, ConfigSet
+from qlog_pyserini.solr.configset import CONFIGSET_MARKER, FIELD, ConfigSet
 
 log = logging.getLogger(__name__)
 
 
+def ours_to_replace(client: SolrClient, collection: str, force: bool = False) -> str:
+    """The configset of ``collection``, if it is ours to replace: it carries our marker, or ``force``.
+
+    Solr replaces a configset whole, for every collection created from it; one we did not write (Solr's
+    ``_default``, someone's own) is refused, naming the collections that use it.
+    """
+    configset = client.config_name(collection)
+    if not force and not client.has_config_file(collection, CONFIGSET_MARKER):
+        users = client.configset_users(configset)
+        raise QLogError(f"collection {collection!r} uses configset {configset!r}, which this tool did not write "
+                        f"(it has no {CONFIGSET_MARKER}); replacing it would change every collection that uses it "
+                        f"({', '.join(users) or collection}). Pass --force to replace it anyway, or deploy to a new "
+                        "collection")
+    return configset
+
+
 def deploy(client: SolrClient, collection: str, config: ConfigSet | None = None, zip_bytes: bytes | None = None,
-           shards: int = 1, replicas: int = 1) -> str:
-    """Upload the configset (named after the collection) and create the collection, or RELOAD it if it exists.
+           shards: int = 1, replicas: int = 1, force: bool = False) -> str:
+    """Upload the configset (named after the collection) and create the collection, or RELOAD it if it exists
+    (its configset replaced only if ours, or with ``force``: :func:`ours_to_replace`).
 
     Returns ``"created"`` or ``"reloaded"``.
     """
     data = zip_bytes if zip_bytes is not None else (config or ConfigSet()).zip_bytes()
     if collection in client.collections():
-        client.upload_configset(client.config_name(collection), data)
+        client.upload_configset(ours_to_replace(client, collection, force), data)
         client.reload_collection(collection)
         return "reloaded"
     client.upload_configset(collection, data)
@@ -97,15 +114,16 @@ def run_to_file(client: SolrClient, collection: str, topics_path: str | os.PathL
 def sweep_q(client: SolrClient, collection: str, base: ConfigSet, grid: Sequence[float],
             topics_path: str | os.PathLike, qrels_path: str | os.PathLike, out_dir: str | os.PathLike,
             k: int = 1000, metrics: Sequence[str] = ("ndcg_cut.10", "recip_rank", "recall.100"),
-            field: str = FIELD) -> list[dict]:
+            field: str = FIELD, force: bool = False) -> list[dict]:
     """For each q: the collection's configset rewritten with that q, a RELOAD, every topic searched into
-    ``run.q<q>.txt``, trec_eval on it. Writes ``metrics.csv``; returns its rows. The index is never touched."""
+    ``run.q<q>.txt``, trec_eval on it. Writes ``metrics.csv``; returns its rows. The index is never touched;
+    the configset is replaced only if ours, or with ``force`` (:func:`ours_to_replace`)."""
     out = Path(out_dir)
     if not out.parent.is_dir():
         raise QLogError(f"folder {str(out.parent)!r} does not exist")
     out.mkdir(exist_ok=True)
     topics = read_topics(topics_path)
-    configset = client.config_name(collection)
+    configset = ours_to_replace(client, collection, force)
     rows = []
     for q in grid:
         config = base.with_q(q)

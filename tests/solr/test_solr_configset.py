@@ -32,7 +32,7 @@ def test_stats_cache_choice_reaches_solrconfig() -> None:
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"q": float("nan")}, "illegal q value"),
-    ({"q": 7}, "must be between -1 and 3"),
+    ({"q": 7}, "must be between -1.0 and 3.0"),
     ({"b": 1.5}, "illegal b value: 1.5, must be between 0 and 1"),
     ({"k1": -1}, "illegal k1 value"),
     ({"idf_form": "okapi"}, "illegal idf form"),
@@ -47,7 +47,7 @@ def test_written_folder_and_zip_hold_the_same_files(tmp_path) -> None:
     config = ConfigSet(q=0.5)
     out = write_configset(tmp_path / "cs", config)
     with zipfile.ZipFile(io.BytesIO(config.zip_bytes())) as z:
-        assert sorted(z.namelist()) == ["schema.xml", "solrconfig.xml"]
+        assert sorted(z.namelist()) == ["qlog-pyserini.json", "schema.xml", "solrconfig.xml"]
         for name in z.namelist():
             assert z.read(name).decode() == (out / name).read_text()
 
