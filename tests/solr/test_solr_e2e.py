@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -82,12 +83,10 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-@pytest.fixture(scope="module")
-def solr_url(tmp_path_factory):
+def cluster_url(tmp_path_factory) -> Iterator[str]:
+    """Start a 2-node MiniSolrCloudCluster for a module's tests, yield its URL, stop it (skips without Maven or a JDK)."""
     if shutil.which("mvn") is None:
         pytest.skip("Maven (mvn) is not installed: the MiniSolrCloudCluster runs from the Maven test classpath")
-    if not (CSN / "test.jsonl").is_file():
-        pytest.skip(f"{CSN} is absent")
     from qlog_pyserini.jvm.toolchain import find_jdk
     try:
         jdk = find_jdk(21)
@@ -99,6 +98,13 @@ def solr_url(tmp_path_factory):
         yield url
     finally:
         _stop(proc)
+
+
+@pytest.fixture(scope="module")
+def solr_url(tmp_path_factory):
+    if not (CSN / "test.jsonl").is_file():
+        pytest.skip(f"{CSN} is absent")
+    yield from cluster_url(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -8,16 +8,14 @@ configset that two collections were created from, uploaded without our marker as
 from __future__ import annotations
 
 import io
-import shutil
 import subprocess
 import sys
 import zipfile
 
 import pytest
-from solr.test_solr_e2e import _start_cluster, _stop
+from solr.test_solr_e2e import cluster_url
 
 from conftest import ROOT
-from qlog_pyserini.errors import QLogError
 from qlog_pyserini.solr.client import SolrClient
 from qlog_pyserini.solr.configset import CONFIGSET_MARKER, ConfigSet
 
@@ -26,19 +24,7 @@ pytestmark = [pytest.mark.jvm, pytest.mark.solr]
 
 @pytest.fixture(scope="module")
 def solr_url(tmp_path_factory):
-    if shutil.which("mvn") is None:
-        pytest.skip("Maven (mvn) is not installed: the MiniSolrCloudCluster runs from the Maven test classpath")
-    from qlog_pyserini.jvm.toolchain import find_jdk
-    try:
-        jdk = find_jdk(21)
-    except QLogError as e:
-        pytest.skip(str(e))
-    base = tmp_path_factory.mktemp("solrcloud")
-    proc, url = _start_cluster(jdk, base / "nodes", base / "cluster.log")
-    try:
-        yield url
-    finally:
-        _stop(proc)
+    yield from cluster_url(tmp_path_factory)
 
 
 def _foreign_zip() -> bytes:
