@@ -96,14 +96,18 @@ class SolrClient:
             raise QLogError(f"{what}: cannot reach Solr at {self.shown} ({type(e).__name__})") from None
         try:
             body = response.json()
+            is_json = True
         except ValueError:
-            body = None
-        if response.status_code >= 400 or body is None:
+            body, is_json = None, False
+        if response.status_code >= 400 or not is_json:
             message = ""
             if isinstance(body, dict):
                 error = body.get("error") or {}
                 message = error.get("msg") or str(error.get("metadata") or "") or str(body.get("exception") or "")
             message = (message or response.text[:200]).replace(self.url, self.shown)
+            if response.status_code < 400:
+                raise QLogError(f"{what}: the answer of {self.shown} is not a Solr response (not JSON: "
+                                f"{' '.join(str(message).split())[:80]})")
             raise QLogError(f"{what}: Solr answered HTTP {response.status_code}: {' '.join(str(message).split())}")
         if not isinstance(body, dict):
             raise QLogError(f"{what}: the answer of {self.shown} is not a Solr response (JSON {type(body).__name__}, "

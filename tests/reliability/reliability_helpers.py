@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
 from conftest import ROOT
 
@@ -66,3 +68,34 @@ def children_of(pid: int) -> list[int]:
         out += kids
         todo += kids
     return out
+
+
+@contextlib.contextmanager
+def answering(body: str | bytes) -> Iterator[str]:
+    """A loopback HTTP server answering every request with ``body`` as JSON; yields its ``/solr`` URL."""
+    import http.server
+    import threading
+
+    data = body.encode() if isinstance(body, str) else body
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = _answer
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/solr"
+    finally:
+        server.shutdown()
+        server.server_close()

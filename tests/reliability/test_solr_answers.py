@@ -1,20 +1,17 @@
 """``solr search`` against a server that answers JSON which is not Solr's, or that is not there: one
 ``error:`` line, and a password given in the URL never appears in any message.
 
-The server is a real HTTP server on the loopback interface, answering every request with the body the
-test gives it, so the client's own HTTP stack, JSON decoding and checks are what is tested.
+The server is a real HTTP server on the loopback interface (reliability_helpers.answering), answering
+every request with the body the test gives it, so the client's own HTTP stack, JSON decoding and checks are what is tested.
 """
 
 from __future__ import annotations
 
-import http.server
-import json
 import socket
-import threading
 from pathlib import Path
 
 import pytest
-from reliability.reliability_helpers import assert_one_error, tree, verb
+from reliability.reliability_helpers import answering, assert_one_error, tree, verb
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.solr.client import SolrClient
@@ -24,53 +21,21 @@ NOT_SOLR = ["[]", '{"responseHeader": {}}', "42", '{"response": {"docs": [{"id":
             '{"response": {"docs": [{"id": "d1", "score": "NaN"}]}}', '"just a string"']
 
 
-@pytest.fixture
-def answering():
-    """Start a loopback HTTP server answering every request with ``body``; returns its URL maker."""
-    servers = []
-
-    def start(body: str) -> str:
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def _answer(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                self.rfile.read(length)
-                data = body.encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_POST = _answer
-
-            def log_message(self, *args) -> None:
-                pass
-
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/solr"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.mark.parametrize("body", NOT_SOLR)
-def test_json_that_is_not_solr_is_one_error_line(body, answering, tmp_path):
-    url = answering(body)
+def test_json_that_is_not_solr_is_one_error_line(body, tmp_path):
     topics = tmp_path / "topics.tsv"
     topics.write_text("q1\tparse file\n")
     before = tree(tmp_path)
-    proc = verb("solr", "search", "--solr", url, "--collection", "c", "--topics", topics, "--output", tmp_path / "r.txt")
+    with answering(body) as url:
+        proc = verb("solr", "search", "--solr", url, "--collection", "c", "--topics", topics,
+                    "--output", tmp_path / "r.txt")
     assert_one_error(proc, "not a Solr response")
     assert tree(tmp_path) == before
 
 
 @pytest.mark.parametrize("body", NOT_SOLR[:3])
-def test_every_client_call_checks_the_answer(body, answering):
-    with SolrClient(answering(body)) as client:
+def test_every_client_call_checks_the_answer(body):
+    with answering(body) as url, SolrClient(url) as client:
         for call in (client.collections, lambda: client.config_name("c"), lambda: client.count("c"),
                      lambda: client.search("c", "parse")):
             with pytest.raises(QLogError, match="not a Solr response"):
