@@ -8,7 +8,6 @@ every request with the body the test gives it, so the client's own HTTP stack, J
 from __future__ import annotations
 
 import socket
-from pathlib import Path
 
 import pytest
 from reliability.reliability_helpers import answering, assert_one_error, tree, verb
