@@ -8,8 +8,8 @@ import math
 
 import pytest
 
+from qlog_pyserini import formula
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formula import Q_MAX, Q_MIN, check_qlog
 
 pytestmark = pytest.mark.jvm
 
@@ -36,7 +36,7 @@ def test_the_range_of_q_is_javas():
     from qlog_pyserini.jvm.bridge import jclass
 
     cls = jclass("io.qlog.similarities.QLogBM25Similarity")
-    assert (Q_MIN, Q_MAX) == (cls.Q_MIN, cls.Q_MAX)
+    assert (formula.Q_MIN, formula.Q_MAX) == (cls.Q_MIN, cls.Q_MAX)
 
 
 @pytest.mark.parametrize("args", BAD)
@@ -44,11 +44,11 @@ def test_python_refuses_what_java_refuses_in_the_same_words(args):
     expected = _java_message(*args)
     assert expected is not None
     with pytest.raises(QLogError) as e:
-        check_qlog(*args)
+        formula.check_qlog(*args)
     assert str(e.value) == expected
 
 
 @pytest.mark.parametrize("args", GOOD)
 def test_python_accepts_what_java_accepts(args):
     assert _java_message(*args) is None
-    check_qlog(*args)
+    formula.check_qlog(*args)
