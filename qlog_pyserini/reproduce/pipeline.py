@@ -37,7 +37,7 @@ from qlog_pyserini.eval.significance import format_p
 from qlog_pyserini.system.provenance import provenance, provenance_markdown
 from qlog_pyserini.sweep.run import SweepSettings, run_sweep
 from qlog_pyserini.formats.documents import iter_documents, write_json_collection
-from qlog_pyserini.system.outputs import atomic_output, check_results_dir, mark_results
+from qlog_pyserini.system.outputs import atomic_output, check_results_dir, mark_results, record_entries
 from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.index.indexer import build_index
 from qlog_pyserini.system.progress import info
@@ -106,6 +106,7 @@ def _cached(folder: Path, key: dict) -> bool:
 def _stamp(folder: Path, key: dict) -> None:
     with atomic_output(folder / ".qlog-reproduce.json") as f:
         json.dump(key, f)
+    record_entries(folder, ".qlog-reproduce.json")  # ours: a later --overwrite may replace the folder
 
 
 def _index(prepared_dir: Path, index_dir: Path, cfg: Config, analyzer: str = "default") -> Path:

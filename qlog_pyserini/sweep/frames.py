@@ -23,7 +23,7 @@ import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.frames import write_frame_files
-from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.system.outputs import atomic_output, record_entries
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,8 @@ def sweep_on_frames(index_dir: str | os.PathLike, topics: pd.DataFrame, qrels: p
         run_sweep(index_dir, paths["topics"], paths["qrels"], out, settings, **kwargs)
         for name in ("topics", "qrels"):
             shutil.copyfile(paths[name], out / Path(paths[name]).name)
+        # added to our published sweep: listed in its manifest, so a later --overwrite may replace it
+        record_entries(out, *(Path(paths[name]).name for name in ("topics", "qrels")))
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
         summary.update(topics=str((out / "topics.tsv").resolve()), qrels=str((out / "qrels.txt").resolve()))
         with atomic_output(out / "summary.json") as f:

@@ -291,6 +291,16 @@ def write_marker(folder: str | os.PathLike, kind: str, **details: Any) -> None:
         f.write("\n")
 
 
+def record_entries(folder: str | os.PathLike, *names: str) -> None:
+    """Add ``names`` (relative paths) to the manifest of our marked output ``folder``: files we add to an
+    output after publishing it (a cache stamp) stay ours to replace. A folder without a manifest is left alone."""
+    folder = Path(folder)
+    marker = _read_marker(folder)
+    if marker is None or not isinstance(marker.get("entries"), list):
+        return
+    write_json(folder / MARKER, {**marker, "entries": sorted({*marker["entries"], *names})}, indent=None)
+
+
 def publish_dir(staging: str | os.PathLike, out: str | os.PathLike, kind: str, overwrite: bool = False) -> None:
     """Move the finished ``staging`` folder to ``out``, replacing an owned ``out`` (checked again now).
 
@@ -439,7 +449,7 @@ def write_text(path: str | os.PathLike, text: str) -> None:
         f.write(text)
 
 
-def write_json(path: str | os.PathLike, data: Any, indent: int = 2) -> None:
+def write_json(path: str | os.PathLike, data: Any, indent: int | None = 2) -> None:
     """Write ``data`` as JSON (UTF-8, newline-terminated) to ``path`` atomically."""
     with atomic_output(path) as f:
         json.dump(data, f, indent=indent, ensure_ascii=False)

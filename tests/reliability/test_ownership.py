@@ -195,3 +195,19 @@ def test_a_full_disk_is_one_error_line_naming_the_path(name, work, tiny_index, t
     line = assert_one_error(verb(name, *argv), "no space left")
     assert str(tmpfs) in line, line
     assert list(tmpfs.iterdir()) == [], "something half-written was left on the full disk"
+
+
+def test_files_we_add_to_our_output_later_stay_ours(tmp_path):
+    from qlog_pyserini.system.outputs import check_output_dir, is_owned, publish_dir, record_entries, staging_dir
+
+    out = tmp_path / "sw"
+    stage = staging_dir(out, "sweep")
+    (stage / "summary.json").write_text("{}")
+    publish_dir(stage, out, "sweep")
+    (out / ".qlog-reproduce.json").write_text("{}")  # a cache stamp written after publishing
+    assert not is_owned(out, "sweep")
+    record_entries(out, ".qlog-reproduce.json")
+    assert is_owned(out, "sweep")
+    check_output_dir(out, "sweep", overwrite=True)
+    (out / "mine.txt").write_text("x")
+    assert not is_owned(out, "sweep")
