@@ -84,7 +84,7 @@ def test_run_writer_refuses_non_finite_scores():
 
 @pytest.mark.parametrize("q", [1e308, -1e308, 3.5, -1.5, -4])
 def test_q_outside_the_meaningful_range_is_refused(q):
-    with pytest.raises(QLogError, match=f"between {Q_MIN:g} and {Q_MAX:g}"):
+    with pytest.raises(QLogError, match=f"between {Q_MIN!r} and {Q_MAX!r}"):
         check_q(q)
 
 
@@ -219,6 +219,7 @@ def test_budget_label_names_budgets_that_are_not_whole_kilotokens():
 
 # --- the JVM's heap -------------------------------------------------------------------
 
+@pytest.mark.jvm  # the options are checked by starting java with them
 def test_qlog_java_opts_reach_the_jvm_options(monkeypatch):
     monkeypatch.setenv("QLOG_JAVA_OPTS", "-Xmx2g -XX:+UseSerialGC")
     assert jvm_options()[-2:] == ["-Xmx2g", "-XX:+UseSerialGC"]
