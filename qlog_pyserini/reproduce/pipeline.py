@@ -371,7 +371,10 @@ def plot_scaling(table: pd.DataFrame, path: Path) -> None:
 
 # What reproduce writes into its --out folder, and nothing else (system.outputs.check_results_dir).
 RESULT_FILES = ("main.md", "main.csv", "scaling.md", "scaling.csv", "ablation.md", "ablation.csv",
-                "ndcg_vs_q.png", "scaling.png", "provenance.json")
+                "ndcg_vs_q.png", "scaling.png", "provenance.json",
+                # the label-free-q evidence (reproduce.evidence)
+                "sweeps-cv.md", "sweeps-cv.csv", "sweeps-subsamples.md", "sweeps-subsamples.csv",
+                "sweeps-models.md", "sweeps-models.csv", "lolo.md", "lolo.json")
 
 
 def _write_csv(table: pd.DataFrame, path: Path) -> None:
