@@ -17,7 +17,7 @@ from solr.test_solr_e2e import cluster_url
 
 from conftest import ROOT
 from qlog_pyserini.solr.client import SolrClient
-from qlog_pyserini.solr.configset import CONFIGSET_MARKER, ConfigSet
+from qlog_pyserini.solr.configset import ConfigSet
 
 pytestmark = [pytest.mark.jvm, pytest.mark.solr]
 
@@ -32,7 +32,7 @@ def _foreign_zip() -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as z:
         for name, text in ConfigSet(q=1.0).files().items():
-            if name != CONFIGSET_MARKER:
+            if name != "qlog-pyserini.json":  # our marker (solr.configset.CONFIGSET_MARKER)
                 z.writestr(name, text.replace("q-log BM25", "the team's shared schema"))
     return buffer.getvalue()
 
