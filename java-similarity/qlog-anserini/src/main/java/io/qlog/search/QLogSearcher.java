@@ -30,6 +30,7 @@ import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldCollector;
 import org.apache.lucene.search.TopFieldCollectorManager;
+import org.apache.lucene.search.TopScoreDocCollectorManager;
 import org.apache.lucene.search.TopFieldDocs;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.search.similarities.Similarity;
@@ -180,6 +181,18 @@ public class QLogSearcher extends SimpleSearcher {
     TopFieldDocs top = searcher.search(query, new TopFieldCollectorManager(sort, hits, null, threshold));
     TopFieldCollector.populateScores(top.scoreDocs, searcher, query);
     return top;
+  }
+
+  /**
+   * {@code searcher.search(query, n)}, except under an {@link ExhaustiveScoring} similarity, where every
+   * match is scored (see {@link #searchSorted}).
+   */
+  private static ScoreDoc[] topScores(IndexSearcher searcher, Query query, int n) throws IOException {
+    if (!(searcher.getSimilarity() instanceof ExhaustiveScoring)) {
+      return searcher.search(query, n).scoreDocs;
+    }
+    int threshold = ExhaustiveScoring.totalHitsThreshold(searcher.getSimilarity(), n);
+    return searcher.search(query, new TopScoreDocCollectorManager(n, null, threshold)).scoreDocs;
   }
 
   private static void appendLine(StringBuilder out, String qid, String docid, float score, int luceneDocid) {
@@ -340,12 +353,12 @@ public class QLogSearcher extends SimpleSearcher {
   static ScoreDoc[] anseriniTopK(IndexSearcher searcher, Query query, int k, byte[][] ids) throws IOException {
     int maxDoc = Math.max(1, searcher.getIndexReader().maxDoc());
     int n = Math.min(k, maxDoc);
-    ScoreDoc[] top = searcher.search(query, n < maxDoc ? n + 1 : n).scoreDocs;
+    ScoreDoc[] top = topScores(searcher, query, n < maxDoc ? n + 1 : n);
     if (top.length > n) {
       if (top[n].score == top[n - 1].score) {
         // The cut-off splits a tie: the tied documents that make the top k are the smallest docids,
         // which only the full (score, docid) sort finds.
-        return searcher.search(query, n, tieBreakingSort(), true).scoreDocs;
+        return searchSorted(searcher, query, n).scoreDocs;
       }
       top = Arrays.copyOf(top, n);
     }
