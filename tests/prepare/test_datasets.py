@@ -341,7 +341,12 @@ def test_output_folder_rules(trec, tmp_path):
     prepare_trec(*trec, out)  # an existing empty folder is fine
     with pytest.raises(QLogError, match="is not empty; pass --overwrite"):
         prepare_trec(*trec, out)
-    (out / "stale.txt").write_text("from an earlier run")
+    # --overwrite replaces only what this tool wrote: a file somebody added is a reason to refuse, and it stays
+    (out / "stale.txt").write_text("added by hand")
+    with pytest.raises(QLogError, match=r"entries this tool did not write there \(stale.txt\)"):
+        prepare_trec(*trec, out, overwrite=True)
+    assert (out / "stale.txt").read_text() == "added by hand"
+    (out / "stale.txt").unlink()
     prepare_trec(*trec, out, overwrite=True)
     assert sorted(p.name for p in out.iterdir()) == [".qlog-pyserini.json", "corpus", "manifest.json", "qrels.txt",
                                                      "topics.tsv"]
@@ -349,7 +354,7 @@ def test_output_folder_rules(trec, tmp_path):
     precious = tmp_path / "precious"
     precious.mkdir()
     (precious / "thesis.tex").write_text("keep me")
-    with pytest.raises(QLogError, match="has no manifest.json"):
+    with pytest.raises(QLogError, match="it has no .qlog-pyserini.json of a prepare output"):
         prepare_trec(*trec, precious, overwrite=True)
     assert (precious / "thesis.tex").read_text() == "keep me"
 

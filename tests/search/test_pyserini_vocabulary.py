@@ -58,7 +58,9 @@ def test_pyserini_flags_we_do_not_implement_are_named_not_unrecognized(tmp_path,
 
 
 def test_contradictory_flags_are_refused_before_any_work(tmp_path):
-    base = ["--index", tmp_path, "--topics", tmp_path / "t.tsv", "--output", tmp_path / "r"]
+    # the output beside the index folder, not in it: an output may never be written into an input folder
+    (tmp_path / "idx").mkdir()
+    base = ["--index", tmp_path / "idx", "--topics", tmp_path / "t.tsv", "--output", tmp_path / "r"]
     assert "--rm3 and --rocchio cannot be combined" in error_line(cli(*base, "--rm3", "--rocchio"))
     assert "--qld and --bm25" in error_line(cli(*base, "--qld", "--bm25"))
     assert "--bm25 contradicts --similarity dph" in error_line(cli(*base, "--bm25", "--similarity", "dph"))
