@@ -166,7 +166,15 @@ def recall_at_token_budgets(run: Mapping[str, Sequence[Hit]], qrels: Mapping[str
     fetched and counted at most once; :func:`recall_from_arrays` does the work.
     """
     ks = _check_budgets(budgets)
-    arrays = RunArrays.from_hits(run)
+    # The walk never reads past a query's first relevant document, so only that prefix is converted.
+    prefixes: dict[str, Sequence[Hit]] = {}
+    for qid, judged in qrels.items():
+        relevant = {d for d, g in judged.items() if g > 0}
+        hits = run.get(qid, ()) if relevant else ()
+        end = next((i + 1 for i, hit in enumerate(hits) if hit.docid in relevant), 0)
+        if end:
+            prefixes[qid] = hits[:end]
+    arrays = RunArrays.from_hits(prefixes)
     return recall_from_arrays(arrays, QrelsArrays.build(qrels, arrays.docids),
                               TokenCounts(arrays.docids, doc_text, count_tokens), ks)
 

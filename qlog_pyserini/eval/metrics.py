@@ -389,7 +389,8 @@ def evaluate(run: RunArrays | Mapping[str, Sequence[Hit]], qrels: Mapping[str, M
     of one index). ``metrics`` are trec_eval names from :data:`SUPPORTED` (``ndcg_cut.10``,
     ``P.5,10``, ``map``). ``order`` is ``score`` (trec_eval's re-sort by float32 score, ties by
     docid descending) or ``rank`` (the given order). Rows follow the qrels' order; the aggregate
-    is their mean, as trec_eval's ``all`` row. See the module docstring for each measure.
+    is their mean, as trec_eval's ``all`` row (NaN when ``complete`` is off and no judged query was
+    answered, so a batch of a longer run can be scored alone). See the module docstring for each measure.
     """
     wanted = parse_supported(metrics)
     table = qrels.table if isinstance(qrels, QrelsArrays) else None
@@ -401,9 +402,10 @@ def evaluate(run: RunArrays | Mapping[str, Sequence[Hit]], qrels: Mapping[str, M
     for name, measure, cutoff in wanted:
         values = _measure(ranked, judged, measure, cutoff)
         columns[name] = np.where(ranked.present, values, 0.0)[rows]
+    if not judged.qids:
+        raise QLogError("the qrels judge no query")
     index = pd.Index([q for q, keep in zip(judged.qids, rows) if keep], name="qid")
     per_query = pd.DataFrame(columns, index=index)
-    if not len(index):
-        raise QLogError("no query is in both the run and the qrels")
-    aggregate = {name: float(per_query[name].mean()) for name in per_query.columns}
+    # Without complete, a run (or a batch of one) that answers no judged query has no rows and NaN means.
+    aggregate = {name: float(per_query[name].mean()) if len(index) else float("nan") for name in per_query.columns}
     return EvalResult(aggregate=aggregate, per_query=per_query)

@@ -192,3 +192,13 @@ def test_batch_columns_adapter_shares_one_table_per_index():
     hits = {"q1": [Hit("b", 3.0), Hit("c", 2.0)], "q2": [Hit("d", 1.0)]}
     qrels = {"q1": {"c": 1}, "q2": {"d": 2}}
     assert evaluate(arrays, qrels, metrics=METRICS).per_query.equals(evaluate(hits, qrels, metrics=METRICS).per_query)
+
+
+def test_a_batch_that_answers_no_judged_query():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    batch = {"q9": [Hit("a", 1.0)], "q2": []}  # one unjudged query, one judged query without hits
+    alone = evaluate(batch, qrels, metrics="map", complete=False)
+    assert alone.per_query.empty and math.isnan(alone.aggregate["map"])
+    assert evaluate(batch, qrels, metrics="map").per_query["map"].tolist() == [0.0, 0.0]
+    with pytest.raises(QLogError, match="judge no query"):
+        evaluate(batch, {}, metrics="map")
