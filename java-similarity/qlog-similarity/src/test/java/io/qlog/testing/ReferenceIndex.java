@@ -60,8 +60,22 @@ public final class ReferenceIndex implements Closeable {
    * time: the similarity is set on the shared searcher.
    */
   public synchronized TopTen top(Similarity similarity, String text) throws IOException {
+    return top(similarity, query(text));
+  }
+
+  /** The bag-of-words query of {@code text}, as {@link #top(Similarity, String)} searches it; null for no terms. */
+  public Query query(String text) {
+    return queries.createBooleanQuery("contents", text, BooleanClause.Occur.SHOULD);
+  }
+
+  /** The searcher over the index (its similarity is whatever the last {@code top} call set). */
+  public IndexSearcher searcher() {
+    return searcher;
+  }
+
+  /** The top 10 for {@code query} (null: no terms, no hits) under {@code similarity}, ordered as above. */
+  public synchronized TopTen top(Similarity similarity, Query query) throws IOException {
     TopTen top = new TopTen();
-    Query query = queries.createBooleanQuery("contents", text, BooleanClause.Occur.SHOULD);
     if (query == null) {
       return top; // the engines' parsers make an empty query too
     }
