@@ -30,6 +30,7 @@ VERBS = {
     "reproduce": "the paper's comparisons on real code",
     "demo": "the embedded quick-start benchmark",
     "solr": "SolrCloud: configset, indexing, runs and sweeps against a live Solr",
+    "rewrite": "q-log BM25 as plain BM25 with per-term boosts: Lucene, Solr, Elasticsearch, OpenSearch, Tantivy",
 }
 
 

@@ -235,6 +235,14 @@ class QLogSearcher:
         """Top ``k`` hits for ``query`` (an empty or all-stopword query gives no hits)."""
         return self.search_batch([check_query(query)], ["q"], k=k).hits_at(0)
 
+    def search_query(self, query: Any, k: int = 10) -> list[Hit]:
+        """Top ``k`` hits for a Java Lucene ``Query`` built by the caller (e.g. a rewritten one), ordered and
+        rounded as :meth:`search`'s, under the installed similarity."""
+        text = self._call(instance_call, self._java, "search_query_tsv", query, check_hits(k))
+        # docid TAB score TAB luceneDocid lines; Java sends a float's shortest decimal, which float32 reads back exactly
+        return [Hit(docid, float(np.float32(score)), int(lucene))
+                for docid, score, lucene in (line.split("\t") for line in text.split("\n") if line)]
+
     def batch_search(self, queries: Sequence[str], qids: Sequence[str], k: int = 10,
                      threads: int = 1) -> BatchResults:
         """Top ``k`` hits per query, searched on ``threads`` Java threads: ``{qid: hits}`` in ``qids`` order.

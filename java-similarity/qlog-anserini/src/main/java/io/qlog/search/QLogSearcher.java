@@ -113,6 +113,26 @@ public class QLogSearcher extends SimpleSearcher {
   }
 
   /**
+   * Top-k hits of a query built by the caller (a rewritten query, say) as {@code search_tsv} lines: the same
+   * sorted search, rounding and tie steps, under the installed similarity.
+   */
+  public String search_query_tsv(Query query, int k) throws IOException {
+    StringBuilder out = new StringBuilder();
+    appendTop(currentSearcher(), out, null, query, k);
+    return out.toString();
+  }
+
+  /** The number of documents with {@code field} (Lucene's docCount, the N of BM25's idf); 0 if none. */
+  public int doc_count(String field) throws IOException {
+    return Math.max(0, reader.getDocCount(field));
+  }
+
+  /** The number of documents holding {@code term} in {@code field} (the n of BM25's idf; deleted ones count). */
+  public int doc_freq(String field, String term) throws IOException {
+    return reader.docFreq(new Term(field, term));
+  }
+
+  /**
    * Top-k hits of many queries on {@code threads} threads as {@code qid TAB docid TAB score TAB luceneDocid} lines.
    *
    * <p>The whole batch runs under the similarity installed when it starts: the searcher is taken
@@ -154,7 +174,12 @@ public class QLogSearcher extends SimpleSearcher {
       }
       return;
     }
-    TopFieldDocs top = searchSorted(searcher, parse(query), k);
+    appendTop(searcher, out, qid, parse(query), k);
+  }
+
+  private static void appendTop(IndexSearcher searcher, StringBuilder out, String qid, Query query, int k)
+      throws IOException {
+    TopFieldDocs top = searchSorted(searcher, query, k);
     float[] scores = new float[top.scoreDocs.length];
     for (int i = 0; i < scores.length; i++) {
       scores[i] = top.scoreDocs[i].score;

@@ -1,0 +1,197 @@
+"""The rewrite on a server over HTTP (``requests``): Elasticsearch, OpenSearch and Solr, no plugin needed.
+
+For each query the engine is asked three things, all with its stock APIs:
+
+- its own analysis of the text: ``POST /INDEX/_analyze {"field", "text"}`` (Elasticsearch, OpenSearch),
+  the field analysis request handler ``/COLLECTION/analysis/field`` (Solr): the tokens it indexed;
+- each distinct token's statistics as the engine scores with them: one ``term`` query per token with
+  ``explain``, under ``search_type=dfs_query_then_fetch`` (Elasticsearch, OpenSearch: the dfs phase sums
+  docFreq and docCount over every shard), or ``{!term}`` with ``debug=results`` (Solr; global across shards
+  under SolrCloud's ExactStatsCache, shard-local under the default LocalStatsCache); n and N are read
+  from the explanation's "n, number of documents containing term" and "N, total number of documents with
+  field", the very numbers BM25's idf is computed from. A token no document holds has no hit: n = 0, and
+  it is left out of the query (it matches nothing);
+- the query: ``bool``/``should`` of ``{"term": {FIELD: {"value", "boost"}}}`` sent with
+  ``dfs_query_then_fetch`` (Elasticsearch, OpenSearch), or ``FIELD:term^boost`` clauses (Solr).
+
+Deleted documents: every engine's docFreq and docCount still count a deleted document until a merge drops
+its segment, so the boosts (read from the same statistics) follow whatever the engine's own BM25 uses.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator, Sequence
+
+import requests
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.trec import Hit
+from qlog_pyserini.formula import check_form, check_q
+from qlog_pyserini.rewrite.boosts import TermBoost, term_boosts
+from qlog_pyserini.solr.client import escape_query
+
+ENGINES = ("elasticsearch", "opensearch", "solr")
+N_TEXT = "n, number of documents containing term"
+DOC_COUNT_TEXT = "N, total number of documents with field"
+
+
+def _walk(node: Any) -> Iterator[dict]:
+    if isinstance(node, dict):
+        yield node
+        for child in node.get("details", ()):
+            yield from _walk(child)
+
+
+def explained_statistics(explanation: dict) -> tuple[int, int]:
+    """(n, N) from a BM25 explanation tree (Lucene's, as every Lucene engine returns it as JSON)."""
+    values = {}
+    for node in _walk(explanation):
+        description = str(node.get("description", ""))
+        for key in (N_TEXT, DOC_COUNT_TEXT):
+            if description.startswith(key):
+                values[key] = int(round(float(node["value"])))
+    if len(values) != 2:
+        raise QLogError("the engine's explanation names no BM25 n and N: is the field scored with BM25?")
+    return values[N_TEXT], values[DOC_COUNT_TEXT]
+
+
+def elasticsearch_query(boosts: Sequence[TermBoost], size: int = 10) -> dict:
+    """The search body: ``bool``/``should`` of boosted ``term`` queries (``match_none`` when no term matches).
+
+    Send it with ``search_type=dfs_query_then_fetch``: the boosts were computed from global statistics and
+    the query must be scored with them too.
+    """
+    clauses = [{"term": {b.field: {"value": b.term, "boost": b.boost}}} for b in boosts if b.df > 0]
+    query = {"bool": {"should": clauses}} if clauses else {"match_none": {}}
+    return {"size": size, "query": query}
+
+
+def solr_query(boosts: Sequence[TermBoost]) -> str:
+    """The ``q`` of Solr's standard parser: ``FIELD:term^boost`` SHOULD clauses (``-*:*`` when none match)."""
+    clauses = [f"{b.field}:{escape_query(b.term)}^{b.boost:.9f}" for b in boosts if b.df > 0]
+    return "{!lucene q.op=OR}" + (" ".join(clauses) if clauses else "-*:*")
+
+
+class HttpRewriter:
+    """Rewritten queries on one Elasticsearch/OpenSearch index or Solr collection.
+
+    Args:
+        engine: ``elasticsearch``, ``opensearch`` or ``solr``.
+        url: the server (``http://127.0.0.1:9200``; Solr: ``http://127.0.0.1:8983/solr``).
+        index: the index (Elasticsearch, OpenSearch) or collection (Solr).
+        fields: the text fields searched; each token is searched in each field with that field's statistics.
+        q, idf_form: the q-log BM25 the boosts stand in for (k1 and b are the field's own BM25 settings).
+    """
+
+    def __init__(self, engine: str, url: str, index: str, q: float, idf_form: str = "lucene",
+                 fields: Sequence[str] = ("contents",), id_field: str = "id", timeout: float = 120.0) -> None:
+        if engine not in ENGINES:
+            raise QLogError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+        if not str(url).startswith(("http://", "https://")):
+            raise QLogError(f"illegal URL: {url!r}, must start with http:// or https://")
+        if not fields:
+            raise QLogError("no field to search")
+        self.engine, self.url, self.index = engine, str(url).rstrip("/"), index
+        self.q, self.idf_form = check_q(q), check_form(idf_form)
+        self.fields, self.id_field, self.timeout = list(fields), id_field, timeout
+        self.session = requests.Session()
+
+    def _post(self, path: str, what: str, **kwargs: Any) -> dict:
+        try:
+            r = self.session.request("POST" if "json" in kwargs or "data" in kwargs else "GET",
+                                     f"{self.url}/{path}", timeout=self.timeout, **kwargs)
+        except requests.RequestException as e:
+            raise QLogError(f"{what}: cannot reach {self.engine} at {self.url} ({type(e).__name__})") from None
+        if r.status_code >= 400:
+            raise QLogError(f"{what}: {self.engine} answered HTTP {r.status_code}: {r.text[:300]}")
+        return r.json()
+
+    # -- the engine's analysis -----------------------------------------------------------------
+    def analyze(self, text: str, field: str) -> list[str]:
+        """The tokens the engine makes of ``text`` in ``field``, in order."""
+        if self.engine == "solr":
+            body = self._post(f"{self.index}/analysis/field", "analysis",
+                              params={"analysis.fieldname": field, "analysis.query": text, "wt": "json"})
+            stages = body["analysis"]["field_names"][field]["query"]
+            return [t["text"] for t in stages[-1]] if stages else []
+        body = self._post(f"{self.index}/_analyze", "_analyze", json={"field": field, "text": text})
+        return [t["token"] for t in body.get("tokens", ())]
+
+    # -- the engine's statistics ---------------------------------------------------------------
+    def statistics(self, terms: Sequence[tuple[str, str]]) -> tuple[dict[tuple[str, str], int], dict[str, int]]:
+        """({(field, term): n}, {field: N}) as the engine scores them (see the module docstring)."""
+        explanations = self._solr_explain(terms) if self.engine == "solr" else self._dfs_explain(terms)
+        df: dict[tuple[str, str], int] = {}
+        doc_count: dict[str, int] = {}
+        for key, explanation in zip(terms, explanations):
+            if explanation is None:
+                df[key] = 0
+                continue
+            df[key], doc_count[key[0]] = explained_statistics(explanation)
+        return df, doc_count
+
+    def _dfs_explain(self, terms: Sequence[tuple[str, str]]) -> list[dict | None]:
+        if not terms:
+            return []
+        lines = []
+        for field, term in terms:
+            lines.append(json.dumps({"index": self.index, "search_type": "dfs_query_then_fetch"}))
+            lines.append(json.dumps({"size": 1, "explain": True, "_source": False,
+                                     "query": {"term": {field: {"value": term}}}}))
+        body = self._post("_msearch", "_msearch (term statistics)", data="\n".join(lines) + "\n",
+                          headers={"Content-Type": "application/x-ndjson"})
+        out = []
+        for response in body["responses"]:
+            if "error" in response:
+                raise QLogError(f"term statistics: {self.engine} answered {json.dumps(response['error'])[:300]}")
+            hits = response["hits"]["hits"]
+            out.append(hits[0]["_explanation"] if hits else None)
+        return out
+
+    def _solr_explain(self, terms: Sequence[tuple[str, str]]) -> list[dict | None]:
+        out = []
+        for field, term in terms:
+            body = self._post(f"{self.index}/select", "term statistics", params={
+                "q": f"{{!term f={field}}}{term}", "rows": 1, "fl": "id,score", "debug": "results",
+                "debug.explain.structured": "true", "wt": "json"})
+            explain = body.get("debug", {}).get("explain", {})
+            out.append(next(iter(explain.values())) if explain else None)
+        return out
+
+    # -- boosts, query, search -----------------------------------------------------------------
+    def boosts(self, text: str) -> list[TermBoost]:
+        """The per-term boosts of ``text``: every field's tokens, the engine's statistics."""
+        terms = [(field, token) for field in self.fields for token in self.analyze(text, field)]
+        distinct = list(dict.fromkeys(terms))
+        df, doc_count = self.statistics(distinct)
+        return term_boosts(terms, df, doc_count, self.q, self.idf_form)
+
+    def query(self, text: str, size: int = 10) -> dict | str:
+        """The engine's query for ``text``: a search body (Elasticsearch, OpenSearch) or a Solr ``q``."""
+        boosts = self.boosts(text)
+        return solr_query(boosts) if self.engine == "solr" else elasticsearch_query(boosts, size)
+
+    def search(self, text: str, k: int = 10) -> list[Hit]:
+        """Top ``k`` hits of the rewritten ``text`` as the engine scores it (ties by the id field)."""
+        if self.engine == "solr":
+            body = self._post(f"{self.index}/select", "search", params={
+                "q": self.query(text), "rows": k, "fl": f"{self.id_field},score",
+                "sort": f"score desc,{self.id_field} asc", "wt": "json"})
+            docs = body["response"]["docs"]
+            return [Hit(str(d[self.id_field]), float(d["score"])) for d in docs]
+        body = self.query(text, k)
+        body.update({"sort": [{"_score": "desc"}, {self.id_field: "asc"}], "track_scores": True,
+                     "_source": False, "fields": [self.id_field]})
+        result = self._post(f"{self.index}/_search", "search", json=body,
+                            params={"search_type": "dfs_query_then_fetch"})
+        return [Hit(str(h["fields"][self.id_field][0]), float(h["_score"])) for h in result["hits"]["hits"]]
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> "HttpRewriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
