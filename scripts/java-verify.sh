@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build and test java-similarity/ with Maven: the similarities on Lucene 10.5 and 9.12, the Solr factory and
-# the SolrCloud tests, the OpenSearch plugin, its zip and its cluster tests, and (when Pyserini's fatjar is
-# installed in .venv) the Anserini-dependent module. As root, the OpenSearch test JVMs run as uid 65534 in a
-# user namespace (OpenSearch refuses uid 0; qlog-opensearch/src/test/bin/java-not-root).
+# the SolrCloud tests, the OpenSearch and Elasticsearch plugins, their zips and their cluster tests, and (when
+# Pyserini's fatjar is installed in .venv) the Anserini-dependent module. As root, the OpenSearch and
+# Elasticsearch test JVMs run as uid 65534 in a user namespace (both refuse uid 0;
+# qlog-opensearch/src/test/bin/java-not-root).
 # Finds a JDK >= 21 at run time (QLOG_JAVA_HOME, JAVA_HOME, /usr/lib/jvm/*, javac on PATH; newest wins).
 # Extra arguments go to Maven, e.g. -Dtest=TestQLogIdf -Dsurefire.failIfNoSpecifiedTests=false.
 set -euo pipefail

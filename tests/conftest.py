@@ -173,3 +173,21 @@ def csn_ruby(shared_data, tmp_path_factory) -> tuple[Path, Path]:
     prepared = prepare_csn([folder / "test.jsonl", folder / "valid.jsonl"], work / "data")
     build_index(prepared.out / "corpus", work / "index", threads=2, progress=False)
     return prepared.out, work / "index"
+
+
+def same_ranking(got: list[tuple[str, float]], want: list[tuple[str, float]], rel: float = 0.0,
+                 tol: float = 1e-9) -> str | None:
+    """None when the scores agree at every rank within ``rel`` (relative) plus ``tol`` (absolute) and the ids
+    agree at every rank whose score is not tied with a neighbour's (float rounding may reorder only equal
+    scores); else what differs."""
+    if len(got) != len(want):
+        return f"{len(got)} hits vs {len(want)}"
+    close = lambda a, b: abs(a - b) <= rel * max(abs(a), abs(b)) + tol  # noqa: E731
+    for i, ((gid, gs), (wid, ws)) in enumerate(zip(got, want)):
+        if not close(gs, ws):
+            return f"rank {i + 1}: score {gs} vs {ws}"
+        tied = (i > 0 and close(want[i - 1][1], ws)) or (i + 1 < len(want) and close(want[i + 1][1], ws)) \
+            or i + 1 == len(want)
+        if gid != wid and not tied:
+            return f"rank {i + 1}: {gid} vs {wid}"
+    return None

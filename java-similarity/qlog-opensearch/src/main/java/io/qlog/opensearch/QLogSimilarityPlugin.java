@@ -2,8 +2,6 @@ package io.qlog.opensearch;
 
 import io.qlog.similarities.QLogBM25Parameters;
 import io.qlog.similarities.QLogBM25Similarity;
-import java.util.HashMap;
-import java.util.Map;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.index.IndexModule;
 import org.opensearch.plugins.Plugin;
@@ -41,16 +39,6 @@ public class QLogSimilarityPlugin extends Plugin {
    *     400 response and which keeps the index from being created or opened
    */
   public static QLogBM25Similarity similarity(Settings settings) {
-    Map<String, String> values = new HashMap<>();
-    for (String key : settings.keySet()) {
-      if (!"type".equals(key)) { // how OpenSearch chose this provider
-        values.put(key, settings.get(key));
-      }
-    }
-    try {
-      return QLogBM25Parameters.similarity(values);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("similarity type [" + TYPE + "]: " + e.getMessage(), e);
-    }
+    return QLogBM25Parameters.similarity(TYPE, settings.keySet(), settings::get);
   }
 }

@@ -47,6 +47,29 @@ public final class QLogBM25Parameters {
     return new QLogBM25Similarity((float) k1, (float) b, q, idfForm);
   }
 
+  /**
+   * The similarity of one engine settings group (OpenSearch's and Elasticsearch's {@code index.similarity.NAME}),
+   * whose {@code type} key is how the engine chose the provider and is not a parameter.
+   *
+   * @param type the similarity type name, which error messages start with ("similarity type [qlog_bm25]: ...")
+   * @param keys the group's keys
+   * @param value a key's text value
+   * @throws IllegalArgumentException naming the type, the bad parameter, its value and what it must be
+   */
+  public static QLogBM25Similarity similarity(String type, Iterable<String> keys, java.util.function.Function<String, String> value) {
+    Map<String, String> values = new java.util.HashMap<>();
+    for (String key : keys) {
+      if (!"type".equals(key)) {
+        values.put(key, value.apply(key));
+      }
+    }
+    try {
+      return similarity(values);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("similarity type [" + type + "]: " + e.getMessage(), e);
+    }
+  }
+
   /** The number the text says, or the default when absent; its range is the constructor's to check. */
   private static double number(Map<String, String> params, String name, double defaultValue) {
     String text = params.get(name);

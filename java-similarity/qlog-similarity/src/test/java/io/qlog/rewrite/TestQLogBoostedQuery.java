@@ -49,29 +49,6 @@ public class TestQLogBoostedQuery {
     return Math.abs(a - b) <= TOLERANCE * Math.max(Math.abs(a), Math.abs(b)) + 1e-12;
   }
 
-  /**
-   * Scores agree at every rank within {@link #TOLERANCE}, and ids agree at every rank whose score is not tied
-   * (within tolerance) with a neighbour's: float rounding may only reorder documents of equal score.
-   */
-  static String sameRanking(TopTen engine, TopTen reference) {
-    if (engine.ids.size() != reference.ids.size()) {
-      return "lengths differ";
-    }
-    for (int i = 0; i < reference.ids.size(); i++) {
-      float r = reference.scores.get(i);
-      if (!close(engine.scores.get(i), r)) {
-        return "score at rank " + (i + 1) + " differs";
-      }
-      boolean tied = (i > 0 && close(reference.scores.get(i - 1), r))
-          || (i + 1 < reference.ids.size() && close(reference.scores.get(i + 1), r))
-          || (i + 1 == reference.ids.size()); // the 10th may tie with an 11th that is not listed
-      if (!tied && !engine.ids.get(i).equals(reference.ids.get(i))) {
-        return "id at rank " + (i + 1) + " differs";
-      }
-    }
-    return null;
-  }
-
   private static IndexSearcher smallIndex() throws IOException {
     // field a: "common" in 4 of 5 documents (over half: rsj idf_q = 0), "rare" in 1, "mid" in 2; field b other words
     String[][] docs = {
@@ -178,7 +155,7 @@ public class TestQLogBoostedQuery {
             TopTen expected = reference.top(qlog, query);
             TopTen actual = reference.top(bm25,
                 query == null ? null : QLogBoostedQuery.rewrite(query, reference.searcher(), qlog));
-            String why2 = sameRanking(actual, expected);
+            String why2 = TopTen.sameRanking(actual, expected, TOLERANCE, 1e-12);
             if (why2 == null) {
               same++;
               idsEqual += actual.ids.equals(expected.ids) ? 1 : 0;
@@ -193,5 +170,82 @@ public class TestQLogBoostedQuery {
       }
     }
     System.out.print(table);
+  }
+
+  /**
+   * Off by default (-Dqlog.bench=true): the query cost of the rewrite against plain BM25 and against the q-log
+   * similarity on one in-memory CSN-Ruby index, top 10 through IndexSearcher.search (block-max WAND pruning past
+   * 1,000 counted hits). Per query the three run back to back, the order rotating from query to query so load on a
+   * shared machine hits all alike; the rewrite's time includes building it (statistics lookups, boosts). Also
+   * counts the queries whose total hits came back as a lower bound, the sign that pruning skipped documents.
+   * Written to target/rewrite-bench.md (or -Dqlog.bench.out=PATH).
+   */
+  @Test
+  public void benchmarkRewriteVsBM25VsQLog() throws Exception {
+    Assume.assumeTrue("query-cost benchmark runs only with -Dqlog.bench=true", Boolean.getBoolean("qlog.bench"));
+    String why = CsnRuby.unavailable();
+    Assume.assumeTrue(why, why == null);
+    CsnRuby data = CsnRuby.load();
+    double q = Double.parseDouble(System.getProperty("qlog.bench.q", "0.7"));
+    int rounds = Integer.getInteger("qlog.bench.rounds", 7);
+    String[] names = {"BM25", "rewrite under BM25", "QLogBM25Similarity"};
+    try (ReferenceIndex reference = new ReferenceIndex(data)) {
+      QLogBM25Similarity qlog = new QLogBM25Similarity(0.9f, 0.4f, q, IdfForm.LUCENE);
+      BM25Similarity bm25 = new BM25Similarity(0.9f, 0.4f);
+      IndexSearcher plain = new IndexSearcher(reference.searcher().getIndexReader());
+      plain.setSimilarity(bm25);
+      IndexSearcher qlogSearcher = new IndexSearcher(reference.searcher().getIndexReader());
+      qlogSearcher.setSimilarity(qlog);
+      List<Query> queries = new ArrayList<>();
+      for (String text : data.topics.values()) {
+        Query query = reference.query(text);
+        if (query != null) {
+          queries.add(query);
+        }
+      }
+      int[] pruned = new int[3];
+      double[][] ratios = new double[2][rounds];
+      StringBuilder md = new StringBuilder("| round | BM25 queries/s | rewrite queries/s | q-log similarity queries/s "
+          + "| rewrite / BM25 | q-log similarity / BM25 |\n|---:|---:|---:|---:|---:|---:|\n");
+      for (int r = -2; r < rounds; r++) { // two warm-up rounds
+        long[] nanos = new long[3];
+        for (int i = 0; i < queries.size(); i++) {
+          for (int k = 0; k < 3; k++) {
+            int side = (i + r + 3 + k) % 3;
+            long t0 = System.nanoTime();
+            org.apache.lucene.search.TopDocs top = side == 0 ? plain.search(queries.get(i), 10)
+                : side == 1 ? plain.search(QLogBoostedQuery.rewrite(queries.get(i), plain, qlog), 10)
+                : qlogSearcher.search(queries.get(i), 10);
+            nanos[side] += System.nanoTime() - t0;
+            if (r == 0 && top.totalHits.relation() == org.apache.lucene.search.TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO) {
+              pruned[side]++;
+            }
+          }
+        }
+        if (r < 0) {
+          continue;
+        }
+        double[] qps = new double[3];
+        for (int side = 0; side < 3; side++) {
+          qps[side] = queries.size() / (nanos[side] / 1e9);
+        }
+        ratios[0][r] = qps[1] / qps[0];
+        ratios[1][r] = qps[2] / qps[0];
+        md.append(String.format(Locale.ROOT, "| %d | %.0f | %.0f | %.0f | %.3f | %.3f |%n", r + 1, qps[0], qps[1], qps[2],
+            ratios[0][r], ratios[1][r]));
+      }
+      java.util.Arrays.sort(ratios[0]);
+      java.util.Arrays.sort(ratios[1]);
+      md.append(String.format(Locale.ROOT, "%nCSN-Ruby, %d documents in one in-memory index, %d queries, top 10, q = %s. "
+          + "Median throughput ratio over %d rounds: rewrite / BM25 **%.3f** (%.3f to %.3f), q-log similarity / BM25 "
+          + "**%.3f** (%.3f to %.3f). Queries whose total hits were a lower bound (pruned): %s %d, %s %d, %s %d.%n",
+          reference.searcher().getIndexReader().maxDoc(), queries.size(), q, rounds, ratios[0][rounds / 2], ratios[0][0],
+          ratios[0][rounds - 1], ratios[1][rounds / 2], ratios[1][0], ratios[1][rounds - 1], names[0], pruned[0], names[1],
+          pruned[1], names[2], pruned[2]));
+      java.nio.file.Path out = java.nio.file.Paths.get(System.getProperty("qlog.bench.out",
+          java.nio.file.Paths.get(System.getProperty("basedir", ".")).resolve("target/rewrite-bench.md").toString()));
+      java.nio.file.Files.writeString(out, md.toString());
+      System.out.println(md);
+    }
   }
 }

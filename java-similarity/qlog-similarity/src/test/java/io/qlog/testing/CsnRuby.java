@@ -47,7 +47,8 @@ public final class CsnRuby {
     return null;
   }
 
-  static Path repoRoot() {
+  /** The project's root (the folder holding java-similarity/ and .venv/). */
+  public static Path repoRoot() {
     return Paths.get(System.getProperty("basedir", ".")).toAbsolutePath().resolve("../..").normalize();
   }
 
@@ -55,11 +56,13 @@ public final class CsnRuby {
     return Paths.get(System.getProperty("qlog.data", repoRoot().resolve("../shared/data").toString())).resolve("csn-ruby");
   }
 
-  static Path python() {
+  /** The project's Python (-Dqlog.python, else .venv/bin/python), which runs the qlog_pyserini verbs. */
+  public static Path python() {
     return Paths.get(System.getProperty("qlog.python", repoRoot().resolve(".venv/bin/python").toString()));
   }
 
-  static Path prepared() throws IOException, InterruptedException {
+  /** The prepared folder (corpus/, topics.tsv, qrels.txt), made on first use. */
+  public static Path prepared() throws IOException, InterruptedException {
     if (System.getProperty("qlog.csn") != null) {
       return Paths.get(System.getProperty("qlog.csn"));
     }

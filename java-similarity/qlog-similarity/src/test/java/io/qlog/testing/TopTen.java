@@ -32,6 +32,35 @@ public final class TopTen {
     return true;
   }
 
+  /**
+   * Null when the scores agree at every rank within {@code rel} (relative) plus {@code tol} (absolute) and the ids
+   * agree at every rank whose reference score is not tied (within the same tolerance) with a neighbour's, the
+   * tenth included (it may tie with an eleventh not listed): float rounding may only reorder equal scores.
+   * Otherwise what differs first.
+   */
+  public static String sameRanking(TopTen engine, TopTen reference, double rel, double tol) {
+    if (engine.ids.size() != reference.ids.size()) {
+      return engine.ids.size() + " hits vs " + reference.ids.size();
+    }
+    for (int i = 0; i < reference.ids.size(); i++) {
+      float r = reference.scores.get(i);
+      if (!close(engine.scores.get(i), r, rel, tol)) {
+        return "score at rank " + (i + 1) + " differs";
+      }
+      boolean tied = (i > 0 && close(reference.scores.get(i - 1), r, rel, tol))
+          || (i + 1 < reference.ids.size() && close(reference.scores.get(i + 1), r, rel, tol))
+          || i + 1 == reference.ids.size();
+      if (!tied && !engine.ids.get(i).equals(reference.ids.get(i))) {
+        return "id at rank " + (i + 1) + " differs";
+      }
+    }
+    return null;
+  }
+
+  private static boolean close(double a, double b, double rel, double tol) {
+    return Math.abs(a - b) <= rel * Math.max(Math.abs(a), Math.abs(b)) + tol;
+  }
+
   /** |a ∩ reference| / |reference|; 1 when both are empty. */
   public static double overlap(TopTen a, TopTen reference) {
     if (reference.ids.isEmpty()) {

@@ -1,0 +1,248 @@
+package io.qlog.elasticsearch;
+
+import static org.elasticsearch.test.hamcrest.ElasticsearchAssertions.assertResponse;
+
+import io.qlog.similarities.QLogBM25Similarity;
+import io.qlog.testing.CsnRuby;
+import io.qlog.testing.DistributedComparison;
+import io.qlog.testing.ReferenceIndex;
+import io.qlog.testing.RewriteVerb;
+import io.qlog.testing.TopTen;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.lucene.tests.util.LuceneTestCase;
+import org.elasticsearch.action.bulk.BulkRequestBuilder;
+import org.elasticsearch.action.bulk.BulkResponse;
+import org.elasticsearch.action.search.SearchType;
+import org.elasticsearch.common.settings.Settings;
+import org.elasticsearch.common.transport.TransportAddress;
+import org.elasticsearch.http.HttpServerTransport;
+import org.elasticsearch.index.query.QueryBuilders;
+import org.elasticsearch.plugins.Plugin;
+import org.elasticsearch.search.SearchHit;
+import org.elasticsearch.search.sort.SortBuilders;
+import org.elasticsearch.search.sort.SortOrder;
+import org.elasticsearch.test.ESIntegTestCase;
+import org.elasticsearch.transport.netty4.Netty4Plugin;
+import org.junit.AfterClass;
+import org.junit.AssumptionViolatedException;
+
+/**
+ * q-log BM25 in a real Elasticsearch 9.1 cluster (the test framework's internal cluster: 2 data nodes, this
+ * plugin loaded), on CodeSearchNet Ruby (2,661 functions, 1,261 queries) in one 2-shard index analyzed as
+ * Anserini's default English analyzer.
+ *
+ * <ul>
+ *   <li>With {@code dfs_query_then_fetch} (global document frequencies) each query's top 10 must equal a
+ *       single-index Lucene run with the same analyzer, query and similarity: same ids, same order, scores
+ *       within one float ulp. Both sides order ties by id.
+ *   <li>With {@code query_then_fetch} (each shard its own statistics) the drift from that reference is
+ *       measured: top-10 overlap and NDCG@10, written to target/elasticsearch-drift.md (or -Dqlog.drift.out).
+ * </ul>
+ *
+ * q changes the way a deployment changes it: close the index, update {@code index.similarity.qlog.q}, open.
+ */
+@ESIntegTestCase.ClusterScope(scope = ESIntegTestCase.Scope.SUITE, numDataNodes = 2, numClientNodes = 0,
+    supportsDedicatedMasters = false)
+// 1,261 queries x 2 search types x the q values on 2 cores, plus indexing: over the default 20 min on a loaded machine
+@com.carrotsearch.randomizedtesting.annotations.TimeoutSuite(millis = 60 * 60 * 1000)
+@LuceneTestCase.SuppressCodecs("*") // scores do not depend on the codec; the default one keeps the test fast
+public class TestElasticsearchCsnRuby extends ESIntegTestCase {
+  static final String INDEX = "csn-ruby";
+
+  static CsnRuby data;
+  static ReferenceIndex reference;
+  static long startNanos;
+
+  @Override
+  protected Collection<Class<? extends Plugin>> nodePlugins() {
+    // Netty4Plugin: real HTTP on 127.0.0.1, which the rewrite verb talks to as a user's client would
+    return List.of(QLogSimilarityPlugin.class, AnseriniAnalysisPlugin.class, Netty4Plugin.class);
+  }
+
+  @Override
+  protected boolean addMockHttpTransport() {
+    return false;
+  }
+
+  /**
+   * 2 shards, no replica, and Lucene's LZ4 stored fields: Elasticsearch's default codec compresses them with the
+   * zstd native library, which a distribution ships in lib/platform but Maven Central does not, so the test
+   * nodes have none. Scores do not depend on the codec.
+   */
+  static Settings.Builder shards() {
+    return Settings.builder().put("index.number_of_shards", 2).put("index.number_of_replicas", 0)
+        .put("index.codec", "legacy_default");
+  }
+
+  /** Index settings: the similarity named "qlog" (k1 = 0.9, b = 0.4, Anserini's) at {@code q}. */
+  static Settings indexSettings(double q) {
+    return shards()
+        .put("index.similarity.qlog.type", QLogSimilarityPlugin.TYPE)
+        .put("index.similarity.qlog.q", q)
+        .put("index.similarity.qlog.k1", 0.9)
+        .put("index.similarity.qlog.b", 0.4)
+        .build();
+  }
+
+  static final String MAPPING = "{\"properties\": {\"id\": {\"type\": \"keyword\"},"
+      + " \"contents\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"similarity\": \"qlog\"}}}";
+
+  static void log(String what) {
+    System.out.printf(Locale.ROOT, "[%.1f s] %s%n", (System.nanoTime() - startNanos) / 1e9, what);
+  }
+
+  /** The corpus and the reference index, once per suite; skips the calling test when the data is absent. */
+  static void requireCorpus() throws Exception {
+    String why = CsnRuby.unavailable();
+    if (why != null) {
+      throw new AssumptionViolatedException(why);
+    }
+    if (data == null) {
+      data = CsnRuby.load();
+      reference = new ReferenceIndex(data);
+    }
+  }
+
+  /** An index with these settings and mapping holding {@code docs} ({id, contents}), refreshed. */
+  static void createIndex(String name, Settings settings, String mapping, List<String[]> docs) {
+    indicesAdmin().prepareCreate(name).setSettings(settings).setMapping(mapping).get();
+    for (int from = 0; from < docs.size(); from += 500) {
+      BulkRequestBuilder bulk = client().prepareBulk();
+      for (String[] d : docs.subList(from, Math.min(from + 500, docs.size()))) {
+        bulk.add(client().prepareIndex(name).setId(d[0]).setSource(Map.of("id", d[0], "contents", d[1])));
+      }
+      BulkResponse response = bulk.get();
+      assertFalse(response.buildFailureMessage(), response.hasFailures());
+    }
+    indicesAdmin().prepareRefresh(name).get();
+  }
+
+  @AfterClass
+  public static void closeReference() throws IOException {
+    if (reference != null) {
+      reference.close();
+    }
+    reference = null;
+    data = null;
+  }
+
+  /** Changes q as a deployment would: close, update the static similarity setting, open. */
+  static void setQ(String index, double q) {
+    indicesAdmin().prepareClose(index).get();
+    indicesAdmin().prepareUpdateSettings(index).setSettings(Settings.builder().put("index.similarity.qlog.q", q)).get();
+    indicesAdmin().prepareOpen(index).get();
+  }
+
+  /** Every message in the cause chain, so the assertion sees the plugin's words however Elasticsearch wraps them. */
+  static String messages(Throwable t) {
+    StringBuilder all = new StringBuilder();
+    for (; t != null; t = t.getCause()) {
+      all.append(t.getMessage()).append('\n');
+    }
+    return all.toString();
+  }
+
+  public void testBadSimilaritySettingsAreRefusedWithTheirName() {
+    Settings bad = Settings.builder().put(indexSettings(1.0)).put("index.similarity.qlog.b", 1.5).build();
+    Exception e = expectThrows(Exception.class,
+        () -> indicesAdmin().prepareCreate("bad-b").setSettings(bad).setMapping(MAPPING).get());
+    assertTrue(messages(e), messages(e).contains("similarity type [qlog_bm25]: illegal b value: 1.5, must be between 0 and 1"));
+    assertFalse("a refused index must not exist", indexExists("bad-b"));
+
+    Settings typo = Settings.builder().put(indexSettings(1.0)).put("index.similarity.qlog.idfForm", "rsj").build();
+    e = expectThrows(Exception.class,
+        () -> indicesAdmin().prepareCreate("bad-key").setSettings(typo).setMapping(MAPPING).get());
+    assertTrue(messages(e), messages(e).contains("unknown parameter 'idfForm', allowed: b, idf_form, k1, q"));
+  }
+
+  static TopTen top(String index, String field, SearchType type, String text) {
+    TopTen top = new TopTen();
+    assertResponse(client().prepareSearch(index).setSearchType(type)
+        .setQuery(QueryBuilders.matchQuery(field, text))
+        .setSize(10)
+        .addSort(SortBuilders.scoreSort().order(SortOrder.DESC))
+        .addSort(SortBuilders.fieldSort("id").order(SortOrder.ASC))
+        .setTrackScores(true), rsp -> {
+          for (SearchHit hit : rsp.getHits().getHits()) {
+            top.add(hit.getId(), hit.getScore());
+          }
+        });
+    return top;
+  }
+
+  public void testDfsEqualsSingleIndexAndQueryThenFetchDrifts() throws Exception {
+    startNanos = System.nanoTime();
+    requireCorpus();
+    createIndex(INDEX, indexSettings(1.0), MAPPING, data.docs);
+    ensureGreen(INDEX);
+    log("cluster up, " + data.docs.size() + " documents indexed in 2 shards");
+    DistributedComparison comparison = new DistributedComparison("dfs_query_then_fetch", "query_then_fetch", data);
+    for (double q : DistributedComparison.QS) {
+      setQ(INDEX, q);
+      ensureGreen(INDEX);
+      comparison.compareAll(q, text -> new TopTen[] {
+          top(INDEX, "contents", SearchType.DFS_QUERY_THEN_FETCH, text),
+          top(INDEX, "contents", SearchType.QUERY_THEN_FETCH, text)}, reference);
+      log("q=" + q + ": Elasticsearch answered " + data.topics.size() + " queries with both search types");
+    }
+    double seconds = (System.nanoTime() - startNanos) / 1e9;
+    comparison.report(String.format(Locale.ROOT,
+        "%d documents, 2 data nodes, 1 index of 2 shards; test time %.0f s (corpus load, indexing, %d query passes; cluster start not counted).%n",
+        data.docs.size(), seconds, DistributedComparison.QS.length * 2), "elasticsearch-drift.md");
+    comparison.assertGlobalEqualsSingleIndex();
+  }
+
+  /**
+   * The no-plugin route: an index whose field uses Elasticsearch's built-in BM25 (k1 = 0.9, b = 0.4), searched by
+   * {@code python -m qlog_pyserini.rewrite --engine elasticsearch} over HTTP (the node's _analyze, dfs term
+   * statistics, bool/should of boosted term queries with dfs_query_then_fetch). Its top 10 must be
+   * QLogBM25Similarity's on the single index at q = 1, 0.7, 0.3 for both odds forms, on every query, with every
+   * score 1 + k1 times the single index's (Elasticsearch's BM25 keeps that constant factor).
+   */
+  public void testRewriteOverHttpEqualsQLogOnSingleIndex() throws Exception {
+    requireCorpus();
+    String plain = "csn-ruby-bm25";
+    Settings settings = shards()
+        .put("index.similarity.bm25.type", "BM25").put("index.similarity.bm25.k1", 0.9).put("index.similarity.bm25.b", 0.4)
+        .build();
+    createIndex(plain, settings, MAPPING.replace("\"similarity\": \"qlog\"", "\"similarity\": \"bm25\""), data.docs);
+    ensureGreen(plain);
+    TransportAddress http = internalCluster().getInstance(HttpServerTransport.class).boundAddress().publishAddress();
+    String url = "http://" + http.getAddress() + ":" + http.getPort();
+    StringBuilder table = new StringBuilder();
+    for (String form : new String[] {"lucene", "rsj"}) {
+      for (double q : new double[] {1.0, 0.7, 0.3}) {
+        Map<String, TopTen> runs = RewriteVerb.run("elasticsearch", url, plain, CsnRuby.prepared().resolve("topics.tsv"),
+            q, form, createTempDir("rewrite"));
+        QLogBM25Similarity qlog = new QLogBM25Similarity(0.9f, 0.4f, q, QLogBM25Similarity.IdfForm.parse(form));
+        int same = 0;
+        List<String> failures = new ArrayList<>();
+        for (Map.Entry<String, String> topic : data.topics.entrySet()) {
+          TopTen single = reference.top(qlog, topic.getValue());
+          // Elasticsearch's built-in BM25 (LegacyBM25Similarity) keeps BM25's (k1 + 1) numerator, which Lucene's
+          // BM25Similarity dropped: every score is 1.9 times Lucene's, the ranking the same
+          TopTen want = new TopTen();
+          for (int i = 0; i < single.ids.size(); i++) {
+            want.add(single.ids.get(i), single.scores.get(i) * (1 + 0.9f));
+          }
+          TopTen got = runs.getOrDefault(topic.getKey(), new TopTen());
+          // the run prints 6 decimals and keeps its scores strictly decreasing (1e-6 steps)
+          String why = TopTen.sameRanking(got, want, 2e-6, 2e-5);
+          if (why == null) {
+            same++;
+          } else if (failures.size() < 5) {
+            failures.add(topic.getKey() + ": " + why + "\n  rewrite " + got + "\n  qlog    " + want);
+          }
+        }
+        table.append(String.format(Locale.ROOT, "q=%s %s: %d/%d same top 10%n", q, form, same, data.topics.size()));
+        assertEquals("q=" + q + " " + form + "\n" + String.join("\n", failures), data.topics.size(), same);
+      }
+    }
+    System.out.print(table);
+  }
+}
