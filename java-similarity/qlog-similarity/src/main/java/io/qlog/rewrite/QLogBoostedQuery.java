@@ -2,6 +2,8 @@ package io.qlog.rewrite;
 
 import io.qlog.similarities.QLogBM25Similarity;
 import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
@@ -36,6 +38,30 @@ import org.apache.lucene.search.similarities.BM25Similarity;
 public final class QLogBoostedQuery {
   private QLogBoostedQuery() {}
 
+  // A clause's query and occur are getQuery()/getOccur() in Lucene 9 and query()/occur() in Lucene 10 (a record),
+  // with no accessor in common; this source tree is built against both, so the one that exists is looked up once.
+  private static final MethodHandle CLAUSE_QUERY = accessor("query", "getQuery");
+  private static final MethodHandle CLAUSE_OCCUR = accessor("occur", "getOccur");
+
+  private static MethodHandle accessor(String... names) {
+    for (String name : names) {
+      try {
+        return MethodHandles.publicLookup().unreflect(BooleanClause.class.getMethod(name));
+      } catch (NoSuchMethodException | IllegalAccessException e) {
+        // try the other Lucene's name
+      }
+    }
+    throw new IllegalStateException("BooleanClause has none of " + String.join(", ", names));
+  }
+
+  private static <T> T part(MethodHandle accessor, BooleanClause clause, Class<T> type) {
+    try {
+      return type.cast(accessor.invoke(clause));
+    } catch (Throwable e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /**
    * {@code query} with every term query boosted by w_t; boolean queries and boosts are rebuilt around them.
    *
@@ -69,11 +95,9 @@ public final class QLogBoostedQuery {
     if (query instanceof BooleanQuery) {
       BooleanQuery bool = (BooleanQuery) query;
       BooleanQuery.Builder out = new BooleanQuery.Builder().setMinimumNumberShouldMatch(bool.getMinimumNumberShouldMatch());
-      for (BooleanClause.Occur occur : BooleanClause.Occur.values()) {
-        // getClauses(occur): the one clause accessor Lucene 9 and 10 share
-        for (Query clause : bool.getClauses(occur)) {
-          out.add(rewrite(clause, searcher, qlog, bm25), occur);
-        }
+      for (BooleanClause clause : bool.clauses()) {
+        out.add(rewrite(part(CLAUSE_QUERY, clause, Query.class), searcher, qlog, bm25),
+            part(CLAUSE_OCCUR, clause, BooleanClause.Occur.class));
       }
       return out.build();
     }

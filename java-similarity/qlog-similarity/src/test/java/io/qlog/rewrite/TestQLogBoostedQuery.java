@@ -108,12 +108,10 @@ public class TestQLogBoostedQuery {
     double x = (5 - 1 + 0.5) / 1.5;
     double expected = (Math.pow(x, 0.5) - 1) / 0.5 / Math.log(1 + x);
     assertEquals(expected, QLogBoostedQuery.boost(searcher, new Term("a", "rare"), rsj), 1e-6);
-    BooleanQuery rewritten = (BooleanQuery) QLogBoostedQuery.rewrite(smallQuery(), searcher, rsj);
-    List<String> clauses = new ArrayList<>();
-    for (Query c : rewritten.getClauses(Occur.SHOULD)) {
-      clauses.add(c.toString());
-    }
+    // the query's text lists its SHOULD clauses separated by spaces, in order
+    List<String> clauses = List.of(QLogBoostedQuery.rewrite(smallQuery(), searcher, rsj).toString().split(" "));
     float mid = QLogBoostedQuery.boost(searcher, new Term("a", "mid"), rsj);
+    assertEquals(5, clauses.size());
     assertTrue(clauses.toString(), clauses.contains("(a:mid)^" + (mid * 2f)));
     assertTrue(clauses.toString(), clauses.contains("(a:common)^0.0"));
     assertTrue(clauses.toString(), clauses.contains("a:absent"));
@@ -217,7 +215,8 @@ public class TestQLogBoostedQuery {
                 : side == 1 ? plain.search(QLogBoostedQuery.rewrite(queries.get(i), plain, qlog), 10)
                 : qlogSearcher.search(queries.get(i), 10);
             nanos[side] += System.nanoTime() - t0;
-            if (r == 0 && top.totalHits.relation() == org.apache.lucene.search.TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO) {
+            // "N+ hits": a lower bound (TotalHits' accessors differ between Lucene 9 and 10, its text does not)
+            if (r == 0 && top.totalHits.toString().contains("+")) {
               pruned[side]++;
             }
           }
