@@ -12,7 +12,7 @@ For each query the engine is asked three things, all with its stock APIs:
   field", the very numbers BM25's idf is computed from. A token no document holds has no hit: n = 0, and
   it is left out of the query (it matches nothing);
 - the query: ``bool``/``should`` of ``{"term": {FIELD: {"value", "boost"}}}`` sent with
-  ``dfs_query_then_fetch`` (Elasticsearch, OpenSearch), or ``FIELD:term^boost`` clauses (Solr).
+  ``dfs_query_then_fetch`` (Elasticsearch, OpenSearch), or boosted ``{!term}`` clauses (Solr).
 
 Deleted documents: every engine's docFreq and docCount still count a deleted document until a merge drops
 its segment, so the boosts (read from the same statistics) follow whatever the engine's own BM25 uses.
@@ -29,7 +29,6 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.formula import check_form, check_q
 from qlog_pyserini.rewrite.boosts import TermBoost, term_boosts
-from qlog_pyserini.solr.client import escape_query
 
 ENGINES = ("elasticsearch", "opensearch", "solr")
 N_TEXT = "n, number of documents containing term"
@@ -67,10 +66,23 @@ def elasticsearch_query(boosts: Sequence[TermBoost], size: int = 10) -> dict:
     return {"size": size, "query": query}
 
 
-def solr_query(boosts: Sequence[TermBoost]) -> str:
-    """The ``q`` of Solr's standard parser: ``FIELD:term^boost`` SHOULD clauses (``-*:*`` when none match)."""
-    clauses = [f"{b.field}:{escape_query(b.term)}^{b.boost:.9f}" for b in boosts if b.df > 0]
-    return "{!lucene q.op=OR}" + (" ".join(clauses) if clauses else "-*:*")
+def solr_query(boosts: Sequence[TermBoost]) -> dict[str, str]:
+    """Solr request parameters: ``q`` of SHOULD clauses ``_query_:"{!term f=FIELD v=$tN}"^boost`` and ``tN`` the
+    tokens (``-*:*`` when none match).
+
+    Each token goes through the ``term`` parser, not ``FIELD:token``: the standard parser would analyze the
+    already-analyzed token again (Porter stemming a stem can change it). Parameter dereferencing (``v=$tN``) keeps
+    every character of the token out of the query syntax.
+    """
+    params: dict[str, str] = {}
+    clauses = []
+    for b in boosts:
+        if b.df > 0:
+            name = f"t{len(clauses)}"
+            params[name] = b.term
+            clauses.append(f'_query_:"{{!term f={b.field} v=${name}}}"^{b.boost:.9f}')
+    params["q"] = "{!lucene q.op=OR}" + (" ".join(clauses) if clauses else "-*:*")
+    return params
 
 
 class HttpRewriter:
@@ -167,8 +179,8 @@ class HttpRewriter:
         df, doc_count = self.statistics(distinct)
         return term_boosts(terms, df, doc_count, self.q, self.idf_form)
 
-    def query(self, text: str, size: int = 10) -> dict | str:
-        """The engine's query for ``text``: a search body (Elasticsearch, OpenSearch) or a Solr ``q``."""
+    def query(self, text: str, size: int = 10) -> dict:
+        """The engine's query for ``text``: a search body (Elasticsearch, OpenSearch) or Solr request parameters."""
         boosts = self.boosts(text)
         return solr_query(boosts) if self.engine == "solr" else elasticsearch_query(boosts, size)
 
@@ -176,7 +188,7 @@ class HttpRewriter:
         """Top ``k`` hits of the rewritten ``text`` as the engine scores it (ties by the id field)."""
         if self.engine == "solr":
             body = self._post(f"{self.index}/select", "search", params={
-                "q": self.query(text), "rows": k, "fl": f"{self.id_field},score",
+                **self.query(text), "rows": k, "fl": f"{self.id_field},score",
                 "sort": f"score desc,{self.id_field} asc", "wt": "json"})
             docs = body["response"]["docs"]
             return [Hit(str(d[self.id_field]), float(d["score"])) for d in docs]
