@@ -6,8 +6,8 @@ score, so a ``boolean_query`` of boosted ``term_query`` clauses scores q-log BM2
 
     >>> import tantivy
     >>> from qlog_pyserini.rewrite.tantivy_index import TantivyRewriter
-    >>> r = TantivyRewriter(index, "body", q=0.7)
-    >>> [(score, address) for score, address in r.search("parse json body", k=10)]
+    >>> r = TantivyRewriter(index, "body", q=0.7)  # doctest: +SKIP
+    >>> [(score, address) for score, address in r.search("parse json body", k=10)]  # doctest: +SKIP
 
 Query terms come from a ``tantivy.TextAnalyzer`` that must be the field's tokenizer; by default the
 equivalent of Tantivy's ``default`` one (simple tokenizer, tokens over 40 bytes removed, lower case).

@@ -9,6 +9,7 @@ trec_eval. Needs Maven, a JDK >= 21 and ../shared/data; skipped with the reason 
 
 from __future__ import annotations
 
+import io
 import os
 import queue
 import shutil
@@ -17,12 +18,13 @@ import subprocess
 import sys
 import threading
 import time
+import zipfile
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from conftest import ROOT, SHARED_DATA
+from conftest import ROOT, SHARED_DATA, same_ranking
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.trec_eval import trec_eval
 
@@ -159,3 +161,42 @@ def test_solr_verbs_reproduce_the_lucene_run(solr_url, csn, tmp_path) -> None:
     assert round(by_q[0.7], 4) == round(lucene_ndcg, 4)
     assert round(by_q[1.0], 4) == round(_ndcg(qrels, tmp_path / "lucene.q1.txt"), 4)
     assert by_q[0.7] != by_q[1.0]  # the RELOAD really changed the similarity
+
+
+def test_rewrite_on_plain_bm25_solr_ranks_as_qlog(solr_url, csn, tmp_path) -> None:
+    """The no-plugin route on SolrCloud: a 2-shard collection scored by Solr's own BM25SimilarityFactory (k1 = 0.9,
+    b = 0.4, ExactStatsCache), searched by ``rewrite --engine solr`` (Solr's field analysis handler, ``{!term}``
+    statistics from the debug explanation, ``contents:term^boost`` clauses), against the q-log Lucene run."""
+    from qlog_pyserini.formats.trec import read_run
+    from qlog_pyserini.solr.client import SolrClient
+    from qlog_pyserini.solr.configset import FACTORY, ConfigSet
+    from qlog_pyserini.solr.workflow import deploy, index_corpus
+
+    config = ConfigSet(q=1.0)
+    schema = config.schema_xml()
+    start, end = schema.index(f'<similarity class="{FACTORY}">'), schema.index("</similarity>") + len("</similarity>")
+    schema = schema[:start] + ('<similarity class="solr.BM25SimilarityFactory"><float name="k1">0.9</float>'
+                               '<float name="b">0.4</float></similarity>') + schema[end:]
+    assert FACTORY not in schema
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        z.writestr("schema.xml", schema)
+        z.writestr("solrconfig.xml", config.solrconfig_xml())
+    with SolrClient(solr_url) as client:
+        deploy(client, "csn_bm25", zip_bytes=buffer.getvalue(), shards=2)
+        assert index_corpus(client, "csn_bm25", csn / "corpus") == 2661
+
+    topics = csn / "topics.tsv"
+    _cli("qlog_pyserini.index", "--corpus", str(csn / "corpus"), "--index", str(tmp_path / "idx"))
+    for q, form in (("0.7", "lucene"), ("0.3", "rsj")):
+        rewrite, search = tmp_path / f"rewrite-{q}-{form}.txt", tmp_path / f"search-{q}-{form}.txt"
+        _cli("qlog_pyserini.rewrite", "--engine", "solr", "--url", solr_url, "--collection", "csn_bm25",
+             "--topics", str(topics), "--q", q, "--idf-form", form, "--hits", "10", "--output", str(rewrite))
+        _cli("qlog_pyserini.search", "--index", str(tmp_path / "idx"), "--topics", str(topics), "--q", q,
+             "--idf-form", form, "--hits", "10", "--output", str(search))
+        got, want = read_run(rewrite), read_run(search)
+        assert set(got) == set(want) and len(want) > 1200
+        # the Lucene run is rounded to 4 decimals (Anserini's tie adjuster), the rewrite's run is not
+        differ = [qid for qid in want if same_ranking([(h.docid, h.score) for h in got[qid]],
+                                                       [(h.docid, h.score) for h in want[qid]], rel=1e-6, tol=1.2e-4)]
+        assert not differ, (q, form, len(differ), differ[:5])

@@ -21,7 +21,15 @@ import org.elasticsearch.action.search.SearchType;
 import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.common.transport.TransportAddress;
 import org.elasticsearch.http.HttpServerTransport;
+import org.elasticsearch.index.query.BoolQueryBuilder;
+import org.elasticsearch.index.query.QueryBuilder;
 import org.elasticsearch.index.query.QueryBuilders;
+import io.qlog.rewrite.QLogBoostedQuery;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.TermQuery;
 import org.elasticsearch.plugins.Plugin;
 import org.elasticsearch.search.SearchHit;
 import org.elasticsearch.search.sort.SortBuilders;
@@ -244,5 +252,94 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
       }
     }
     System.out.print(table);
+  }
+
+  /** The Elasticsearch query of a rewritten Lucene query (boosted term queries under a boolean), on {@code field}. */
+  static QueryBuilder toElasticsearch(Query query, String field) {
+    if (query instanceof BoostQuery boosted) {
+      return toElasticsearch(boosted.getQuery(), field).boost(boosted.getBoost());
+    }
+    if (query instanceof TermQuery term) {
+      return QueryBuilders.termQuery(field, term.getTerm().text());
+    }
+    BoolQueryBuilder bool = QueryBuilders.boolQuery();
+    for (BooleanClause clause : ((BooleanQuery) query).clauses()) {
+      bool.should(toElasticsearch(clause.query(), field));
+    }
+    return bool;
+  }
+
+  /**
+   * Off by default (-Dqlog.bench=true): queries per second with dfs_query_then_fetch on two fields of one index,
+   * q-log by the plugin (q = 0.7) and Elasticsearch's built-in BM25, and the rewrite (boosted term queries, q = 0.7)
+   * on the BM25 field, its boosts computed beforehand (from the single index, whose statistics are the cluster's
+   * global ones: same documents, none deleted). Each query goes to the three sides back to back, the order rotating
+   * from query to query; a side's time is the sum of its request latencies. One client thread, 10 hits, 300 warm-up
+   * queries per side. Written to target/elasticsearch-bench.md (or -Dqlog.bench.out=PATH).
+   */
+  public void testQueryCostPluginVsBM25VsRewrite() throws Exception {
+    if (!Boolean.getBoolean("qlog.bench")) {
+      throw new AssumptionViolatedException("query-cost benchmark runs only with -Dqlog.bench=true");
+    }
+    requireCorpus();
+    startNanos = System.nanoTime();
+    Settings settings = Settings.builder().put(indexSettings(0.7))
+        .put("index.similarity.bm25.type", "BM25").put("index.similarity.bm25.k1", 0.9).put("index.similarity.bm25.b", 0.4)
+        .build();
+    String mapping = "{\"properties\": {\"id\": {\"type\": \"keyword\"},"
+        + " \"contents\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"similarity\": \"qlog\", \"copy_to\": [\"contents_bm25\"]},"
+        + " \"contents_bm25\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"similarity\": \"bm25\"}}}";
+    createIndex("bench", settings, mapping, data.docs);
+    ensureGreen("bench");
+    QLogBM25Similarity qlog = new QLogBM25Similarity(0.9f, 0.4f, 0.7, QLogBM25Similarity.IdfForm.LUCENE);
+    List<QueryBuilder[]> queries = new ArrayList<>();
+    for (String text : data.topics.values()) {
+      Query query = reference.query(text);
+      if (query != null) {
+        queries.add(new QueryBuilder[] {QueryBuilders.matchQuery("contents_bm25", text), QueryBuilders.matchQuery("contents", text),
+            toElasticsearch(QLogBoostedQuery.rewrite(query, reference.searcher(), qlog), "contents_bm25")});
+      }
+    }
+    for (int i = 0; i < Math.min(300, queries.size()); i++) {
+      for (QueryBuilder qb : queries.get(i)) {
+        search("bench", qb);
+      }
+    }
+    int rounds = Integer.getInteger("qlog.bench.rounds", 5);
+    StringBuilder md = new StringBuilder("| round | BM25 queries/s | q-log plugin queries/s | rewrite queries/s "
+        + "| plugin / BM25 | rewrite / BM25 |\n|---:|---:|---:|---:|---:|---:|\n");
+    double[][] ratios = new double[2][rounds];
+    for (int r = 0; r < rounds; r++) {
+      long[] nanos = new long[3];
+      for (int i = 0; i < queries.size(); i++) {
+        for (int k = 0; k < 3; k++) {
+          int side = (i + r + k) % 3;
+          long t0 = System.nanoTime();
+          search("bench", queries.get(i)[side]);
+          nanos[side] += System.nanoTime() - t0;
+        }
+      }
+      ratios[0][r] = nanos[0] / (double) nanos[1];
+      ratios[1][r] = nanos[0] / (double) nanos[2];
+      md.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.1f | %.3f | %.3f |%n", r + 1, queries.size() / (nanos[0] / 1e9),
+          queries.size() / (nanos[1] / 1e9), queries.size() / (nanos[2] / 1e9), ratios[0][r], ratios[1][r]));
+      log(String.format(Locale.ROOT, "round %d: plugin / BM25 %.3f, rewrite / BM25 %.3f", r + 1, ratios[0][r], ratios[1][r]));
+    }
+    java.util.Arrays.sort(ratios[0]);
+    java.util.Arrays.sort(ratios[1]);
+    md.append(String.format(Locale.ROOT, "%nCSN-Ruby: %d documents, 2 shards, %d queries per side and round. Median throughput "
+        + "ratio over %d rounds: plugin / BM25 **%.3f** (%.3f to %.3f), rewrite / BM25 **%.3f** (%.3f to %.3f).%n",
+        data.docs.size(), queries.size(), rounds, ratios[0][rounds / 2], ratios[0][0], ratios[0][rounds - 1],
+        ratios[1][rounds / 2], ratios[1][0], ratios[1][rounds - 1]));
+    java.nio.file.Path out = java.nio.file.Paths.get(System.getProperty("qlog.bench.out",
+        java.nio.file.Paths.get(System.getProperty("basedir", ".")).resolve("target/elasticsearch-bench.md").toString()));
+    java.nio.file.Files.writeString(out, md.toString());
+    System.out.println(md);
+  }
+
+  /** One dfs_query_then_fetch search of the top 10, its response released. */
+  static void search(String index, QueryBuilder query) {
+    assertResponse(client().prepareSearch(index).setSearchType(SearchType.DFS_QUERY_THEN_FETCH).setQuery(query).setSize(10),
+        rsp -> assertNotNull(rsp.getHits()));
   }
 }
