@@ -34,6 +34,11 @@ import org.opensearch.search.SearchHit;
 import org.opensearch.search.sort.SortBuilders;
 import org.opensearch.search.sort.SortOrder;
 import org.opensearch.test.OpenSearchIntegTestCase;
+import org.opensearch.transport.Netty4ModulePlugin;
+import org.opensearch.core.common.transport.TransportAddress;
+import org.opensearch.http.HttpServerTransport;
+import io.qlog.similarities.QLogBM25Similarity;
+import io.qlog.testing.RewriteVerb;
 
 /**
  * q-log BM25 in a real OpenSearch 3.9 cluster (the test framework's internal cluster: 2 data nodes, this
@@ -65,7 +70,14 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
 
   @Override
   protected Collection<Class<? extends Plugin>> nodePlugins() {
-    return List.of(QLogSimilarityPlugin.class, CommonAnalysisModulePlugin.class, PainlessModulePlugin.class);
+    // Netty4ModulePlugin: real HTTP on 127.0.0.1, which the rewrite verb talks to as a user's client would
+    return List.of(QLogSimilarityPlugin.class, CommonAnalysisModulePlugin.class, PainlessModulePlugin.class,
+        Netty4ModulePlugin.class);
+  }
+
+  @Override
+  protected boolean addMockHttpTransport() {
+    return false;
   }
 
   /** Index settings: the similarity named "qlog" and the analyzer "anserini" (Anserini's DefaultEnglishAnalyzer). */
@@ -356,5 +368,47 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
         Paths.get(System.getProperty("basedir", ".")).resolve("target/opensearch-bench.md").toString()));
     Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
     System.out.println(md);
+  }
+
+  /**
+   * The no-plugin route: a field scored by OpenSearch's built-in BM25 (Lucene's BM25Similarity, k1 = 0.9, b = 0.4),
+   * searched by {@code python -m qlog_pyserini.rewrite --engine opensearch} over HTTP (the node's _analyze, dfs term
+   * statistics, bool/should of boosted term queries with dfs_query_then_fetch). Its top 10 must be
+   * QLogBM25Similarity's on the single index at q = 1, 0.7, 0.3 for both odds forms, on every query.
+   */
+  public void testRewriteOverHttpEqualsQLogOnSingleIndex() throws Exception {
+    requireCorpus();
+    String plain = "csn-ruby-bm25";
+    Settings settings = Settings.builder().put(indexSettings(1.0))
+        .put("index.similarity.bm25.type", "BM25").put("index.similarity.bm25.k1", 0.9).put("index.similarity.bm25.b", 0.4)
+        .build();
+    createIndex(plain, settings, MAPPING.replace("\"similarity\": \"qlog\"", "\"similarity\": \"bm25\""), data.docs);
+    ensureGreen(plain);
+    TransportAddress http = internalCluster().getInstance(HttpServerTransport.class).boundAddress().publishAddress();
+    String url = "http://" + http.getAddress() + ":" + http.getPort();
+    StringBuilder table = new StringBuilder();
+    for (String form : new String[] {"lucene", "rsj"}) {
+      for (double q : new double[] {1.0, 0.7, 0.3}) {
+        Map<String, TopTen> runs = RewriteVerb.run("opensearch", url, plain, CsnRuby.prepared().resolve("topics.tsv"),
+            q, form, createTempDir("rewrite"));
+        QLogBM25Similarity qlog = new QLogBM25Similarity(0.9f, 0.4f, q, QLogBM25Similarity.IdfForm.parse(form));
+        int same = 0;
+        List<String> failures = new ArrayList<>();
+        for (Map.Entry<String, String> topic : data.topics.entrySet()) {
+          TopTen want = reference.top(qlog, topic.getValue());
+          TopTen got = runs.getOrDefault(topic.getKey(), new TopTen());
+          // the run prints 6 decimals and keeps its scores strictly decreasing (1e-6 steps)
+          String why = TopTen.sameRanking(got, want, 2e-6, 2e-5);
+          if (why == null) {
+            same++;
+          } else if (failures.size() < 5) {
+            failures.add(topic.getKey() + ": " + why + "\n  rewrite " + got + "\n  qlog    " + want);
+          }
+        }
+        table.append(String.format(Locale.ROOT, "q=%s %s: %d/%d same top 10%n", q, form, same, data.topics.size()));
+        assertEquals("q=" + q + " " + form + "\n" + String.join("\n", failures), data.topics.size(), same);
+      }
+    }
+    System.out.print(table);
   }
 }
