@@ -412,6 +412,12 @@ def disk_errors(path: str | os.PathLike) -> Iterator[None]:
         where = e.filename or path
         raise QLogError(f"no space left on the device of {os.fspath(where)!r} "
                         f"({os.strerror(e.errno)}); nothing half-written was kept") from None
+    except Exception as e:
+        # The same, from Java writing our file (the run writer): java.io.IOException through pyjnius.
+        if type(e).__name__ != "JavaException" or "No space left on device" not in str(e):
+            raise
+        raise QLogError(f"no space left on the device of {os.fspath(path)!r} (No space left on device); "
+                        "nothing half-written was kept") from None
 
 
 @contextlib.contextmanager

@@ -176,9 +176,14 @@ def test_index_refuses_a_mount_point_before_building(work, tiny_corpus, tmpfs):
 
 
 def _big_corpus(path: Path) -> Path:
+    # Random words, so that neither the corpus nor its index (stored fields are compressed) fits in 1 MB.
+    import random
+
+    rng = random.Random(5)
+    vocab = [f"w{i}" for i in range(20_000)]
     with open(path, "w") as f:
-        for i in range(3000):
-            f.write(json.dumps({"id": f"d{i}", "contents": f"parse file number {i} " + "x" * 400}) + "\n")
+        for i in range(8000):
+            f.write(json.dumps({"id": f"d{i}", "contents": " ".join(rng.choices(vocab, k=50))}) + "\n")
     return path
 
 
