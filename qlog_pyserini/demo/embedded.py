@@ -27,11 +27,10 @@ from qlog_pyserini.corpus import build_benchmark
 from qlog_pyserini.prepare.datasets import prepare_beir
 from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.formats.trec import write_run
 from qlog_pyserini.index.indexer import build_index
 from qlog_pyserini.jvm.toolchain import find_jdk
 from qlog_pyserini.system.progress import info
-from qlog_pyserini.search.batch import search_topics
+from qlog_pyserini.search.batch import write_topics_run
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.predict.rule import predict_q
 from qlog_pyserini.sweep.crossval import cross_validate
@@ -76,7 +75,7 @@ def run_demo(work: Path, n_queries: int = 500, qs: Sequence[float] = DEMO_QS, th
         for q in sorted(set(qs) | {auto.q}, reverse=True):
             searcher.set_q(q)
             run = folder / f"run.q{q:g}.txt"
-            write_run(run, search_topics(searcher, topics, hits=100, threads=threads, progress=False), tag=f"q{q:g}")
+            write_topics_run(searcher, topics, run, f"q{q:g}", hits=100, threads=threads, progress=False)
             result = trec_eval(prepared.out / "qrels.txt", run, metrics=["ndcg_cut.10"])
             scores[q], per_query[q] = result.aggregate["ndcg_cut.10"], result.per_query["ndcg_cut.10"]
         # The honest choice beside the oracle: q picked on the other folds' queries, each scored held out.

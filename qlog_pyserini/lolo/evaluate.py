@@ -44,8 +44,7 @@ class SearchEvaluator:
             return self._cache[key]
         from qlog_pyserini.eval.trec_eval import trec_eval
         from qlog_pyserini.formats.topics import read_topics
-        from qlog_pyserini.formats.trec import write_run
-        from qlog_pyserini.search.batch import search_topics
+        from qlog_pyserini.search.batch import write_topics_run
         from qlog_pyserini.search.searcher import QLogSearcher
 
         searcher = self._searchers.get(sweep.index)
@@ -53,10 +52,9 @@ class SearchEvaluator:
             searcher = self._searchers[sweep.index] = QLogSearcher(sweep.index)
         searcher.set_qlog(k1=sweep.k1, b=sweep.b, q=q, idf_form=sweep.idf_form)
         topics = read_topics(sweep.topics)
-        results = search_topics(searcher, topics, hits=sweep.hits, threads=self.threads, progress=False)
         with tempfile.TemporaryDirectory(prefix="qlog-lolo-") as tmp:
             run = Path(tmp) / "run.txt"
-            write_run(run, results, tag="lolo", qids=list(topics))
+            write_topics_run(searcher, topics, run, "lolo", hits=sweep.hits, threads=self.threads, progress=False)
             value = trec_eval(sweep.qrels, run, metrics=[sweep.metric], per_query=False).aggregate[sweep.metric]
         self._cache[key] = value
         return value
