@@ -14,7 +14,7 @@ the odds form are the searcher's).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
@@ -22,7 +22,12 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import Hit, check_id
 from qlog_pyserini.formula import check_q, check_score_range, max_idf
 from qlog_pyserini.jvm.bridge import java_list, jclass
+from qlog_pyserini.search.batch import BATCH
 from qlog_pyserini.search.searcher import QLogSearcher, _parse_tsv_lines, _score, check_hits
+
+if TYPE_CHECKING:
+    from qlog_pyserini.predict.query_rule import QueryRuleSettings
+    from qlog_pyserini.predict.rule import Prediction
 
 PER_QUERY_CLASS = "io.qlog.search.PerQuerySearch"
 
@@ -64,3 +69,26 @@ def batch_search_per_query(searcher: QLogSearcher, queries: Sequence[str], qids:
     for qid, docid, score, lucene_docid in _parse_tsv_lines(text, 4):
         results[qid].append(Hit(docid, _score(score), int(lucene_docid)))
     return results
+
+
+def search_topics_auto_query(searcher: QLogSearcher, topics: Mapping[str, str], prediction: Prediction,
+                             rule: QueryRuleSettings | None = None, hits: int = 1000, threads: int = 1,
+                             batch_size: int = BATCH) -> tuple[dict[str, list[Hit]], list[float]]:
+    """Every topic at its own label-free q (:mod:`qlog_pyserini.predict.query_rule`) on the corpus that
+    ``prediction`` (the corpus rule's) describes: ``({qid: hits}, the q of each topic in topic order)``.
+
+    One statistics call and one search pass per ``batch_size`` topics; the searcher's similarity is untouched.
+    """
+    from qlog_pyserini.predict.query_rule import QueryRuleSettings, query_qs
+
+    rule = QueryRuleSettings() if rule is None else rule
+    qids = list(topics)
+    results: dict[str, list[Hit]] = {}
+    chosen: list[float] = []
+    for start in range(0, len(qids), batch_size):
+        chunk = qids[start:start + batch_size]
+        queries = [topics[q] for q in chunk]
+        qs = query_qs(query_doc_freqs(searcher, queries), prediction, rule)
+        results.update(batch_search_per_query(searcher, queries, chunk, qs, k=hits, threads=threads))
+        chosen.extend(qs)
+    return results, chosen
