@@ -6,22 +6,25 @@ one-off identifiers than a Zipf(1) one gets a q below 1. It gives every query th
 amplification of rare terms that q < 1 brings pays when the query itself names a rare term of its
 target (an identifier, a function name) and costs when it does not: a web query in plain words gains
 nothing from trusting its rarest word more. The per-query rule keeps the corpus rule's evidence and
-decides per query whether to use it::
+decides per query how much of it to use, by how rare the query's rarest term is::
 
     m      = 1 - q_corpus                       the corpus rule's move, before its rounding (0 on text)
-    rare   = the query has a term in at most D documents of the index (D = DEFAULT_RARE_DF)
-    q      = 1 - a * m   if rare,   1 (BM25) otherwise          (a = DEFAULT_GAIN)
-    q      = max(q, q_floor), rounded up to a multiple of 0.05 (toward BM25)
+    df     = the smallest document frequency among the query's terms that occur in the index
+    e      = min(1, D / df)                     1 for a term in at most D documents, falling as 1/df
+    q      = max(q_floor, 1 - a * m * e), rounded up to a multiple of 0.05 (toward BM25)
 
-So a corpus whose own statistics say BM25 (natural-language text, a small corpus) stays BM25 for every
-query, whatever its queries hold, and a query without a rare term is searched with BM25 on any corpus.
+D = DEFAULT_RARE_DF, a = DEFAULT_GAIN, q_floor = DEFAULT_Q_FLOOR. A query whose terms are all common
+(e small) is searched with BM25 or close to it; one that names a term of a handful of documents gets
+a times the corpus rule's move, as far as q_floor. A corpus whose own statistics say BM25 (natural-language
+text) has m = 0 and stays BM25 for every query, whatever its queries hold; a query none of whose
+terms occurs in the index gets BM25.
 The constants were chosen by leave-one-family-out (``python -m qlog_pyserini.lolo``, ``docs/adaptive-q.md``).
 The term statistics are those of the searched field, read for each query as the searcher parses it
 (:func:`qlog_pyserini.search.per_query.query_doc_freqs`), so the rule costs one dictionary lookup per
 query term on top of the corpus rule's statistics pass.
 
     >>> from qlog_pyserini.predict.query_rule import query_q
-    >>> query_q([1, 40, 900], corpus_q=0.8)    # a term in one document: the query gets q = 1 - a * 0.2
+    >>> query_q([1, 40, 900], 0.2)    # a term in one document: q = max(q_floor, 1 - a * 0.2), rounded up
 """
 
 from __future__ import annotations
@@ -35,8 +38,8 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.predict.rule import DEFAULT_STEP, Prediction, round_toward_one
 
 AUTO_QUERY = "auto-query"
-DEFAULT_RARE_DF = 2
-DEFAULT_GAIN = 1.5
+DEFAULT_RARE_DF = 5
+DEFAULT_GAIN = 3.0
 DEFAULT_Q_FLOOR = 0.4
 
 
@@ -69,9 +72,10 @@ def corpus_move(prediction: Prediction) -> float:
     return prediction.weight * (1.0 - q0)
 
 
-def is_rare(doc_freqs: Sequence[int], rare_df: int = DEFAULT_RARE_DF) -> bool:
-    """Whether some term of the query occurs in at least one and at most ``rare_df`` documents."""
-    return any(0 < df <= rare_df for df in doc_freqs)
+def rarity(doc_freqs: Sequence[int], rare_df: int = DEFAULT_RARE_DF) -> float:
+    """``min(1, rare_df / df)`` for the query's rarest term in the index (df > 0); 0 when none occurs."""
+    present = [df for df in doc_freqs if df > 0]
+    return min(1.0, rare_df / min(present)) if present else 0.0
 
 
 def query_q(doc_freqs: Sequence[int], move: float, rule: QueryRuleSettings = QueryRuleSettings()) -> float:
@@ -79,9 +83,10 @@ def query_q(doc_freqs: Sequence[int], move: float, rule: QueryRuleSettings = Que
     moves q by ``move`` (:func:`corpus_move`) away from 1."""
     if not math.isfinite(move) or not 0 <= move <= 1:
         raise QLogError(f"illegal corpus move: {move!r}, must be in [0, 1]")
-    if move == 0 or not is_rare(doc_freqs, rule.rare_df):
+    e = rarity(doc_freqs, rule.rare_df)
+    if move == 0 or e == 0:
         return 1.0
-    return round_toward_one(max(rule.q_floor, 1.0 - rule.gain * move), rule.step)
+    return round_toward_one(max(rule.q_floor, 1.0 - rule.gain * move * e), rule.step)
 
 
 def query_qs(doc_freqs: Sequence[Sequence[int]], prediction: Prediction,
@@ -100,9 +105,9 @@ def describe(qs: Sequence[float], prediction: Prediction, rule: QueryRuleSetting
     """One log line: the corpus move, the rule and the q values it chose."""
     move = corpus_move(prediction)
     chosen = ", ".join(f"{n} at q = {q}" for q, n in distribution(qs).items())
-    return (f"q auto-query: corpus move 1 - q = {move:.4g}; a query with a term in at most {rule.rare_df} "
-            f"documents gets max({rule.q_floor:g}, 1 - {rule.gain:g} * {move:.4g}) rounded up to a multiple of "
-            f"{rule.step:g}, any other BM25: {chosen}")
+    return (f"q auto-query: corpus move 1 - q = {move:.4g}; q = max({rule.q_floor:g}, 1 - {rule.gain:g} * {move:.4g} "
+            f"* min(1, {rule.rare_df} / df)), df the query's rarest term's, rounded up to a multiple of {rule.step:g}: "
+            f"{chosen}")
 
 
 def is_auto_query(text: str) -> bool:

@@ -46,8 +46,8 @@ def build_parser() -> ArgumentParser:
                              "predicted from the "
                              "index's hapax density with no labels, q = clip(1 - c * h_tok, q_min, 1), "
                              "logged on stderr (see --auto-*); or 'auto-query': a q per query, the corpus rule's "
-                             "move given only to queries with a term in at most 2 documents (the others get BM25), "
-                             "all in one pass (see docs/adaptive-q.md)")
+                             "move scaled by how rare the query's rarest term is (a query of common words gets BM25 "
+                             "or close to it), all in one pass (see docs/adaptive-q.md)")
     add_auto_arguments(parser)
     parser.add_argument("--k1", type=float, default=None,
                         help=f"BM25 k1 (default {DEFAULT_K1}, or Pyserini's tuned value for an MS MARCO prebuilt index)")
