@@ -27,7 +27,7 @@ from qlog_pyserini.search.searcher import QLogSearcher, _parse_tsv_lines, _score
 
 if TYPE_CHECKING:
     from qlog_pyserini.predict.query_rule import QueryRuleSettings
-    from qlog_pyserini.predict.rule import Prediction
+    from qlog_pyserini.predict.rule import Prediction, RuleSettings
 
 PER_QUERY_CLASS = "io.qlog.search.PerQuerySearch"
 
@@ -92,3 +92,17 @@ def search_topics_auto_query(searcher: QLogSearcher, topics: Mapping[str, str], 
         results.update(batch_search_per_query(searcher, queries, chunk, qs, k=hits, threads=threads))
         chosen.extend(qs)
     return results, chosen
+
+
+def search_auto_query(searcher: QLogSearcher, topics: Mapping[str, str], k: int = 1000, threads: int = 1,
+                      rule: QueryRuleSettings | None = None,
+                      corpus_rule: RuleSettings | None = None) -> tuple[dict[str, list[Hit]], list[float]]:
+    """``--q auto-query`` from Python: the corpus rule (``corpus_rule``, default ``--q auto``'s) predicted for
+    ``searcher``'s index, then every topic at its own q (:func:`search_topics_auto_query`).
+
+        >>> hits, qs = search_auto_query(QLogSearcher("indexes/csn-ruby"), {"q1": "parse json body"}, k=10)
+    """
+    from qlog_pyserini.predict.rule import RuleSettings, predict_with
+
+    prediction = predict_with(searcher.index_dir, RuleSettings() if corpus_rule is None else corpus_rule)
+    return search_topics_auto_query(searcher, topics, prediction, rule, hits=k, threads=threads)

@@ -80,3 +80,16 @@ def test_refuses_mismatched_lengths_and_bad_q(tiny_index):
             batch_search_per_query(s, ["z0001", "z0002"], ["a", "a"], [1.0, 1.0])
         assert Counter(h.docid for h in batch_search_per_query(s, ["z0002"], ["a"], [0.5])["a"]) == Counter(
             h.docid for h in s.search("z0002"))
+
+
+def test_search_auto_query_api_is_the_per_query_route_at_the_rules_q(stdlib_index, stdlib_code):
+    import qlog_pyserini
+    from qlog_pyserini.predict.query_rule import query_qs
+    from qlog_pyserini.predict.rule import RuleSettings, predict_q
+
+    topics = dict(_topics(stdlib_code[1], 30))
+    with qlog_pyserini.QLogSearcher(stdlib_index) as s:
+        hits, qs = qlog_pyserini.search_auto_query(s, topics, k=10, corpus_rule=RuleSettings(shrink_docs=0))
+        want = query_qs(query_doc_freqs(s, list(topics.values())), predict_q(stdlib_index, shrink_docs=0))
+        assert qs == want and len(set(qs)) >= 2
+        assert hits == qlog_pyserini.batch_search_per_query(s, list(topics.values()), list(topics), qs, k=10)
