@@ -24,7 +24,10 @@ The term statistics are those of the searched field, read for each query as the 
 query term on top of the corpus rule's statistics pass.
 
     >>> from qlog_pyserini.predict.query_rule import query_q
-    >>> query_q([1, 40, 900], 0.2)    # a term in one document: q = max(q_floor, 1 - a * 0.2), rounded up
+    >>> query_q([1, 40, 900], 0.1)    # a term in one document: q = max(0.4, 1 - 3 * 0.1 * 1)
+    0.7
+    >>> query_q([40, 900], 0.2)       # rarest term in 40 documents: 1 - 3 * 0.2 * 5 / 40, rounded up
+    0.95
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 a per-query q is chosen from.
 
     >>> from qlog_pyserini.search.per_query import batch_search_per_query, query_doc_freqs
-    >>> query_doc_freqs(searcher, ["parse json body", "ServeHTTP handler"])   # [[df, ...], [df, ...]]
-    >>> batch_search_per_query(searcher, queries, qids, [0.7, 1.0, ...], k=1000)
+    >>> query_doc_freqs(searcher, ["parse json body", "ServeHTTP handler"])  # doctest: +SKIP
+    >>> batch_search_per_query(searcher, queries, qids, [0.7, 1.0, 0.85], k=1000)  # doctest: +SKIP
 
 The batch never installs a similarity on ``searcher``: the Java side (``io.qlog.search.PerQuerySearch``)
 makes one Lucene ``IndexSearcher`` per distinct q over the searcher's open reader, each with its own
@@ -100,7 +100,7 @@ def search_auto_query(searcher: QLogSearcher, topics: Mapping[str, str], k: int 
     """``--q auto-query`` from Python: the corpus rule (``corpus_rule``, default ``--q auto``'s) predicted for
     ``searcher``'s index, then every topic at its own q (:func:`search_topics_auto_query`).
 
-        >>> hits, qs = search_auto_query(QLogSearcher("indexes/csn-ruby"), {"q1": "parse json body"}, k=10)
+        >>> hits, qs = search_auto_query(QLogSearcher("indexes/csn-ruby"), {"q1": "parse json body"})  # doctest: +SKIP
     """
     from qlog_pyserini.predict.rule import RuleSettings, predict_with
 
