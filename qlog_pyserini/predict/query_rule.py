@@ -24,7 +24,7 @@ The term statistics are those of the searched field, read for each query as the 
 query term on top of the corpus rule's statistics pass.
 
     >>> from qlog_pyserini.predict.query_rule import query_q
-    >>> query_q([1, 40, 900], 0.1)    # a term in one document: q = max(0.4, 1 - 3 * 0.1 * 1)
+    >>> query_q([1, 40, 900], 0.1)    # a term in one document: q = max(0.6, 1 - 3 * 0.1 * 1)
     0.7
     >>> query_q([40, 900], 0.2)       # rarest term in 40 documents: 1 - 3 * 0.2 * 5 / 40, rounded up
     0.95
@@ -43,7 +43,7 @@ from qlog_pyserini.predict.rule import DEFAULT_STEP, Prediction, round_toward_on
 AUTO_QUERY = "auto-query"
 DEFAULT_RARE_DF = 5
 DEFAULT_GAIN = 3.0
-DEFAULT_Q_FLOOR = 0.4
+DEFAULT_Q_FLOOR = 0.6
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import pandas as pd
 
@@ -80,6 +80,42 @@ def current_auto(summary: dict, folder: str | os.PathLike) -> dict | None:
     resamples = summary["comparison"]["resamples"]
     comparison = compare_scores(per_query["q1"], per_query[column], resamples=resamples, seed=0)
     return {**pred, "score": summary["scores"][f"{pred['q']:g}"], "comparison": asdict(comparison)}
+
+
+def current_auto_query(summary: dict, folder: str | os.PathLike, corpus_rule: Any = None) -> dict | None:
+    """The CURRENT default per-query rule (``--q auto-query``) for a q-log sweep, scored from its per-query data.
+
+    Each query's q (:mod:`qlog_pyserini.predict.query_rule`, from its term statistics in the sweep's
+    index and the current corpus rule) is a 0.05 grid point, so its score is read from ``per_query.csv``;
+    compared with BM25 by the sweep's paired tests. None for other models, or when a q is off the grid.
+    ``corpus_rule`` (a :class:`qlog_pyserini.predict.rule.RuleSettings`) replaces the default corpus rule.
+    """
+    if summary.get("similarity", "qlog") != "qlog" or summary.get("parameter") != "q":
+        return None
+    from dataclasses import asdict
+
+    from qlog_pyserini.eval.significance import compare_scores
+    from qlog_pyserini.formats.topics import read_topics
+    from qlog_pyserini.predict.query_rule import QueryRuleSettings, corpus_move, distribution, query_qs
+    from qlog_pyserini.predict.rule import RuleSettings, predict_with
+    from qlog_pyserini.search.per_query import query_doc_freqs
+    from qlog_pyserini.search.searcher import QLogSearcher
+
+    rule = QueryRuleSettings()
+    prediction = predict_with(summary["index"], RuleSettings() if corpus_rule is None else corpus_rule)
+    topics = read_topics(summary["topics"])
+    with QLogSearcher(summary["index"]) as searcher:
+        chosen = dict(zip(topics, query_qs(query_doc_freqs(searcher, list(topics.values())), prediction, rule)))
+    per_query = pd.read_csv(Path(folder) / "per_query.csv", index_col=0)
+    per_query.index = per_query.index.astype(str)
+    columns = [f"q{chosen[qid]:g}" for qid in per_query.index]
+    if "q1" not in per_query.columns or any(c not in per_query.columns for c in columns):
+        return None
+    scores = pd.Series([per_query.at[qid, c] for qid, c in zip(per_query.index, columns)], index=per_query.index)
+    comparison = compare_scores(per_query["q1"], scores, resamples=summary["comparison"]["resamples"], seed=0)
+    return {"rule": asdict(rule), "corpus_q": prediction.q, "corpus_move": corpus_move(prediction),
+            "score": float(scores.mean()), "comparison": asdict(comparison),
+            "q_distribution": distribution([chosen[qid] for qid in per_query.index])}
 
 
 def table_rows(summaries: Sequence[dict], budget: str = "8192") -> pd.DataFrame:

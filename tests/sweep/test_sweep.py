@@ -175,3 +175,22 @@ def test_sweep_auto_query_run_equals_the_grid_runs_at_each_querys_q(tmp_path, st
     assert aq["rule"]["gain"] == 12.0 and aq["corpus_q"] == prediction.q
     assert summary["per_query_oracle_score"] >= max(summary["scores"].values())
     assert (out / "runs" / "run.auto-query.txt").is_file() and "auto-query" in (out / "comparison.md").read_text()
+
+
+def test_table_current_auto_query_reads_what_the_one_pass_run_measured(tmp_path, stdlib_index, stdlib_code,
+                                                                        stdlib_qrels):
+    """The table's recomputation (grid lookups per query) against the sweep's own one-pass auto-query run."""
+    from qlog_pyserini.predict.query_rule import QueryRuleSettings
+    from qlog_pyserini.predict.rule import RuleSettings, predict_with
+    from qlog_pyserini.table.rows import current_auto_query
+
+    corpus_rule = RuleSettings(shrink_docs=0)  # this small corpus keeps BM25 under the default shrinkage
+    out = tmp_path / "sweep"
+    summary = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out,
+                        SweepSettings(grid=tuple(x / 20 for x in range(6, 21)), hits=30, resamples=100),
+                        progress=False, prediction=predict_with(stdlib_index, corpus_rule),
+                        query_rule=QueryRuleSettings())
+    again = current_auto_query(summary, out, corpus_rule=corpus_rule)
+    assert len(summary["auto_query"]["q_distribution"]) >= 2
+    assert again["q_distribution"] == summary["auto_query"]["q_distribution"]
+    assert again["score"] == pytest.approx(summary["auto_query"]["score"], abs=1e-4)
