@@ -20,13 +20,13 @@ query at its best grid point: the ceiling of any per-query choice).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.lolo.evaluation import Sweep, family_of
+from qlog_pyserini.lolo.fit import Sweep
 from qlog_pyserini.predict.query_rule import QueryRuleSettings, corpus_move, distribution, query_q
 from qlog_pyserini.predict.rule import Prediction
 
@@ -69,8 +69,8 @@ class QueryEvidence:
 
 
 def query_family(name: str) -> str:
-    """``jdk-unnamed`` -> ``jdk``, ``python-code-2k`` -> ``python-code``: variants and subsamples join their corpus."""
-    return family_of(VARIANT_SUFFIX.sub("", name))
+    """``jdk-unnamed`` -> ``jdk``, ``jdk-named`` -> ``jdk``: a query variant (or subset) joins its corpus's family."""
+    return VARIANT_SUFFIX.sub("", name)
 
 
 def load_query_evidence(sweep: Sweep, prediction: Prediction, doc_freqs: Mapping[str, Sequence[int]],
@@ -87,7 +87,7 @@ def load_query_evidence(sweep: Sweep, prediction: Prediction, doc_freqs: Mapping
     missing = [qid for qid in scores.index if qid not in doc_freqs]
     if missing:
         raise QLogError(f"{sweep.name}: no term statistics for {len(missing)} judged queries (first {missing[0]!r})")
-    return QueryEvidence(sweep.name, query_family(sweep.name), kind, sweep.docs or 0, scores, dict(doc_freqs),
+    return QueryEvidence(sweep.name, query_family(sweep.family), kind, sweep.docs or 0, scores, dict(doc_freqs),
                          prediction, sweep.oracle_value)
 
 
@@ -104,7 +104,7 @@ def collect_query_evidence(sweeps: Sequence[Sweep], text: Sequence[str] = ()) ->
         topics = read_topics(sweep.topics)
         with QLogSearcher(sweep.index) as searcher:
             doc_freqs = dict(zip(topics, query_doc_freqs(searcher, list(topics.values()))))
-        kind = "text" if sweep.name in text or query_family(sweep.name) in text else "code"
+        kind = "text" if sweep.name in text or query_family(sweep.family) in text else "code"
         out.append(load_query_evidence(sweep, predict_q(sweep.index), doc_freqs, kind))
     return out
 
@@ -243,3 +243,38 @@ def rows_record(rows: Sequence[QueryRow]) -> list[dict[str, Any]]:
 
     return [{**asdict(r), "rel_change": r.rel_change, "auto_rel_change": r.auto_rel_change, "recovery": r.recovery}
             for r in rows]
+
+
+def per_query_report(sweeps: Sequence[Sweep], metric: str, text: Sequence[str]) -> tuple[str, dict]:
+    """The per-query rule's report (``--q auto-query``): held out by family, the default constants on every
+    corpus, and the constants fitted on all; (markdown, JSON payload). Sweeps without ``per_query.csv`` skip it."""
+    missing = [s.name for s in sweeps if s.folder is None or not (s.folder / "per_query.csv").is_file()]
+    if missing:
+        return (f"\n# Per-query q (auto-query)\n\nNot evaluated: no per_query.csv in the sweep of "
+                f"{', '.join(missing)}.\n", {})
+    corpora = collect_query_evidence(sweeps, text=text)
+    candidates = candidate_rules()
+    default = QueryRuleSettings()
+    parts = ["", "# Per-query q (auto-query): leave-one-family-out", "",
+             "Rule: q = max(floor, 1 - a * m * min(1, D / df)), m = 1 - q of the corpus rule before rounding, df the "
+             "smallest document frequency among the query's terms, rounded up to a multiple of 0.05. Each query's "
+             "score is read from the sweep's per_query.csv at its q. Fitting picks, among "
+             f"{len(candidates)} candidates (D, a, floor), the best mean relative gain over BM25 on the training code "
+             f"corpora subject to every training corpus staying above {FIT_FLOOR:.2%} against BM25 (the most "
+             "cautious within 0.2 points of it). A family is a corpus with its query variants (-named, -unnamed). "
+             "Recovery = (M(auto-query) - M(1)) / (M(q_opt) - M(1)) with q_opt the corpus-level oracle; vs auto = "
+             "M(auto-query) - M(auto), auto being today's corpus rule.", ""]
+    payload: dict = {}
+    if len({e.family for e in corpora}) >= 2:
+        held_out = leave_one_family_out_query(corpora, candidates)
+        parts.append(format_query_markdown("Held out: the per-query rule fitted without the corpus's family",
+                                           held_out, metric))
+        payload["held_out"] = rows_record(held_out)
+    rows = [score_rule(e, default) for e in corpora]
+    parts.append(format_query_markdown(f"The default per-query rule ({rule_label(default)}) on every corpus "
+                                       "(in-sample: its constants were chosen on these corpora)", rows, metric,
+                                       show_rule=False))
+    on_all = fit_query_rule(corpora, candidates)
+    parts.append(f"Per-query rule fitted on all {len(corpora)} corpora: {rule_label(on_all)}.\n")
+    payload.update({"default": {"rule": asdict(default), "rows": rows_record(rows)}, "fitted_on_all": asdict(on_all)})
+    return "\n".join(parts), payload

@@ -32,7 +32,7 @@ def corpus(name: str, h: float, docs: int, rare_best: float, common_best: float,
 
 def test_families_join_query_variants_and_subsamples():
     assert query_family("jdk-unnamed") == query_family("jdk-named") == query_family("jdk") == "jdk"
-    assert query_family("python-code-2k") == "python-code"
+    assert query_family("python-code-2k") == "python-code-2k"  # size subsamples: the family the sweep records
 
 
 def test_rule_scores_are_grid_lookups_per_query():
