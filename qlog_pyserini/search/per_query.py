@@ -5,25 +5,22 @@ a per-query q is chosen from.
     >>> query_doc_freqs(searcher, ["parse json body", "ServeHTTP handler"])  # doctest: +SKIP
     >>> batch_search_per_query(searcher, queries, qids, [0.7, 1.0, 0.85], k=1000)  # doctest: +SKIP
 
-The batch never installs a similarity on ``searcher``: the Java side (``io.qlog.search.PerQuerySearch``)
-makes one Lucene ``IndexSearcher`` per distinct q over the searcher's open reader, each with its own
-immutable similarity, so queries at different q run side by side on threads without racing, and a
-query's hits are exactly those of :meth:`QLogSearcher.batch_search` with its q installed (k1, b and
-the odds form are the searcher's).
+The batch never installs a similarity on ``searcher``: :meth:`QLogSearcher.search_batch` with ``q=`` makes
+one Lucene ``IndexSearcher`` per distinct q over the searcher's open reader, each with its own immutable
+similarity, so queries at different q run side by side on threads without racing, and a query's hits are
+exactly those of a search with its q installed (k1, b and the odds form are the searcher's). The term
+statistics come from ``io.qlog.search.PerQuerySearch``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-import numpy as np
-
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.trec import Hit, check_id
-from qlog_pyserini.formula import check_q, check_score_range, max_idf
+from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.jvm.bridge import java_list, jclass
 from qlog_pyserini.search.batch import BATCH
-from qlog_pyserini.search.searcher import QLogSearcher, _parse_tsv_lines, _score, check_hits
+from qlog_pyserini.search.searcher import QLogSearcher
 
 if TYPE_CHECKING:
     from qlog_pyserini.predict.query_rule import QueryRuleSettings
@@ -46,29 +43,13 @@ def batch_search_per_query(searcher: QLogSearcher, queries: Sequence[str], qids:
                            qs: Sequence[float], k: int = 10, threads: int = 1) -> dict[str, list[Hit]]:
     """Top ``k`` hits of each query at its own q (``qs[i]`` for ``queries[i]``); ``{qid: hits}`` in ``qids`` order.
 
-    k1, b and the odds form are ``searcher``'s; the similarity installed on it is neither used nor changed.
+    k1, b and the odds form are ``searcher``'s; the similarity installed on it is neither used nor changed
+    (:meth:`QLogSearcher.search_batch` with ``q=``: one IndexSearcher per distinct q over the open reader).
     """
     if not len(queries) == len(qids) == len(qs):
         raise QLogError(f"{len(queries)} queries, {len(qids)} qids and {len(qs)} q values: give one of each per query")
-    if len(set(qids)) != len(qids):
-        raise QLogError("qids must be unique")
-    for qid in qids:
-        check_id(qid, "qid")
-    k = check_hits(k)
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 1024:
-        raise QLogError(f"illegal threads value: {threads!r}, must be an integer from 1 to 1024")
-    values = [check_q(q) for q in qs]
-    n = searcher.num_docs
-    for q in sorted(set(values)):  # as set_qlog does: refuse, before any search, scores a run cannot hold
-        check_score_range(max_idf(n, q, searcher.idf_form),
-                          f"q = {q:g} ({searcher.idf_form} odds) on {str(searcher.index_dir)!r} (N = {n})")
-    text = searcher._call(jclass(PER_QUERY_CLASS).batchSearchTsv, searcher.java, java_list([str(x) for x in queries]),
-                          java_list(list(qids)), values, float(searcher.k1), float(searcher.b), searcher.idf_form,
-                          k, int(threads))
-    results: dict[str, list[Hit]] = {qid: [] for qid in qids}
-    for qid, docid, score, lucene_docid in _parse_tsv_lines(text, 4):
-        results[qid].append(Hit(docid, _score(score), int(lucene_docid)))
-    return results
+    results = searcher.search_batch(list(queries), list(qids), k=k, threads=threads, q=[float(q) for q in qs])
+    return {qid: list(results[qid]) for qid in qids}
 
 
 def search_topics_auto_query(searcher: QLogSearcher, topics: Mapping[str, str], prediction: Prediction,
