@@ -14,6 +14,9 @@ which imports ``pyserini.search.lucene``).
 
 Evaluating: :func:`read_topics`, :func:`read_qrels`, :func:`read_run` load our inputs (any topic format,
 TREC qrels and runs), and :func:`evaluate` scores hits, a run file or a results frame as our ``eval`` does.
+
+A q per query in one batch: :func:`batch_search_per_query` (given q values) and :func:`search_auto_query`
+(the label-free per-query q of ``--q auto-query``), both in :mod:`qlog_pyserini.search.per_query`.
 """
 
 from __future__ import annotations
@@ -24,13 +27,15 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.jvm.bridge import configure_classpath
 
 __all__ = ["QLogSearcher", "QLogLuceneSearcher", "install_qlog", "Hit", "to_dict", "idf_q", "ln_q",
-           "read_topics", "read_qrels", "read_run", "evaluate"]
+           "read_topics", "read_qrels", "read_run", "evaluate",
+           "batch_search_per_query", "search_auto_query"]
 __version__ = "0.1.0"
 
 _LAZY = {"QLogSearcher": ".search.searcher", "QLogLuceneSearcher": ".search.lucene", "install_qlog": ".search.lucene",
          "Hit": ".formats.trec", "to_dict": ".formats.trec", "idf_q": ".formula", "ln_q": ".formula",
          "read_topics": ".formats.topics", "read_qrels": ".formats.trec", "read_run": ".formats.trec",
-         "evaluate": ".eval.quick"}
+         "evaluate": ".eval.quick",
+         "batch_search_per_query": ".search.per_query", "search_auto_query": ".search.per_query"}
 
 try:
     configure_classpath()

@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from qlog_pyserini.corpus.doc_comments import MIN_QUERY_WORDS
+from qlog_pyserini.corpus.doc_comments import MIN_QUERY_WORDS, leading_name_removed
 from qlog_pyserini.corpus.extract import (
     Function,
     _check_languages,
@@ -27,6 +27,17 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.outputs import check_output_dir, publish_dir, staging_dir
 from qlog_pyserini.formats.topics import write_topics_tsv
 from qlog_pyserini.formats.trec import check_id, write_qrels
+
+
+QUERIES_FILE = "queries.jsonl"
+# The same queries (same ids, same qrels) with the leading function name removed where a query starts with it.
+UNNAMED_QUERIES_FILE = "queries-without-name.jsonl"
+
+
+def unnamed_query(function: Function) -> str:
+    """``function``'s query without its leading function name (:func:`leading_name_removed`), or as written."""
+    removed = leading_name_removed(function.query, function.name)
+    return function.query if removed is None else removed
 
 
 def _versions(languages: Sequence[str]) -> dict[str, str]:
@@ -66,7 +77,9 @@ def build_benchmark(sources: Sequence[tuple[str | os.PathLike, str | None]], out
     given -- each with its own function as the one relevant document (``qid = "q:" + doc id``).
 
     Writes ``corpus.jsonl`` (``_id``, ``title`` = "", ``text`` = code), ``queries.jsonl``
-    (``_id``, ``text``), ``qrels/test.tsv`` and ``manifest.json`` into a temporary folder beside
+    (``_id``, ``text``), ``queries-without-name.jsonl`` (the same queries, each without its leading
+    function name where it starts with one: a query-variant pair over the same qrels),
+    ``qrels/test.tsv`` and ``manifest.json`` into a temporary folder beside
     ``out_dir`` that is renamed into place only when complete. A non-empty ``out_dir`` is
     refused unless ``overwrite``. Same inputs, same bytes: nothing depends on time, hash order or
     ``workers``.
@@ -106,6 +119,7 @@ def build_benchmark(sources: Sequence[tuple[str | os.PathLike, str | None]], out
             "shared_query_text_not_sampled": ambiguous,
             "documents": len(docs),
             "queries": len(query_docs),
+            "queries_starting_with_name": sum(unnamed_query(d) != d.query for d in query_docs),
             "documents_per_language": dict(sorted(Counter(d.language for d in docs).items())),
             "queries_per_language": dict(sorted(Counter(d.language for d in query_docs).items())),
         },
@@ -211,7 +225,8 @@ def _write_benchmark(out: Path, docs: list[Function], query_docs: list[Function]
     tmp = staging_dir(out, "building")  # .<name>.building-<pid>-X: a killed run's is swept by the next
     try:
         _jsonl(tmp / "corpus.jsonl", ({"_id": d.id, "title": "", "text": d.code} for d in docs))
-        _jsonl(tmp / "queries.jsonl", ({"_id": "q:" + d.id, "text": d.query} for d in query_docs))
+        _jsonl(tmp / QUERIES_FILE, ({"_id": "q:" + d.id, "text": d.query} for d in query_docs))
+        _jsonl(tmp / UNNAMED_QUERIES_FILE, ({"_id": "q:" + d.id, "text": unnamed_query(d)} for d in query_docs))
         (tmp / "qrels").mkdir()
         with open(tmp / "qrels" / "test.tsv", "w", encoding="utf-8", newline="\n") as f:
             f.write("query-id\tcorpus-id\tscore\n")

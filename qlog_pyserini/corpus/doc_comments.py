@@ -103,3 +103,28 @@ def _walk_type(node: Any, type_: str) -> Iterator[Any]:
             yield c
         else:
             yield from _walk_type(c, type_)
+
+
+# Quotes, Markdown/RST code marks and punctuation that may wrap a name at the start of a doc comment.
+_NAME_WRAPPING = "`'\"*:,;."
+_CALL_SUFFIX = re.compile(r"\(.*\)$")
+
+
+def leading_name_removed(query: str, name: str) -> str | None:
+    """``query`` without its first word when that word is the function's own name, else None.
+
+    Go's convention ("Serve accepts incoming connections ...") and many other doc comments start
+    with the function's name, which hands the query a rare identifier of its target; the variant
+    without it asks the same question in words only. The first word counts as the name when,
+    stripped of quotes, code marks, trailing punctuation and a call suffix (``f()``, ``f(x)``), it
+    equals the short name (``Serve``) or the qualified one (``Server.Serve``), case aside. None
+    when the query does not start with the name, or nothing but the name would be left.
+    """
+    words = query.split(None, 1)
+    if len(words) < 2:
+        return None
+    first = _CALL_SUFFIX.sub("", words[0].strip(_NAME_WRAPPING)).strip(_NAME_WRAPPING).lower()
+    short = name.rsplit(".", 1)[-1].lower()
+    if not first or first not in (short, name.lower()):
+        return None
+    return words[1]

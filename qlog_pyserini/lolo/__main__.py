@@ -47,6 +47,9 @@ def build_parser() -> ArgumentParser:
                         help=f"documents in the sample of the sample-* features (default {DEFAULT_SAMPLE_DOCS})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
     parser.add_argument("--threads", type=int, default=1, help="search threads for an off-grid q (default 1)")
+    parser.add_argument("--auto-query-only", action="store_true",
+                        help="only the per-query rule's report (--q auto-query), read from the sweeps' per_query.csv "
+                             "without any search; skips the corpus rule's fit")
     parser.add_argument("--output", metavar="MD", help="also write the report here (its folder must exist)")
     parser.add_argument("--json", metavar="PATH", help="also write every number as JSON")
     return parser
@@ -63,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     options = LoloOptions(text=args.text, fit_variants=args.fit_variant or (), shrinks=_integers(args.shrink_docs),
                           variants=args.variant or (), c=args.c, q_min=args.q_min, sample_docs=args.sample_docs,
-                          seed=args.seed, threads=args.threads).check()
+                          seed=args.seed, threads=args.threads, auto_query_only=args.auto_query_only).check()
     check_output_files({"--output": args.output, "--json": args.json}, inputs=args.sweeps)
     report, payload, warnings = lolo_report(args.sweeps, options, command_line("qlog_pyserini.lolo", argv))
     for w in warnings:

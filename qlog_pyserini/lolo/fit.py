@@ -58,6 +58,7 @@ class LoloOptions:
     """What a leave-one-family-out evaluation is asked for; :meth:`check` refuses bad values before any work."""
 
     text: Sequence[str] = ()  # natural-language corpora (or families); the others count as code
+    auto_query_only: bool = False  # only the per-query rule's report (read from per_query.csv, no search)
     fit_variants: Sequence[str] = (DEFAULT_VARIANT,)  # features the rule fit may choose from
     shrinks: Sequence[int] = DEFAULT_SHRINKS  # shrinkage constants n0 to choose from
     variants: Sequence[str] = ()  # the per-feature report's features ("all": every one)

@@ -161,8 +161,12 @@ def lolo_report(folders: Sequence[str], options: LoloOptions, command: str) -> t
     sweeps, metric = load_sweeps(folders)
     evaluator = SearchEvaluator(threads=options.threads)
     try:
-        report, payload = rule_report(sweeps, metric, options, evaluator)
-        if options.variants:
+        report, payload = ("", {}) if options.auto_query_only else rule_report(sweeps, metric, options, evaluator)
+        from qlog_pyserini.lolo.per_query import per_query_report
+
+        text, payload["auto_query"] = per_query_report(sweeps, metric, options.text)
+        report += text.lstrip("\n") if options.auto_query_only else text
+        if options.variants and not options.auto_query_only:
             text, per_variant, notes = variant_report(sweeps, metric, options, evaluator)
             report += "\n" + text
             payload.update({"per_variant": per_variant, "notes": notes})

@@ -14,6 +14,7 @@ from qlog_pyserini.cli.parser import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN
 from qlog_pyserini.cli.auto_flags import add_auto_arguments, rule_from_args
+from qlog_pyserini.predict.query_rule import QueryRuleSettings, is_auto_query
 from qlog_pyserini.predict.rule import is_auto
 from qlog_pyserini.system.outputs import check_output_file
 from qlog_pyserini.search.batch import BATCH
@@ -38,13 +39,15 @@ def build_parser() -> ArgumentParser:
                              "Pyserini knows by name. A query whose text is empty (or only stopwords) gets no hits "
                              "and no run lines.")
     parser.add_argument("--output", required=True, metavar="RUN", help="run file to write (atomically; its folder must exist)")
-    parser.add_argument("--q", default=None, metavar="Q|auto",
+    parser.add_argument("--q", default=None, metavar="Q|auto|auto-query",
                         help=f"q of the q-logarithm IDF (default 1 = BM25; only with --similarity qlog), from {Q_MIN:g} to {Q_MAX:g} (outside, "
                              "the IDF overflows or stops telling rare terms apart in float arithmetic; a q whose "
                              f"scores on this index exceed {MAX_TERM_SCORE:g} per term is refused too), or 'auto': "
                              "predicted from the "
                              "index's hapax density with no labels, q = clip(1 - c * h_tok, q_min, 1), "
-                             "logged on stderr (see --auto-*)")
+                             "logged on stderr (see --auto-*); or 'auto-query': a q per query, the corpus rule's "
+                             "move scaled by how rare the query's rarest term is (a query of common words gets BM25 "
+                             "or close to it), all in one pass (see docs/adaptive-q.md)")
     add_auto_arguments(parser)
     parser.add_argument("--k1", type=float, default=None,
                         help=f"BM25 k1 (default {DEFAULT_K1}, or Pyserini's tuned value for an MS MARCO prebuilt index)")
@@ -86,14 +89,16 @@ def job_from_args(args: argparse.Namespace) -> SearchJob:
         raise QLogError(f"--q applies to --similarity qlog only; {similarity} has no q (drop --q, or choose qlog)")
     if args.q is None:
         args.q = "1"
-    auto = is_auto(args.q)
+    auto_query = is_auto_query(args.q)
+    auto = is_auto(args.q) or auto_query
     return SearchJob(
         index=args.index, prebuilt_index=args.prebuilt_index, topics=args.topics, output=args.output,
         q=None if auto else args.q, auto=rule_from_args(args) if auto else None, idf_form=args.idf_form, k1=args.k1, b=args.b,
         similarity=similarity, gamma=args.gamma, mu=args.mu, hits=args.hits, threads=args.threads,
         batch_size=BATCH if args.batch_size is None else args.batch_size, fields=parse_fields(args.fields or []), feedback=feedback_from_args(args),
         language=args.language, output_format=args.output_format, remove_duplicates=args.remove_duplicates,
-        remove_query=args.remove_query, run_tag=args.run_tag, progress=not args.quiet)
+        remove_query=args.remove_query, run_tag=args.run_tag, progress=not args.quiet,
+        auto_query=QueryRuleSettings() if auto_query else None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

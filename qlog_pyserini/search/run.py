@@ -26,7 +26,8 @@ from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feed
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.search.similarities import model
 if TYPE_CHECKING:
-    from qlog_pyserini.predict.rule import RuleSettings
+    from qlog_pyserini.predict.query_rule import QueryRuleSettings
+    from qlog_pyserini.predict.rule import Prediction, RuleSettings
 from qlog_pyserini.search.sources import (
     PYSERINI_BM25_DEFAULTS,
     IndexSource,
@@ -62,6 +63,7 @@ class SearchJob:
     run_tag: str | None = None
     prebuilt_index: str | None = None
     auto: RuleSettings | None = None  # the label-free rule, when q is predicted
+    auto_query: QueryRuleSettings | None = None  # with ``auto``: a label-free q per query on top of it
     progress: bool = True
 
 
@@ -76,6 +78,7 @@ class Prepared:
     k1: float
     b: float
     tag: str
+    prediction: Prediction | None = None  # the corpus rule's, with --q auto and --q auto-query
 
 
 def check_job(job: SearchJob) -> SearchJob:
@@ -86,7 +89,13 @@ def check_job(job: SearchJob) -> SearchJob:
         except ValueError as e:
             raise QLogError(str(e)) from None
     elif job.similarity != "qlog":
-        raise QLogError(f"--q auto applies to --similarity qlog only, not {job.similarity!r}")
+        raise QLogError(f"--q {'auto-query' if job.auto_query else 'auto'} applies to --similarity qlog only, "
+                        f"not {job.similarity!r}")
+    if job.auto_query is not None:
+        if job.auto is None:
+            raise QLogError("a per-query q (auto-query) builds on the corpus rule: give its settings too")
+        if job.fields or job.feedback is not None:
+            raise QLogError("--q auto-query does not combine with --fields, --rm3 or --rocchio")
     try:
         job = replace(job, idf_form=check_form(job.idf_form))
         model(job.similarity)
@@ -119,17 +128,19 @@ def prepare(job: SearchJob) -> Prepared:
         if job.k1 is None and job.b is None else (job.k1, job.b)
     k1 = DEFAULT_K1 if k1 is None else k1
     b = DEFAULT_B if b is None else b
-    q = job.q if job.auto is None else _predict(index.path, job.auto)
-    tag = job.run_tag or default_run_tag(job.similarity, q, job.idf_form, job.gamma, job.mu)
-    return Prepared(job, index, topics, q, k1, b, check_id(tag, "run tag"))
+    prediction = None if job.auto is None else _predict(index.path, job.auto)
+    q = job.q if prediction is None else prediction.q
+    tag = job.run_tag or (f"qlog-bm25-qauto-query-{job.idf_form}" if job.auto_query is not None
+                          else default_run_tag(job.similarity, q, job.idf_form, job.gamma, job.mu))
+    return Prepared(job, index, topics, q, k1, b, check_id(tag, "run tag"), prediction)
 
 
-def _predict(index_dir: Path, auto: RuleSettings) -> float:
+def _predict(index_dir: Path, auto: RuleSettings) -> Prediction:
     from qlog_pyserini.predict.rule import describe, predict_with  # lazy: the rule reads index statistics
 
     prediction = predict_with(index_dir, auto)
     info(describe(prediction))
-    return prediction.q
+    return prediction
 
 
 def open_searcher(p: Prepared) -> QLogSearcher:
@@ -154,8 +165,16 @@ def open_searcher(p: Prepared) -> QLogSearcher:
 def search(p: Prepared, searcher: QLogSearcher) -> dict[str, list[Hit]]:
     """Every topic searched, then Pyserini's ``--remove-duplicates`` / ``--remove-query`` applied."""
     job = p.job
-    results = search_topics(searcher, p.topics, hits=job.hits, threads=job.threads, progress=job.progress,
-                            batch_size=job.batch_size, fields=job.fields or None)
+    if job.auto_query is not None:
+        from qlog_pyserini.predict.query_rule import describe
+        from qlog_pyserini.search.per_query import search_topics_auto_query
+
+        results, qs = search_topics_auto_query(searcher, p.topics, p.prediction, job.auto_query, hits=job.hits,
+                                               threads=job.threads, batch_size=job.batch_size)
+        info(describe(qs, p.prediction, job.auto_query))
+    else:
+        results = search_topics(searcher, p.topics, hits=job.hits, threads=job.threads, progress=job.progress,
+                                batch_size=job.batch_size, fields=job.fields or None)
     if job.remove_duplicates or job.remove_query:
         results = drop_hits(results, job.remove_duplicates, job.remove_query)
     return results

@@ -13,6 +13,7 @@ from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS
 from qlog_pyserini.sweep.run import DEFAULT_GRID, SweepSettings, parse_grid, run_sweep, summary_line
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter
 from qlog_pyserini.cli.auto_flags import add_auto_arguments, rule_from_args
+from qlog_pyserini.predict.query_rule import QueryRuleSettings
 from qlog_pyserini.predict.rule import describe, is_auto, predict_with
 from qlog_pyserini.system.outputs import check_output_dir
 from qlog_pyserini.system.progress import info
@@ -53,7 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=DEFAULT_FOLDS,
                         help=f"folds of the cross-validated choice over queries (default {DEFAULT_FOLDS})")
     parser.add_argument("--cv-seed", type=int, default=0, help="seed of the fold assignment (default 0)")
-    parser.add_argument("--no-auto", action="store_true", help="do not add and report the label-free q")
+    parser.add_argument("--no-auto", action="store_true",
+                        help="do not add and report the label-free q (auto) and the per-query one (auto-query, "
+                             "one more search pass with each query at its own q)")
     parser.add_argument("--name", default=None, help="corpus name for tables (default: the index folder's name)")
     parser.add_argument("--family", default=None,
                         help="the corpus this one is a subsample of, for leave-one-family-out (default: --name)")
@@ -91,7 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary = run_sweep(args.index, args.topics, args.qrels, args.out, settings, name=args.name, family=args.family,
                             progress=not args.quiet, overwrite=args.overwrite,
                             extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))},
-                            prediction=prediction)
+                            prediction=prediction,
+                            query_rule=QueryRuleSettings() if prediction is not None else None)
     except ValueError as e:
         raise QLogError(str(e)) from None
     print(f"{summary_line(summary)}; {summary['seconds']:.1f} s; wrote {args.out}")

@@ -148,14 +148,17 @@ class _Measured:
 def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrels_path: str | os.PathLike,
               out_dir: str | os.PathLike, settings: SweepSettings, *, name: str | None = None,
               family: str | None = None, progress: bool = True, overwrite: bool = False, extra: dict[str, Any] | None = None,
-              prediction: Any = None) -> dict[str, Any]:
+              prediction: Any = None, query_rule: Any = None) -> dict[str, Any]:
     """Run the sweep and write its folder (atomically: built beside ``out_dir``, renamed at the end).
 
     Steps: check the inputs; search and score every grid point; pick the oracle; score BM25;
     compare the oracle, the cross-validated choice and (with ``prediction``) the label-free q with
     BM25; write the files. ``family`` names the corpus a subsample was drawn from (default: ``name``
     itself), so a leave-one-family-out evaluation holds a corpus out with its subsamples. ``prediction`` (a :class:`qlog_pyserini.predict.rule.Prediction`) adds its
-    q to the grid and records it, with its score and comparison, as ``auto`` in the summary.
+    q to the grid and records it, with its score and comparison, as ``auto`` in the summary. With
+    ``query_rule`` too (a :class:`qlog_pyserini.predict.query_rule.QueryRuleSettings`), each query is also
+    searched at its own label-free q in one more pass (``runs/run.auto-query.txt``), recorded as
+    ``auto_query`` (rule, score, comparison with BM25, how many queries got each q).
     """
     started = time.perf_counter()
     parameter, reference = _check_model(settings.similarity)
@@ -197,6 +200,10 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
             auto = {**asdict(prediction), "score": scores[auto_q],
                     "comparison": asdict(compare_scores(bm25, measured.per_query[auto_q].reindex(bm25.index),
                                                         resamples=settings.resamples, seed=settings.seed))}
+        auto_query = None
+        if prediction is not None and query_rule is not None:
+            auto_query = _auto_query(searcher, settings, prediction, query_rule, topics, qrels_path, bm25,
+                                     stage, measured)
         summary = {
             "name": name or index_dir.name, "family": family or name or index_dir.name, "index": str(index_dir.resolve()),
             "topics": str(Path(topics_path).resolve()), "qrels": str(Path(qrels_path).resolve()),
@@ -204,6 +211,8 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
             "k1": settings.k1, "b": settings.b, "metric": settings.metric, "grid": grid,
             "scores": {f"{v:g}": s for v, s in scores.items()}, "baseline_value": reference,
             "baseline_score": bm25_score, "oracle_value": oracle, "oracle_score": scores[oracle],
+            # each query at its own best grid point: the ceiling of any per-query choice of the parameter
+            "per_query_oracle_score": float(measured.per_query.loc[bm25.index, candidates].max(axis=1).mean()),
             "comparison": asdict(comparison), "p_text": comparison.p_text(),
             "reversal_text": comparison.reversal_text(), "p_bootstrap_text": comparison.p_bootstrap_text(),
             "cv": {**cv.record(), "comparison": asdict(cv_comparison), "p_text": cv_comparison.p_text()},
@@ -211,6 +220,7 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
             "docs": searcher.num_docs, "queries": len(topics), "judged_queries": len(judged),
             "hits": settings.hits, "similarity_string": searcher.similarity, **(extra or {}),
             **({"auto": auto} if auto is not None else {}),
+            **({"auto_query": auto_query} if auto_query is not None else {}),
         }
         summary["seconds"] = round(time.perf_counter() - started, 2)
         _write_outputs(stage, summary, measured, cv, comparison, settings, parameter, oracle, bm25_score)
@@ -219,6 +229,31 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
         shutil.rmtree(stage, ignore_errors=True)
         searcher.close()
     return summary
+
+
+def _auto_query(searcher: QLogSearcher, settings: SweepSettings, prediction: Any, rule: Any,
+                topics: dict[str, str], qrels_path: str | os.PathLike, bm25: pd.Series, stage: Path,
+                measured: _Measured) -> dict[str, Any]:
+    """Every query at its own label-free q (:mod:`qlog_pyserini.predict.query_rule`), one pass; its record."""
+    from qlog_pyserini.eval.trec_eval import per_query_scores
+    from qlog_pyserini.formats.trec import write_run
+    from qlog_pyserini.predict.query_rule import corpus_move, distribution
+    from qlog_pyserini.search.per_query import search_topics_auto_query
+
+    if settings.similarity != "qlog":
+        raise QLogError("the per-query label-free q needs --similarity qlog")
+    results, qs = search_topics_auto_query(searcher, topics, prediction, rule, hits=settings.hits,
+                                           threads=settings.threads)
+    path = stage / "runs" / "run.auto-query.txt"
+    write_run(path, results, tag=f"{settings.similarity}-auto-query", qids=list(topics))
+    scores = per_query_scores(qrels_path, path, settings.metric).reindex(bm25.index)
+    chosen = dict(zip(topics, qs))
+    measured.per_query["auto_query_q"] = pd.Series(chosen)
+    measured.per_query["auto_query_score"] = scores
+    comparison = compare_scores(bm25, scores, resamples=settings.resamples, seed=settings.seed)
+    return {"rule": asdict(rule), "corpus_q": prediction.q, "corpus_move": corpus_move(prediction),
+            "score": float(scores.mean()), "comparison": asdict(comparison),
+            "q_distribution": distribution([chosen[q] for q in bm25.index])}
 
 
 def _check_model(similarity: str) -> tuple[str, float | None]:
@@ -255,7 +290,7 @@ def _write_outputs(stage: Path, summary: dict, measured: _Measured, cv: CrossVal
     """sweep.csv, per_query.csv (with the cross-validated fold and choice), summary.json, comparison.md, sweep.png."""
     with atomic_output(stage / "sweep.csv") as f:
         measured.table.to_csv(f, index=False)
-    per_query = measured.per_query.rename(columns=lambda v: point_label(parameter, v))
+    per_query = measured.per_query.rename(columns=lambda v: v if isinstance(v, str) else point_label(parameter, v))
     per_query["cv_fold"] = pd.Series(cv.fold_of)
     per_query[f"cv_{parameter}"] = pd.Series(cv.value_of)
     per_query["cv_score"] = cv.per_query
@@ -273,6 +308,11 @@ def _write_outputs(stage: Path, summary: dict, measured: _Measured, cv: CrossVal
         if "auto" in summary:
             a = summary["auto"]
             f.write(f"\nLabel-free {parameter} = {a['q']:g} (auto):\n\n" + MARKDOWN_HEADER
+                    + markdown_row(ComparisonResult(**a["comparison"]), settings.metric))
+        if "auto_query" in summary:
+            a = summary["auto_query"]
+            f.write(f"\nLabel-free {parameter} per query (auto-query; queries per {parameter}: "
+                    f"{', '.join(f'{v}: {n}' for v, n in a['q_distribution'].items())}):\n\n" + MARKDOWN_HEADER
                     + markdown_row(ComparisonResult(**a["comparison"]), settings.metric))
     auto = (summary["auto"]["q"], summary["auto"]["score"]) if "auto" in summary else None
     plot_sweep(measured.table, parameter, settings.metric, bm25_score, oracle, stage / "sweep.png",
@@ -299,6 +339,9 @@ def summary_line(summary: dict[str, Any]) -> str:
     if "auto" in summary:
         a = summary["auto"]
         text += f"; auto {p} = {a['q']:g}: {a['score']:.4f} ({rel(a['comparison'])})"
+    if "auto_query" in summary:
+        a = summary["auto_query"]
+        text += f"; auto-query: {a['score']:.4f} ({rel(a['comparison'])})"
     return text + "; p two-sided randomization"
 
 

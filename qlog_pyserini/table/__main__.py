@@ -7,7 +7,7 @@ from typing import Sequence
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.provenance import command_line, provenance, provenance_markdown
-from qlog_pyserini.table.rows import NOTE, current_auto, format_markdown, load_summary, table_rows
+from qlog_pyserini.table.rows import NOTE, current_auto, current_auto_query, format_markdown, load_summary, table_rows
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.outputs import check_output_files
 
@@ -23,8 +23,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", metavar="MD", help="write the markdown table here (atomically)")
     parser.add_argument("--csv", metavar="CSV", help="write the table as CSV here (atomically)")
     parser.add_argument("--auto", choices=("sweep", "current"), default="sweep",
-                        help="the label-free q shown: the one each sweep recorded (default), or the current default "
-                             "rule's, recomputed for each sweep's index and scored from its per-query data")
+                        help="the label-free q shown (auto and auto-query): the ones each sweep recorded (default), or "
+                             "the current default rules', recomputed for each sweep's index and scored from its "
+                             "per-query data")
     args = parser.parse_args(argv)
     if not args.budget.isdigit() or int(args.budget) < 1:
         raise QLogError(f"--budget must be a positive number of tokens, got {args.budget!r}")
@@ -34,6 +35,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for s, folder in zip(summaries, args.sweeps):
             if (auto := current_auto(s, folder)) is not None:
                 s["auto"] = auto
+            if (auto_query := current_auto_query(s, folder)) is not None:
+                s["auto_query"] = auto_query
     table = table_rows(summaries, args.budget)
     md = format_markdown(table, args.budget) + "\n" + NOTE + "\n"
     md += "\n" + provenance_markdown(provenance(command_line("qlog_pyserini.table", argv)))

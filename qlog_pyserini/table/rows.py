@@ -16,7 +16,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import pandas as pd
 
@@ -82,6 +82,42 @@ def current_auto(summary: dict, folder: str | os.PathLike) -> dict | None:
     return {**pred, "score": summary["scores"][f"{pred['q']:g}"], "comparison": asdict(comparison)}
 
 
+def current_auto_query(summary: dict, folder: str | os.PathLike, corpus_rule: Any = None) -> dict | None:
+    """The CURRENT default per-query rule (``--q auto-query``) for a q-log sweep, scored from its per-query data.
+
+    Each query's q (:mod:`qlog_pyserini.predict.query_rule`, from its term statistics in the sweep's
+    index and the current corpus rule) is a 0.05 grid point, so its score is read from ``per_query.csv``;
+    compared with BM25 by the sweep's paired tests. None for other models, or when a q is off the grid.
+    ``corpus_rule`` (a :class:`qlog_pyserini.predict.rule.RuleSettings`) replaces the default corpus rule.
+    """
+    if summary.get("similarity", "qlog") != "qlog" or summary.get("parameter") != "q":
+        return None
+    from dataclasses import asdict
+
+    from qlog_pyserini.eval.significance import compare_scores
+    from qlog_pyserini.formats.topics import read_topics
+    from qlog_pyserini.predict.query_rule import QueryRuleSettings, corpus_move, distribution, query_qs
+    from qlog_pyserini.predict.rule import RuleSettings, predict_with
+    from qlog_pyserini.search.per_query import query_doc_freqs
+    from qlog_pyserini.search.searcher import QLogSearcher
+
+    rule = QueryRuleSettings()
+    prediction = predict_with(summary["index"], RuleSettings() if corpus_rule is None else corpus_rule)
+    topics = read_topics(summary["topics"])
+    with QLogSearcher(summary["index"]) as searcher:
+        chosen = dict(zip(topics, query_qs(query_doc_freqs(searcher, list(topics.values())), prediction, rule)))
+    per_query = pd.read_csv(Path(folder) / "per_query.csv", index_col=0)
+    per_query.index = per_query.index.astype(str)
+    columns = [f"q{chosen[qid]:g}" for qid in per_query.index]
+    if "q1" not in per_query.columns or any(c not in per_query.columns for c in columns):
+        return None
+    scores = pd.Series([per_query.at[qid, c] for qid, c in zip(per_query.index, columns)], index=per_query.index)
+    comparison = compare_scores(per_query["q1"], scores, resamples=summary["comparison"]["resamples"], seed=0)
+    return {"rule": asdict(rule), "corpus_q": prediction.q, "corpus_move": corpus_move(prediction),
+            "score": float(scores.mean()), "comparison": asdict(comparison),
+            "q_distribution": distribution([chosen[qid] for qid in per_query.index])}
+
+
 def table_rows(summaries: Sequence[dict], budget: str = "8192") -> pd.DataFrame:
     """One row per sweep: BM25, the cross-validated choice, the oracle, the label-free q, Recall@K-tokens.
 
@@ -90,8 +126,8 @@ def table_rows(summaries: Sequence[dict], budget: str = "8192") -> pd.DataFrame:
     rows = []
     for s in summaries:
         c, p = s["comparison"], s["parameter"]
-        cv, auto = s.get("cv") or {}, s.get("auto") or {}
-        cvc, autoc = cv.get("comparison") or {}, auto.get("comparison") or {}
+        cv, auto, auto_query = s.get("cv") or {}, s.get("auto") or {}, s.get("auto_query") or {}
+        cvc, autoc, aqc = cv.get("comparison") or {}, auto.get("comparison") or {}, auto_query.get("comparison") or {}
         recall = s.get("recall_at_tokens", {})
         rows.append({
             "corpus": s["name"], "docs": s["docs"], "queries": s["judged_queries"], "metric": s["metric"],
@@ -105,6 +141,10 @@ def table_rows(summaries: Sequence[dict], budget: str = "8192") -> pd.DataFrame:
             "reversal_share": c["p_bootstrap"], "reversals": c["reversals"], "resamples": c["resamples"],
             "auto": auto.get("q"), "at_auto": auto.get("score"), "auto_rel_gain": autoc.get("rel_diff"),
             "auto_p": autoc.get("p_randomization"),
+            "at_auto_query": auto_query.get("score"), "auto_query_rel_gain": aqc.get("rel_diff"),
+            "auto_query_p": aqc.get("p_randomization"),
+            "auto_query_qs": " ".join(f"{q}:{n}" for q, n in (auto_query.get("q_distribution") or {}).items()) or None,
+            "at_per_query_oracle": s.get("per_query_oracle_score"),
             f"recall@{budget}_bm25": recall.get("bm25", {}).get(budget),
             f"recall@{budget}_best": recall.get("oracle", {}).get(budget),
             "sweep_seconds": s.get("seconds"),
@@ -127,8 +167,9 @@ def _rel(x: float | None) -> str:
 def format_markdown(table: pd.DataFrame, budget: str = "8192") -> str:
     """The markdown table: cross-validated first, the oracle beside it, then the label-free q."""
     head = (f"| corpus | docs | queries | BM25 | CV: value(s) chosen | CV | CV gain | CV p | oracle | at oracle | "
-            f"oracle gain | oracle p | auto | at auto | Recall@{budget_label(budget)} BM25 → oracle |\n"
-            "|---|---:|---:|---:|---|---:|---|---|---|---:|---|---|---:|---|---|\n")
+            f"oracle gain | oracle p | auto | at auto | at auto-query | per-query oracle | "
+            f"Recall@{budget_label(budget)} BM25 → oracle |\n"
+            "|---|---:|---:|---:|---|---:|---|---|---|---:|---|---|---:|---|---|---:|---|\n")
     lines = []
     for r in table.to_dict("records"):
         par = r["parameter"]
@@ -137,13 +178,18 @@ def format_markdown(table: pd.DataFrame, budget: str = "8192") -> str:
         auto = "n/a" if _missing(r["auto"]) else f"{par} = {r['auto']:g}"
         at_auto = "n/a" if _missing(r["at_auto"]) else f"{r['at_auto']:.4f} ({_rel(r['auto_rel_gain'])})"
         values = "n/a" if _missing(r["cv_values"]) else f"{par} = {r['cv_values']}"
+        at_aq = ("n/a" if _missing(r["at_auto_query"])
+                 else f"{r['at_auto_query']:.4f} ({_rel(r['auto_query_rel_gain'])}, {format_p(r['auto_query_p'], r['resamples'])})")
+        pq_oracle = "n/a" if _missing(r["at_per_query_oracle"]) else f"{r['at_per_query_oracle']:.4f}"
         lines.append(f"| {r['corpus']} | {r['docs']:,} | {r['queries']:,} | {r['bm25']:.4f} | {values} | {cv} | {cv_gain} "
                      f"| {format_p(r['cv_p'], r['resamples'])} | {par} = {r['best']:g} | {r['at_best']:.4f} "
                      f"| {r['gain']:+.4f} ({_rel(r['rel_gain'])}) | {format_p(r['p'], r['resamples'])} | {auto} | {at_auto} "
-                     f"| {_pct(r[f'recall@{budget}_bm25'])} → {_pct(r[f'recall@{budget}_best'])} |\n")
+                     f"| {at_aq} | {pq_oracle} | {_pct(r[f'recall@{budget}_bm25'])} → {_pct(r[f'recall@{budget}_best'])} |\n")
     return head + "".join(lines)
 
 
 NOTE = ("CV = k-fold cross-validation over queries (each query scored at the value chosen on the other folds; "
         "the honest estimate); oracle = the best grid value on all queries (optimistic); p = two-sided paired "
-        "randomization test against BM25; auto = the label-free q (--q auto).")
+        "randomization test against BM25; auto = the label-free q (--q auto); auto-query = each query at its own "
+        "label-free q (--q auto-query); per-query oracle = each query at its own best grid value (the ceiling "
+        "of any per-query choice).")

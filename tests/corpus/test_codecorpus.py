@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from qlog_pyserini.corpus import Function, build_benchmark, extract_functions, extract_source
+from qlog_pyserini.corpus.doc_comments import leading_name_removed
 from qlog_pyserini.corpus.extract import default_label
 from qlog_pyserini.errors import QLogError
 
@@ -502,6 +503,32 @@ def test_build_benchmark_layout_duplicates_and_qrels(tmp_path):
     assert saved["counts"]["documents"] == len(corpus) and saved["counts"]["queries"] == 5
 
 
+def test_leading_name_removed_only_when_the_query_starts_with_the_name():
+    assert leading_name_removed("Serve accepts incoming connections.", "Server.Serve") == "accepts incoming connections."
+    assert leading_name_removed("`Server.Serve` accepts connections", "Server.Serve") == "accepts connections"
+    assert leading_name_removed("parse_args(argv) reads the options", "Parser.parse_args") == "reads the options"
+    assert leading_name_removed("Add, then return the sum", "add") == "then return the sum"
+    assert leading_name_removed("Adds two integers", "Add") is None  # a word that merely begins like the name
+    assert leading_name_removed("Return the number of items", "Cart.size") is None
+    assert leading_name_removed("Serve", "Serve") is None  # nothing would be left
+
+
+def test_build_writes_the_query_variant_without_the_leading_name(tmp_path):
+    src = make_tree(tmp_path / "src")
+    out = tmp_path / "bench"
+    manifest = build_benchmark([(src, "v1")], out, seed=7)
+    written = {q["_id"]: q["text"] for q in read_jsonl(out / "queries.jsonl")}
+    unnamed = {q["_id"]: q["text"] for q in read_jsonl(out / "queries-without-name.jsonl")}
+    assert list(unnamed) == list(written)  # same queries, same order, so the same qrels judge both
+    changed = {qid for qid in written if unnamed[qid] != written[qid]}
+    # the Go doc comments start with the function's name ("Serve accepts ...", "Add adds ...")
+    assert {"q:v1/shop/cart.go:Server.Serve", "q:v1/shop/cart.go:Add"} <= changed
+    assert unnamed["q:v1/shop/cart.go:Add"] == "adds two integers and returns the sum."
+    for qid in changed:
+        assert written[qid].split(None, 1)[1] == unnamed[qid]
+    assert manifest["counts"]["queries_starting_with_name"] == len(changed)
+
+
 def test_build_is_deterministic_and_independent_of_workers(tmp_path):
     src = make_tree(tmp_path / "src")
     for i in range(8):  # enough files for the process pool to be used
@@ -510,7 +537,7 @@ def test_build_is_deterministic_and_independent_of_workers(tmp_path):
     build_benchmark([(src, "v1")], outs[0], query_fraction=0.5, seed=3)
     build_benchmark([(src, "v1")], outs[1], query_fraction=0.5, seed=3)
     build_benchmark([(src, "v1")], outs[2], query_fraction=0.5, seed=3, workers=2)
-    names = ["corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "manifest.json"]
+    names = ["corpus.jsonl", "queries.jsonl", "queries-without-name.jsonl", "qrels/test.tsv", "manifest.json"]
     for name in names:
         first = (outs[0] / name).read_bytes()
         assert first and all((o / name).read_bytes() == first for o in outs[1:]), name
@@ -564,5 +591,6 @@ def test_build_overwrite(tmp_path):
     build_benchmark([(src, "v1")], out)
     build_benchmark([(src, "v2")], out, overwrite=True)
     assert sorted(p.name for p in out.iterdir()) == [".qlog-pyserini.json", "corpus.jsonl", "manifest.json", "qrels",
-                                                     "qrels.txt", "queries.jsonl", "topics.tsv"]
+                                                     "qrels.txt", "queries-without-name.jsonl", "queries.jsonl",
+                                                     "topics.tsv"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "src"]

@@ -144,3 +144,53 @@ def test_plot_marks_the_oracle_the_cross_validated_and_the_label_free_q(tmp_path
                       "cross-validated (q = 0.5/0.7): 0.3100", "label-free q = 0.85: 0.3200"]
     assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert plot_sweep(table, "q", "ndcg_cut.10", 0.29, 0.7, tmp_path / "t.png")[-1] == "oracle q = 0.7: 0.3300"
+
+
+def test_sweep_auto_query_run_equals_the_grid_runs_at_each_querys_q(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
+    """The per-query pass (one batch, a q per query) against the grid's passes (one installed q each)."""
+    from qlog_pyserini.predict.query_rule import QueryRuleSettings, query_qs
+    from qlog_pyserini.predict.rule import predict_q
+    from qlog_pyserini.search.per_query import query_doc_freqs
+    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.formats.topics import read_topics
+
+    out = tmp_path / "sweep"
+    prediction = predict_q(stdlib_index)
+    # a steep rule, so that on this small corpus the queries are spread over several q values
+    rule = QueryRuleSettings(rare_df=3, gain=12.0, q_floor=0.5)
+    settings = SweepSettings(grid=tuple(x / 20 for x in range(10, 21)), hits=30, resamples=100)
+    summary = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out, settings, progress=False,
+                        prediction=prediction, query_rule=rule)
+    per_query = pd.read_csv(out / "per_query.csv", index_col=0)
+    topics = read_topics(stdlib_code[1])
+    with QLogSearcher(stdlib_index) as s:
+        want = dict(zip(topics, query_qs(query_doc_freqs(s, list(topics.values())), prediction, rule)))
+    assert per_query["auto_query_q"].to_dict() == {q: want[q] for q in per_query.index}
+    assert per_query["auto_query_q"].nunique() >= 2
+    at_own_q = [per_query.at[qid, f"q{q:g}"] for qid, q in per_query["auto_query_q"].items()]
+    assert per_query["auto_query_score"].tolist() == at_own_q
+    aq = summary["auto_query"]
+    assert aq["score"] == pytest.approx(sum(at_own_q) / len(at_own_q), abs=1e-4)
+    assert sum(aq["q_distribution"].values()) == len(per_query)
+    assert aq["rule"]["gain"] == 12.0 and aq["corpus_q"] == prediction.q
+    assert summary["per_query_oracle_score"] >= max(summary["scores"].values())
+    assert (out / "runs" / "run.auto-query.txt").is_file() and "auto-query" in (out / "comparison.md").read_text()
+
+
+def test_table_current_auto_query_reads_what_the_one_pass_run_measured(tmp_path, stdlib_index, stdlib_code,
+                                                                        stdlib_qrels):
+    """The table's recomputation (grid lookups per query) against the sweep's own one-pass auto-query run."""
+    from qlog_pyserini.predict.query_rule import QueryRuleSettings
+    from qlog_pyserini.predict.rule import RuleSettings, predict_with
+    from qlog_pyserini.table.rows import current_auto_query
+
+    corpus_rule = RuleSettings(shrink_docs=0)  # this small corpus keeps BM25 under the default shrinkage
+    out = tmp_path / "sweep"
+    summary = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out,
+                        SweepSettings(grid=tuple(x / 20 for x in range(6, 21)), hits=30, resamples=100),
+                        progress=False, prediction=predict_with(stdlib_index, corpus_rule),
+                        query_rule=QueryRuleSettings())
+    again = current_auto_query(summary, out, corpus_rule=corpus_rule)
+    assert len(summary["auto_query"]["q_distribution"]) >= 2
+    assert again["q_distribution"] == summary["auto_query"]["q_distribution"]
+    assert again["score"] == pytest.approx(summary["auto_query"]["score"], abs=1e-4)

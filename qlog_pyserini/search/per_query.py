@@ -1,0 +1,89 @@
+"""One batch, a q per query: q-log BM25 at each query's own q in a single pass, and the term statistics
+a per-query q is chosen from.
+
+    >>> from qlog_pyserini.search.per_query import batch_search_per_query, query_doc_freqs
+    >>> query_doc_freqs(searcher, ["parse json body", "ServeHTTP handler"])  # doctest: +SKIP
+    >>> batch_search_per_query(searcher, queries, qids, [0.7, 1.0, 0.85], k=1000)  # doctest: +SKIP
+
+The batch never installs a similarity on ``searcher``: :meth:`QLogSearcher.search_batch` with ``q=`` makes
+one Lucene ``IndexSearcher`` per distinct q over the searcher's open reader, each with its own immutable
+similarity, so queries at different q run side by side on threads without racing, and a query's hits are
+exactly those of a search with its q installed (k1, b and the odds form are the searcher's). The term
+statistics come from ``io.qlog.search.PerQuerySearch``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.trec import Hit
+from qlog_pyserini.jvm.bridge import java_list, jclass
+from qlog_pyserini.search.batch import BATCH
+from qlog_pyserini.search.searcher import QLogSearcher
+
+if TYPE_CHECKING:
+    from qlog_pyserini.predict.query_rule import QueryRuleSettings
+    from qlog_pyserini.predict.rule import Prediction, RuleSettings
+
+PER_QUERY_CLASS = "io.qlog.search.PerQuerySearch"
+
+
+def query_doc_freqs(searcher: QLogSearcher, queries: Sequence[str]) -> list[list[int]]:
+    """The document frequency of each distinct term of each query, analyzed and parsed as ``searcher``
+    searches it (an all-stopword query has none)."""
+    text = searcher._call(jclass(PER_QUERY_CLASS).termDocFreqs, searcher.java, java_list([str(x) for x in queries]))
+    lines = text.split("\n")[:-1] if text else []
+    if len(lines) != len(queries):
+        raise QLogError(f"term statistics for {len(lines)} of {len(queries)} queries")
+    return [[int(x) for x in line.split()] for line in lines]
+
+
+def batch_search_per_query(searcher: QLogSearcher, queries: Sequence[str], qids: Sequence[str],
+                           qs: Sequence[float], k: int = 10, threads: int = 1) -> dict[str, list[Hit]]:
+    """Top ``k`` hits of each query at its own q (``qs[i]`` for ``queries[i]``); ``{qid: hits}`` in ``qids`` order.
+
+    k1, b and the odds form are ``searcher``'s; the similarity installed on it is neither used nor changed
+    (:meth:`QLogSearcher.search_batch` with ``q=``: one IndexSearcher per distinct q over the open reader).
+    """
+    if not len(queries) == len(qids) == len(qs):
+        raise QLogError(f"{len(queries)} queries, {len(qids)} qids and {len(qs)} q values: give one of each per query")
+    results = searcher.search_batch(list(queries), list(qids), k=k, threads=threads, q=[float(q) for q in qs])
+    return {qid: list(results[qid]) for qid in qids}
+
+
+def search_topics_auto_query(searcher: QLogSearcher, topics: Mapping[str, str], prediction: Prediction,
+                             rule: QueryRuleSettings | None = None, hits: int = 1000, threads: int = 1,
+                             batch_size: int = BATCH) -> tuple[dict[str, list[Hit]], list[float]]:
+    """Every topic at its own label-free q (:mod:`qlog_pyserini.predict.query_rule`) on the corpus that
+    ``prediction`` (the corpus rule's) describes: ``({qid: hits}, the q of each topic in topic order)``.
+
+    One statistics call and one search pass per ``batch_size`` topics; the searcher's similarity is untouched.
+    """
+    from qlog_pyserini.predict.query_rule import QueryRuleSettings, query_qs
+
+    rule = QueryRuleSettings() if rule is None else rule
+    qids = list(topics)
+    results: dict[str, list[Hit]] = {}
+    chosen: list[float] = []
+    for start in range(0, len(qids), batch_size):
+        chunk = qids[start:start + batch_size]
+        queries = [topics[q] for q in chunk]
+        qs = query_qs(query_doc_freqs(searcher, queries), prediction, rule)
+        results.update(batch_search_per_query(searcher, queries, chunk, qs, k=hits, threads=threads))
+        chosen.extend(qs)
+    return results, chosen
+
+
+def search_auto_query(searcher: QLogSearcher, topics: Mapping[str, str], k: int = 1000, threads: int = 1,
+                      rule: QueryRuleSettings | None = None,
+                      corpus_rule: RuleSettings | None = None) -> tuple[dict[str, list[Hit]], list[float]]:
+    """``--q auto-query`` from Python: the corpus rule (``corpus_rule``, default ``--q auto``'s) predicted for
+    ``searcher``'s index, then every topic at its own q (:func:`search_topics_auto_query`).
+
+        >>> hits, qs = search_auto_query(QLogSearcher("indexes/csn-ruby"), {"q1": "parse json body"})  # doctest: +SKIP
+    """
+    from qlog_pyserini.predict.rule import RuleSettings, predict_with
+
+    prediction = predict_with(searcher.index_dir, RuleSettings() if corpus_rule is None else corpus_rule)
+    return search_topics_auto_query(searcher, topics, prediction, rule, hits=k, threads=threads)
