@@ -215,6 +215,11 @@ def run_search(job: SearchJob) -> Path:
     empty = sum(1 for text in p.topics.values() if not text.strip())
     if empty:
         print(f"warning: {empty} queries have empty text; they get no hits", file=sys.stderr)
+    if job.auto_query is not None:  # a q per query: searched in batches of mixed q, then written (not streamed)
+        results = search(p, searcher)
+        lines = write(p, results)
+        info(f"wrote {lines} lines for {len(p.topics)} queries to {job.output}")
+        return Path(job.output)
     written = search_to_file(p, searcher)
     # Counted after the search: a query of only stopwords (or of terms no document has) gets no hits
     # either, which its text alone does not show.

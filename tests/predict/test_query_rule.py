@@ -103,5 +103,5 @@ def test_search_cli_q_auto_query_refuses_other_models(tmp_path, stdlib_index, st
                            str(stdlib_code[1]), "--output", str(out), "--q", "auto-query", "--similarity", "bm25"],
                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
     lines = [l for l in proc.stderr.splitlines() if l.strip()]
-    assert proc.returncode == 2 and lines[-1].startswith("error: ") and "auto-query" in lines[-1], proc.stderr
+    assert proc.returncode == 2 and lines[-1].startswith("error: ") and "qlog only" in lines[-1], proc.stderr
     assert not out.exists()

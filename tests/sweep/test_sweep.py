@@ -168,7 +168,8 @@ def test_sweep_auto_query_run_equals_the_grid_runs_at_each_querys_q(tmp_path, st
     assert per_query["auto_query_q"].to_dict() == {q: want[q] for q in per_query.index}
     assert per_query["auto_query_q"].nunique() >= 2
     at_own_q = [per_query.at[qid, f"q{q:g}"] for qid, q in per_query["auto_query_q"].items()]
-    assert per_query["auto_query_score"].tolist() == at_own_q
+    # the grid's per-query values are computed in process, the one-pass run's by trec_eval (4 decimals)
+    assert per_query["auto_query_score"].tolist() == pytest.approx(at_own_q, abs=5e-5)
     aq = summary["auto_query"]
     assert aq["score"] == pytest.approx(sum(at_own_q) / len(at_own_q), abs=1e-4)
     assert sum(aq["q_distribution"].values()) == len(per_query)
