@@ -78,7 +78,7 @@ def stdlib_default_by_us(stdlib_code, tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("analyzer-indexer")
     written = write_json_collection(iter_documents(stdlib_code[0]), work / "json")
     cmd = index_lib.analyzer_index_command(work / "json", work / "index", 2, "default")
-    counters = index_lib._run_indexer(cmd, written, progress=False)
+    counters = index_lib._run_indexer(cmd, written, False, work / "index")
     assert counters["indexed"] + counters.get("empty", 0) == written
     return work / "index"
 

@@ -197,7 +197,7 @@ def test_search_cli_q_auto_options(tmp_path, stdlib_index, stdlib_code):
 
 
 @pytest.mark.parametrize("extra, needle", [
-    (("--similarity", "bm25"), "--q auto applies to --similarity qlog only"),
+    (("--similarity", "bm25"), "--q applies to --similarity qlog only"),
     (("--auto-variant", "nope"), "unknown h_tok variant"),
     (("--auto-variant", "df-slope"), "no published constant"),
     (("--auto-q-min", "2"), "illegal q_min value"),
