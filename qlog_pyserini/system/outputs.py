@@ -43,7 +43,7 @@ from typing import IO, Any, Iterable, Iterator
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.processes import pid_alive
-from qlog_pyserini.system.progress import info
+from qlog_pyserini.system.progress import warn
 
 MARKER = ".qlog-pyserini.json"
 KINDS = ("index", "sweep", "prepare", "corpus", "demo", "reproduce", "results")
@@ -353,7 +353,8 @@ def sweep_stale(parent: str | os.PathLike, name: str) -> list[Path]:
         except OSError:
             continue
         removed.append(path)
-        info(f"removed {path}, left behind by an earlier run that was killed")
+        # a deletion the user should hear of even with --quiet: it was ours, but it was on their disk
+        warn(f"removed {path}, left behind by an earlier run that was killed")
     return removed
 
 
