@@ -71,7 +71,8 @@ def anserini_scores(hits: Sequence[Hit]) -> list[Hit]:
     """Solr's hits (float scores, ordered score desc then id asc) with the scores Anserini writes.
 
     Anserini's ScoreTiesAdjusterReranker, as QLogSearcher reproduces it, in float32 arithmetic step for
-    step: round to 4 decimals, then push each score within 1e-4 of the one above down by 1e-6 per tie.
+    step: round to 4 decimals, then push each score within 1e-4 of the one above down by 1e-6 per tie, then
+    keep each score strictly below the one above as a float (the next float down where the step vanished).
     With the same float scores in the same order, the Solr run is then the Lucene run line for line, so
     trec_eval (which compares scores in single precision and breaks its own ties by docid) sees the same
     ranking; with Solr's raw scores, a float tie at rank 10 could be reordered by trec_eval.
@@ -87,6 +88,9 @@ def anserini_scores(hits: Sequence[Hit]) -> list[Hit]:
         else:
             tied += 1
             score = np.float32(score - np.float32(1e-6) * np.float32(tied))
+        if i and score >= previous:
+            # as QLogSearcher.strictlyDecreasing: the next float down, so the run's order is the evaluated one
+            score = np.nextafter(previous, np.float32(-np.inf), dtype=np.float32)
         previous = score
         out.append(Hit(hit.docid, float(score)))
     return out

@@ -71,8 +71,11 @@ def test_scores_are_written_as_anserini_writes_them() -> None:
 
     # float32 scores as Solr returns them, already ordered (score desc, id asc). Expected: QLogSearcher's loop
     # (round to 4 decimals, then 1e-6f per tie within 1e-4f of the line above) run in Java on these floats;
-    # in float32, 19.6575 - 1e-6 and 19.6575 - 2e-6 land on the same float, as they do in Anserini
+    # in float32, 19.6575 - 1e-6 and 19.6575 - 2e-6 land on the same float, as they do in Anserini; then, as
+    # QLogSearcher.strictlyDecreasing does, a score not below the one above becomes the next float down
+    # (float32 spacing at 19.66 is 2**-19, about 1.9e-6)
     hits = [Hit("a", 19.657528), Hit("b", 19.657528), Hit("c", 19.65751), Hit("d", 12.00004), Hit("e", 3.0)]
     out = anserini_scores(hits)
     assert [h.docid for h in out] == ["a", "b", "c", "d", "e"]
-    assert [f"{h.score:.6f}" for h in out] == ["19.657499", "19.657497", "19.657497", "12.000000", "3.000000"]
+    assert [f"{h.score:.6f}" for h in out] == ["19.657499", "19.657497", "19.657495", "12.000000", "3.000000"]
+    assert out[2].score == out[1].score - 2 ** -19
