@@ -370,7 +370,7 @@ def prepare_cosqa(folder: PathLike, out: PathLike, overwrite: bool = False) -> P
     not_relevant = mismatched = 0
     asked: set[str] = set()
     for n, item in enumerate(items, start=1):
-        where = f"{queries_path}: item {n}"
+        where = f"{queries_path}: entry {n} of its JSON array"
         if not isinstance(item, dict) or not all(k in item for k in ("idx", "doc", "retrieval_idx")):
             raise QLogError(f"{where} needs \"idx\", \"doc\" and \"retrieval_idx\"")
         qid, text, target = item["idx"], item["doc"], item["retrieval_idx"]

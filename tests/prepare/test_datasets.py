@@ -280,7 +280,7 @@ def test_cosqa_unknown_retrieval_idx(cosqa, tmp_path):
     items = json.loads(path.read_text())
     items[1]["retrieval_idx"] = 99
     path.write_text(json.dumps(items))
-    with pytest.raises(QLogError, match=r"item 2: retrieval_idx 99 is not an id of code_idx_map.txt"):
+    with pytest.raises(QLogError, match=r"entry 2 of its JSON array: retrieval_idx 99 is not an id of code_idx_map.txt"):
         prepare_cosqa(cosqa, tmp_path / "out")
 
 
@@ -293,7 +293,7 @@ def test_cosqa_id_shared_by_two_functions(cosqa, tmp_path):
 def test_cosqa_whitespace_qid_and_bad_json(cosqa, tmp_path):
     path = cosqa / "cosqa-retrieval-test-500.json"
     path.write_text('[{"idx": "q 1", "doc": "x", "retrieval_idx": 0}]')
-    with pytest.raises(QLogError, match=r"qid 'q 1' at .*item 1 contains whitespace"):
+    with pytest.raises(QLogError, match=r"qid 'q 1' at .*entry 1 of its JSON array contains whitespace"):
         prepare_cosqa(cosqa, tmp_path / "out")
     path.write_text('[{"idx": "q1",\n "doc": }]')
     with pytest.raises(QLogError, match=r"cosqa-retrieval-test-500.json:2: bad JSON"):
