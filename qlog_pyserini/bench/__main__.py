@@ -56,8 +56,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="q values of the q-log side (default: %(default)s)")
     parser.add_argument("--max-queries", type=int, metavar="N", help="use only the first N topics")
     parser.add_argument("--paths", default=",".join(PATHS), metavar="P[,P...]",
-                        help="search calls to time: top-k (Lucene's plain search, block-max pruning) and/or "
-                             "anserini-sort (Anserini's score-then-docid sorted search) (default: %(default)s)")
+                        help="search calls to time: top-k (Lucene's plain search, block-max pruning), "
+                             "anserini-sort (Anserini's score-then-docid sorted search) and/or anserini-order (the "
+                             "same order in one pruned pass, what the search verb runs) (default: %(default)s)")
     parser.add_argument("--warmup", type=int, default=2, metavar="N",
                         help="untimed passes of every similarity per configuration (default: %(default)s)")
     parser.add_argument("--sweep-points", type=int, default=SWEEP_POINTS, metavar="N",

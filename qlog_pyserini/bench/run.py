@@ -42,7 +42,7 @@ from qlog_pyserini.search.searcher import check_index_dir
 from qlog_pyserini.search.similarities import make_similarity
 
 BENCH_CLASS = "io.qlog.bench.SearchBenchmark"
-PATHS = ("top-k", "anserini-sort")
+PATHS = ("top-k", "anserini-sort", "anserini-order")
 DEFAULT_QS = (1.0, 0.5, 0.05)
 SWEEP_POINTS = 20
 PRUNING_K = 10
@@ -50,7 +50,9 @@ LUCENE_THRESHOLD = 1000  # IndexSearcher.search(query, k) counts hits exactly up
 PATH_NOTES = {
     "top-k": "Lucene's plain `IndexSearcher.search(query, k)` (TopScoreDocCollector, block-max WAND/MaxScore pruning)",
     "anserini-sort": "Anserini's `SimpleSearcher` call, `search(query, k, Sort(score, id), true)` "
-                     "(TopFieldCollector, ties by docid; what `qlog_pyserini.search` runs)",
+                     "(TopFieldCollector, ties by docid; what Pyserini's searcher runs)",
+    "anserini-order": "the same order in one pruned top-k pass (`AnseriniTopK`: ties by the place of their docid "
+                      "in id order; what `qlog_pyserini.search` runs)",
 }
 
 

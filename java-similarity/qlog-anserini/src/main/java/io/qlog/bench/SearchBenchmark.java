@@ -24,6 +24,9 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import io.qlog.search.AnseriniTopK;
+import io.qlog.search.Docids;
+import io.qlog.similarities.ExhaustiveScoring;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexReader;
@@ -68,6 +71,9 @@ import org.apache.lucene.store.FSDirectory;
  *   <li>{@link SearchPath#ANSERINI_SORT}: what Anserini's {@code SimpleSearcher} (and so {@code QLogSearcher})
  *       runs, {@code IndexSearcher.search(query, k, Sort(score desc, id asc), true)}: ties broken by the
  *       docid string, then scores filled in for the hits.
+ *   <li>{@link SearchPath#ANSERINI_ORDER}: the same order in one pruned top-k pass, what
+ *       {@code QLogSearcher.search_batch} runs ({@link AnseriniTopK}: ties compared by the place of
+ *       their docids in id order, and only documents below the k-th score skipped).
  * </ul>
  *
  * <h2>Definitions</h2>
@@ -91,9 +97,10 @@ public final class SearchBenchmark implements Closeable {
   /** The two ways of running a top-k query; see the class comment. */
   public enum SearchPath {
     TOP_K,
-    ANSERINI_SORT;
+    ANSERINI_SORT,
+    ANSERINI_ORDER;
 
-    /** Parses {@code top-k} or {@code anserini-sort} (case-insensitive, {@code _} or {@code -}). */
+    /** Parses {@code top-k}, {@code anserini-sort} or {@code anserini-order} (case-insensitive, {@code _} or {@code -}). */
     public static SearchPath parse(String name) {
       if (name != null) {
         String n = name.trim().replace('-', '_').toUpperCase(Locale.ROOT);
@@ -103,7 +110,7 @@ public final class SearchBenchmark implements Closeable {
           }
         }
       }
-      throw new IllegalArgumentException("illegal path: " + name + ", must be one of top-k, anserini-sort");
+      throw new IllegalArgumentException("illegal path: " + name + ", must be one of top-k, anserini-sort, anserini-order");
     }
 
     @Override
@@ -265,9 +272,11 @@ public final class SearchBenchmark implements Closeable {
     boolean[] exact = new boolean[n];
     long[] collected = new long[n];
     for (int i = 0; i < n; i++) {
-      CollectorManager<?, ? extends TopDocs> inner = p == SearchPath.TOP_K
-          ? new TopScoreDocCollectorManager(k, null, totalHitsThreshold)
-          : new TopFieldCollectorManager(ANSERINI_SORT, k, null, totalHitsThreshold);
+      CollectorManager<?, ? extends TopDocs> inner = switch (p) {
+        case TOP_K -> new TopScoreDocCollectorManager(k, null, totalHitsThreshold);
+        case ANSERINI_SORT -> new TopFieldCollectorManager(ANSERINI_SORT, k, null, totalHitsThreshold);
+        case ANSERINI_ORDER -> anseriniOrder(k);
+      };
       CountingManager<?, ? extends TopDocs> counting = new CountingManager<>(inner);
       TopDocs top = searcher.search(queries[i], counting);
       matches[i] = searcher.count(queries[i]);
@@ -337,10 +346,19 @@ public final class SearchBenchmark implements Closeable {
 
   private TopDocs search(Query query, int k, SearchPath path) {
     try {
-      return path == SearchPath.TOP_K ? searcher.search(query, k) : searcher.search(query, k, ANSERINI_SORT, true);
+      return switch (path) {
+        case TOP_K -> searcher.search(query, k);
+        case ANSERINI_SORT -> searcher.search(query, k, ANSERINI_SORT, true);
+        case ANSERINI_ORDER -> searcher.search(query, anseriniOrder(k));
+      };
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  private AnseriniTopK anseriniOrder(int k) throws IOException {
+    int n = Math.max(1, Math.min(k, reader.maxDoc()));
+    return new AnseriniTopK(n, Docids.order(reader), !(searcher.getSimilarity() instanceof ExhaustiveScoring));
   }
 
   private synchronized ExecutorService pool(int threads) {

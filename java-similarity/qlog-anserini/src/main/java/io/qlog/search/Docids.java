@@ -25,6 +25,7 @@ import org.apache.lucene.index.StoredFields;
 public final class Docids {
 
   private static final Map<IndexReader, byte[][]> TABLES = new WeakHashMap<>();
+  private static final Map<IndexReader, IdOrder> ORDERS = new WeakHashMap<>();
   private static final Set<String> ID_ONLY = Set.of(Constants.ID);
 
   private Docids() {
@@ -39,6 +40,43 @@ public final class Docids {
         TABLES.put(reader, table);
       }
       return table;
+    }
+  }
+
+  /**
+   * The doc numbers of a reader in ascending id order (Anserini's tie order: unsigned bytes, a
+   * document without an id first, equal ids by doc number), and each doc number's place in it. Two
+   * documents of equal score are then ordered by comparing two ints instead of two byte strings.
+   *
+   * @param rank {@code rank[doc]}, the place of {@code doc}'s id in id order
+   * @param doc {@code doc[rank]}, the doc number at that place
+   */
+  public record IdOrder(int[] rank, int[] doc) {}
+
+  /** The {@link IdOrder} of {@code reader}, sorted once per reader and kept while it lives. */
+  public static IdOrder order(IndexReader reader) throws IOException {
+    byte[][] table = of(reader);
+    synchronized (ORDERS) {
+      IdOrder order = ORDERS.get(reader);
+      if (order == null) {
+        Integer[] byId = new Integer[table.length];
+        for (int i = 0; i < byId.length; i++) {
+          byId[i] = i;
+        }
+        Arrays.parallelSort(byId, (a, b) -> {
+          int c = compare(table[a], table[b]);
+          return c != 0 ? c : Integer.compare(a, b);
+        });
+        int[] rank = new int[table.length];
+        int[] doc = new int[table.length];
+        for (int i = 0; i < byId.length; i++) {
+          doc[i] = byId[i];
+          rank[byId[i]] = i;
+        }
+        order = new IdOrder(rank, doc);
+        ORDERS.put(reader, order);
+      }
+      return order;
     }
   }
 

@@ -30,7 +30,6 @@ import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldCollector;
 import org.apache.lucene.search.TopFieldCollectorManager;
-import org.apache.lucene.search.TopScoreDocCollectorManager;
 import org.apache.lucene.search.TopFieldDocs;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.search.similarities.Similarity;
@@ -208,18 +207,6 @@ public class QLogSearcher extends SimpleSearcher {
     return top;
   }
 
-  /**
-   * {@code searcher.search(query, n)}, except under an {@link ExhaustiveScoring} similarity, where every
-   * match is scored (see {@link #searchSorted}).
-   */
-  private static ScoreDoc[] topScores(IndexSearcher searcher, Query query, int n) throws IOException {
-    if (!(searcher.getSimilarity() instanceof ExhaustiveScoring)) {
-      return searcher.search(query, n).scoreDocs;
-    }
-    int threshold = ExhaustiveScoring.totalHitsThreshold(searcher.getSimilarity(), n);
-    return searcher.search(query, new TopScoreDocCollectorManager(n, null, threshold)).scoreDocs;
-  }
-
   private static void appendLine(StringBuilder out, String qid, String docid, float score, int luceneDocid) {
     if (qid != null) {
       out.append(qid).append('\t');
@@ -288,11 +275,9 @@ public class QLogSearcher extends SimpleSearcher {
    *
    * <p>The order is Anserini's (score descending, ties by docid ascending; scores rounded to 4
    * decimals and ties pushed apart by 1e-6 steps, as its {@code ScoreTiesAdjusterReranker} does) at
-   * the cost of a plain top-k: Lucene's {@code TopScoreDocCollector} takes the top k + 1 with its
-   * pruning, the hits are ordered by (score, docid) among themselves, and only a query whose k-th
-   * and (k + 1)-th scores tie (the cut-off splits a tie, so which tied documents make the top k
-   * depends on their docids) is searched again with a wider plain top-n that holds every document of
-   * the tied score. Then each
+   * the cost of a plain top-k: one pruned pass keeps the top k by (score, docid) itself, comparing
+   * docids only between equal scores ({@link AnseriniTopK}), so a tie split by the cut-off needs no
+   * second search. Then each
    * score is made strictly smaller, as a float, than the one above it (the next float down where
    * Anserini's 1e-6 step is lost in float rounding, above a score of 16), so every consumer that
    * re-sorts by score keeps this order. With RM3 or Rocchio set on {@code searcher}, each query goes
@@ -319,6 +304,9 @@ public class QLogSearcher extends SimpleSearcher {
     for (int m = 0; m < models.length; m++) {
       views[m] = new IndexSearcher(reader);
       views[m].setSimilarity(models[m]);
+      // The query cache only ever caches non-scoring clauses, and these queries score every clause;
+      // left on, it would still record every query's use under a lock the search threads share.
+      views[m].setQueryCache(null);
     }
     int[][] docs = new int[queries.length][];
     float[][] scores = new float[queries.length][];
@@ -337,7 +325,7 @@ public class QLogSearcher extends SimpleSearcher {
         }
       }
     } else {
-      byte[][] ids = Docids.of(reader);
+      Docids.IdOrder ids = Docids.order(reader);
       Analyzer analyzer = get(ANALYZER, searcher);
       QueryGenerator generator = get(GENERATOR, searcher);
       List<Callable<Void>> tasks = new ArrayList<>(queries.length);
@@ -375,35 +363,14 @@ public class QLogSearcher extends SimpleSearcher {
     }
   }
 
-  /** The top k of {@code query} in (score descending, docid ascending) order, scores as Lucene gives them. */
-  static ScoreDoc[] anseriniTopK(IndexSearcher searcher, Query query, int k, byte[][] ids) throws IOException {
-    int maxDoc = Math.max(1, searcher.getIndexReader().maxDoc());
-    int n = Math.min(k, maxDoc);
-    ScoreDoc[] top = topScores(searcher, query, n < maxDoc ? n + 1 : n);
-    if (top.length > n && top[n].score == top[n - 1].score) {
-      // The cut-off splits a tie: the tied documents that make the top k are those with the smallest
-      // docids, so every document of that score is needed. Widen the plain top-n (doubling n) until it
-      // ends below the tied score or holds every match; still far cheaper than sorting every
-      // competitive hit by (score, docid bytes), which at k = 1000 is needed for about 4 queries in 10.
-      float tie = top[n - 1].score;
-      long wanted = n + 1L;
-      do {
-        wanted = Math.min(2 * wanted, maxDoc);
-        top = topScores(searcher, query, (int) wanted);
-      } while (top.length == wanted && wanted < maxDoc && top[top.length - 1].score >= tie);
-    }
-    // Lucene orders equal scores by doc number; Anserini by docid. Reorder each run of equal scores.
-    for (int start = 0; start < top.length; ) {
-      int end = start + 1;
-      while (end < top.length && top[end].score == top[start].score) {
-        end++;
-      }
-      if (end - start > 1) {
-        Arrays.sort(top, start, end, (x, y) -> Docids.compare(ids[x.doc], ids[y.doc]));
-      }
-      start = end;
-    }
-    return top.length > n ? Arrays.copyOf(top, n) : top;
+  /**
+   * The top k of {@code query} in (score descending, docid ascending) order, scores as Lucene gives
+   * them, in one pruned pass ({@link AnseriniTopK}).
+   */
+  static ScoreDoc[] anseriniTopK(IndexSearcher searcher, Query query, int k, Docids.IdOrder ids) throws IOException {
+    int n = Math.max(1, Math.min(k, searcher.getIndexReader().maxDoc())); // as IndexSearcher caps it
+    boolean prune = !(searcher.getSimilarity() instanceof ExhaustiveScoring);
+    return searcher.search(query, new AnseriniTopK(n, ids, prune)).scoreDocs;
   }
 
   /**
