@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.build.jar import current_jar, similarity_jar
-from qlog_pyserini.jvm.toolchain import JAVA_OPTS_ENV, find_jdk, jvm_options, pyserini_jar
+from qlog_pyserini.jvm.toolchain import JAVA_OPTS_ENV, embedded_jvm_options, find_jdk, pyserini_jar
 
 PROBE_CLASS = "io.qlog.search.QLogSearcher"
 APP_CLASS_LOADER = "jdk.internal.loader.ClassLoaders$AppClassLoader"
@@ -68,7 +68,7 @@ def _add_to_jnius(jar: Path) -> None:
     present = set(jnius_config.classpath or ())
     jnius_config.add_classpath(*(p for p in (str(pyserini_jar()), str(jar)) if p not in present))
     options = set(jnius_config.get_options())
-    jnius_config.add_options(*(o for o in jvm_options() if o not in options))
+    jnius_config.add_options(*(o for o in embedded_jvm_options() if o not in options))
 
 
 def configure_classpath() -> Path | None:

@@ -199,3 +199,23 @@ def jvm_options() -> list[str]:
     # process takes SIGTERM over and exits at once, skipping the clean-up of our temporaries.
     opts.append("-Xrs")
     return opts + checked_java_options()
+
+
+def embedded_jvm_options() -> list[str]:
+    """:func:`jvm_options` for the JVM inside this process (searching): unless ``$QLOG_JAVA_OPTS``
+    sizes the heap, the initial heap is :data:`INITIAL_HEAP` (see there why). The indexer's own
+    ``java`` process keeps the JVM's default."""
+    opts = jvm_options()
+    if not any(o.startswith(HEAP_SIZE_OPTIONS) for o in user_java_options()):
+        opts.insert(len(opts) - len(user_java_options()), INITIAL_HEAP)
+    return opts
+
+
+# The embedded (searching) JVM's initial heap. A search keeps little on the heap (the index is memory-mapped, outside it; a batch's hits are a few
+# MB), but the JVM's default initial heap is 1/64 of the machine's memory (384 MB here) and G1 lets its
+# young generation fill most of it before the first collection, so a search process's resident memory
+# would grow with the machine, not with the work. Starting small lets the collector grow the heap only
+# when collections cost time; the heap limit is unchanged. $QLOG_JAVA_OPTS with any heap size replaces it.
+INITIAL_HEAP = "-Xms64m"
+HEAP_SIZE_OPTIONS = ("-Xms", "-Xmx", "-XX:InitialHeapSize", "-XX:MaxHeapSize", "-XX:MinHeapSize", "-Xmn",
+                     "-XX:NewSize", "-XX:MaxNewSize")

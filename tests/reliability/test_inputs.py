@@ -11,6 +11,8 @@ import math
 from pathlib import Path
 
 import numpy as np
+import subprocess
+
 import pytest
 from reliability.reliability_helpers import assert_one_error, can_drop_root, tree, verb
 
@@ -226,6 +228,21 @@ def test_qlog_java_opts_reach_the_jvm_options(monkeypatch):
     monkeypatch.setenv("QLOG_JAVA_OPTS", "Xmx2g")
     with pytest.raises(QLogError, match="QLOG_JAVA_OPTS"):
         jvm_options()
+
+
+@pytest.mark.jvm  # the JVM itself reports the heap it was started with
+@pytest.mark.parametrize("user, initial_mb", [("", 64), ("-Xms128m", 128), ("-Xmx512m -Xms32m", 32)])
+def test_the_initial_heap_is_small_unless_the_user_sizes_it(monkeypatch, user, initial_mb):
+    from qlog_pyserini.jvm.toolchain import embedded_jvm_options, find_jdk
+
+    monkeypatch.setenv("QLOG_JAVA_OPTS", user)
+    opts = embedded_jvm_options()
+    flags = subprocess.run([str(find_jdk().java), *opts, "-XX:+PrintFlagsFinal", "-version"], capture_output=True,
+                           text=True, check=True).stdout
+    initial = next(int(line.split()[3]) for line in flags.splitlines() if line.split()[1:2] == ["InitialHeapSize"])
+    assert initial == initial_mb << 20
+    assert (opts.count("-Xms64m") == 1) == (user == "")
+    assert "-Xms64m" not in jvm_options()  # the indexer's own java process keeps the JVM's default
 
 
 @pytest.mark.parametrize("name, params", [("qld", {"mu": 1e39}), ("idf-gamma", {"gamma": float("inf")}),
