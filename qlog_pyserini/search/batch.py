@@ -10,8 +10,9 @@ density with no labels (:mod:`qlog_pyserini.predict`) and logs h_tok and the cho
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Iterator, Mapping, Sequence
+from typing import Iterator, Mapping, Sequence, TypeVar
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import OUTPUT_FORMATS, Hit, check_id, run_lines
@@ -21,6 +22,27 @@ from qlog_pyserini.search.results import BatchResults
 from qlog_pyserini.search.searcher import QLogSearcher
 
 BATCH = 64  # queries per Java batch call: large enough to keep threads busy, small enough for a live progress bar
+
+T = TypeVar("T")
+_END = object()
+
+
+def prefetched(items: Iterator[T]) -> Iterator[T]:
+    """``items`` in order, the next one computed in a background thread while the caller handles this one.
+
+    A run is searched and written in turns, batch by batch: with the next batch searched while this
+    one is written, the JVM's writing overlaps its searching (a Java call releases the GIL), and
+    memory holds two batches instead of one. An exception raised making an item is raised here, in
+    the caller's thread, in its place.
+    """
+    with ThreadPoolExecutor(1, thread_name_prefix="qlog-prefetch") as pool:
+        pending = pool.submit(next, items, _END)
+        while True:
+            item = pending.result()
+            if item is _END:
+                return
+            pending = pool.submit(next, items, _END)
+            yield item
 
 
 def search_batches(searcher: QLogSearcher, topics: Mapping[str, str], hits: int = 1000, threads: int = 1,
@@ -74,8 +96,8 @@ def write_topics_run(searcher: QLogSearcher, topics: Mapping[str, str], output: 
                      hits: int = 1000, threads: int = 1, progress: bool = True, batch_size: int = BATCH,
                      fields: Mapping[str, float] | None = None, output_format: str = "trec",
                      remove_duplicates: bool = False, remove_query: bool = False) -> RunWritten:
-    """Search every topic and write the run atomically, batch by batch: memory holds one batch, however
-    long the run. Java formats and writes each batch's lines (no Python work per hit); the file is
+    """Search every topic and write the run atomically, batch by batch (the next batch searched while
+    this one is written): memory holds two batches, however long the run. Java formats and writes each batch's lines (no Python work per hit); the file is
     byte for byte what :func:`qlog_pyserini.formats.trec.write_run` writes for the same hits, after
     Pyserini's ``--remove-duplicates`` / ``--remove-query`` when asked.
     """
@@ -84,7 +106,7 @@ def write_topics_run(searcher: QLogSearcher, topics: Mapping[str, str], output: 
         raise QLogError(f"unknown output format {output_format!r}; choose one of {', '.join(OUTPUT_FORMATS)}")
     lines = unanswered = 0
     with atomic_output(output, "wb") as f:
-        for batch in search_batches(searcher, topics, hits, threads, progress, batch_size, fields):
+        for batch in prefetched(search_batches(searcher, topics, hits, threads, progress, batch_size, fields)):
             if isinstance(batch, BatchResults):
                 batch = batch.dropped(remove_duplicates, remove_query)
                 lines += batch.write_run(f, tag, output_format)
