@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Iterator, Mapping, Sequence, TypeVar
+from typing import Callable, Iterator, Mapping, Sequence, TypeVar
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import OUTPUT_FORMATS, Hit, check_id, run_lines
@@ -47,14 +47,19 @@ def prefetched(items: Iterator[T]) -> Iterator[T]:
 
 def search_batches(searcher: QLogSearcher, topics: Mapping[str, str], hits: int = 1000, threads: int = 1,
                    progress: bool = True, batch_size: int = BATCH, fields: Mapping[str, float] | None = None,
-                   desc: str = "searching") -> Iterator[BatchResults | dict[str, list[Hit]]]:
+                   desc: str = "searching", q_of: Callable[[list[str]], Sequence[float]] | None = None,
+                   ) -> Iterator[BatchResults | dict[str, list[Hit]]]:
     """Every topic through ``searcher``, ``batch_size`` queries at a time, one batch's results at a time.
 
     Each batch is a :class:`~qlog_pyserini.search.results.BatchResults` (columns from Java), or with
     ``fields`` (:mod:`qlog_pyserini.search.fields`, Anserini's own multi-field call) ``{qid: hits}``.
+    ``q_of`` gives each batch's queries a q of their own (``q_of(queries)``, one value per query:
+    q-log BM25 at that q, in one pass; see :meth:`QLogSearcher.search_batch`).
     """
     if batch_size < 1:
         raise QLogError(f"batch size must be at least 1, got {batch_size}")
+    if q_of is not None and fields:
+        raise QLogError("a q per query does not combine with fields")
     qids = list(topics)
     with progress_bar(total=len(qids), desc=desc, unit="q", quiet=not progress) as bar:
         for start in range(0, len(qids), batch_size):
@@ -65,7 +70,8 @@ def search_batches(searcher: QLogSearcher, topics: Mapping[str, str], hits: int 
 
                 yield batch_search_fields(searcher, queries, chunk, fields, k=hits, threads=threads)
             else:
-                yield searcher.search_batch(queries, chunk, k=hits, threads=threads)
+                qs = None if q_of is None else list(q_of(queries))
+                yield searcher.search_batch(queries, chunk, k=hits, threads=threads, q=qs)
             bar.update(len(chunk))
 
 
@@ -95,18 +101,20 @@ class RunWritten:
 def write_topics_run(searcher: QLogSearcher, topics: Mapping[str, str], output: str | os.PathLike, tag: str,
                      hits: int = 1000, threads: int = 1, progress: bool = True, batch_size: int = BATCH,
                      fields: Mapping[str, float] | None = None, output_format: str = "trec",
-                     remove_duplicates: bool = False, remove_query: bool = False) -> RunWritten:
+                     remove_duplicates: bool = False, remove_query: bool = False,
+                     q_of: Callable[[list[str]], Sequence[float]] | None = None) -> RunWritten:
     """Search every topic and write the run atomically, batch by batch (the next batch searched while
     this one is written): memory holds two batches, however long the run. Java formats and writes each batch's lines (no Python work per hit); the file is
     byte for byte what :func:`qlog_pyserini.formats.trec.write_run` writes for the same hits, after
-    Pyserini's ``--remove-duplicates`` / ``--remove-query`` when asked.
+    Pyserini's ``--remove-duplicates`` / ``--remove-query`` when asked. ``q_of`` as in :func:`search_batches`.
     """
     check_id(tag, "run tag")
     if output_format not in OUTPUT_FORMATS:
         raise QLogError(f"unknown output format {output_format!r}; choose one of {', '.join(OUTPUT_FORMATS)}")
     lines = unanswered = 0
     with atomic_output(output, "wb") as f:
-        for batch in prefetched(search_batches(searcher, topics, hits, threads, progress, batch_size, fields)):
+        for batch in prefetched(search_batches(searcher, topics, hits, threads, progress, batch_size, fields,
+                                               q_of=q_of)):
             if isinstance(batch, BatchResults):
                 batch = batch.dropped(remove_duplicates, remove_query)
                 lines += batch.write_run(f, tag, output_format)

@@ -52,27 +52,43 @@ def batch_search_per_query(searcher: QLogSearcher, queries: Sequence[str], qids:
     return {qid: list(results[qid]) for qid in qids}
 
 
+class AutoQueryQ:
+    """``q_of`` for :func:`~qlog_pyserini.search.batch.search_batches`: each query's label-free q
+    (:mod:`qlog_pyserini.predict.query_rule`) from its terms' document frequencies, one statistics call
+    per batch; the q values chosen so far are kept in :attr:`chosen`, in query order."""
+
+    def __init__(self, searcher: QLogSearcher, prediction: Prediction, rule: QueryRuleSettings | None = None) -> None:
+        from qlog_pyserini.predict.query_rule import QueryRuleSettings
+
+        self.searcher, self.prediction = searcher, prediction
+        self.rule = QueryRuleSettings() if rule is None else rule
+        self.chosen: list[float] = []
+
+    def __call__(self, queries: list[str]) -> list[float]:
+        from qlog_pyserini.predict.query_rule import query_qs
+
+        qs = query_qs(query_doc_freqs(self.searcher, queries), self.prediction, self.rule)
+        self.chosen.extend(qs)
+        return qs
+
+
 def search_topics_auto_query(searcher: QLogSearcher, topics: Mapping[str, str], prediction: Prediction,
                              rule: QueryRuleSettings | None = None, hits: int = 1000, threads: int = 1,
                              batch_size: int = BATCH) -> tuple[dict[str, list[Hit]], list[float]]:
     """Every topic at its own label-free q (:mod:`qlog_pyserini.predict.query_rule`) on the corpus that
     ``prediction`` (the corpus rule's) describes: ``({qid: hits}, the q of each topic in topic order)``.
 
-    One statistics call and one search pass per ``batch_size`` topics; the searcher's similarity is untouched.
+    One statistics call and one search pass per ``batch_size`` topics; the searcher's similarity is
+    untouched. To stream the run to a file instead, give :class:`AutoQueryQ` to
+    :func:`~qlog_pyserini.search.batch.write_topics_run` as ``q_of``.
     """
-    from qlog_pyserini.predict.query_rule import QueryRuleSettings, query_qs
+    from qlog_pyserini.search.batch import search_batches
 
-    rule = QueryRuleSettings() if rule is None else rule
-    qids = list(topics)
+    q_of = AutoQueryQ(searcher, prediction, rule)
     results: dict[str, list[Hit]] = {}
-    chosen: list[float] = []
-    for start in range(0, len(qids), batch_size):
-        chunk = qids[start:start + batch_size]
-        queries = [topics[q] for q in chunk]
-        qs = query_qs(query_doc_freqs(searcher, queries), prediction, rule)
-        results.update(batch_search_per_query(searcher, queries, chunk, qs, k=hits, threads=threads))
-        chosen.extend(qs)
-    return results, chosen
+    for batch in search_batches(searcher, topics, hits, threads, progress=False, batch_size=batch_size, q_of=q_of):
+        results.update({qid: list(hits_) for qid, hits_ in batch.items()})
+    return results, q_of.chosen
 
 
 def search_auto_query(searcher: QLogSearcher, topics: Mapping[str, str], k: int = 1000, threads: int = 1,

@@ -15,13 +15,13 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.trec import OUTPUT_FORMATS, Hit, check_id, write_run
+from qlog_pyserini.formats.trec import OUTPUT_FORMATS, check_id
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
 from qlog_pyserini.system.progress import info
-from qlog_pyserini.search.batch import BATCH, RunWritten, default_run_tag, drop_hits, search_topics, write_topics_run
+from qlog_pyserini.search.batch import BATCH, RunWritten, default_run_tag, write_topics_run
 from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.search.similarities import model
@@ -162,37 +162,23 @@ def open_searcher(p: Prepared) -> QLogSearcher:
     return searcher
 
 
-def search(p: Prepared, searcher: QLogSearcher) -> dict[str, list[Hit]]:
-    """Every topic searched, then Pyserini's ``--remove-duplicates`` / ``--remove-query`` applied."""
-    job = p.job
-    if job.auto_query is not None:
-        from qlog_pyserini.predict.query_rule import describe
-        from qlog_pyserini.search.per_query import search_topics_auto_query
-
-        results, qs = search_topics_auto_query(searcher, p.topics, p.prediction, job.auto_query, hits=job.hits,
-                                               threads=job.threads, batch_size=job.batch_size)
-        info(describe(qs, p.prediction, job.auto_query))
-    else:
-        results = search_topics(searcher, p.topics, hits=job.hits, threads=job.threads, progress=job.progress,
-                                batch_size=job.batch_size, fields=job.fields or None)
-    if job.remove_duplicates or job.remove_query:
-        results = drop_hits(results, job.remove_duplicates, job.remove_query)
-    return results
-
-
-def write(p: Prepared, results: Mapping[str, list[Hit]]) -> int:
-    """Write the run atomically; returns the number of lines."""
-    write_run(p.job.output, results, p.tag, qids=list(p.topics), output_format=p.job.output_format)
-    return sum(len(results.get(qid, ())) for qid in p.topics)
-
-
 def search_to_file(p: Prepared, searcher: QLogSearcher) -> RunWritten:
     """Every topic searched and written to the job's output as it is searched (atomically)."""
     job = p.job
-    return write_topics_run(searcher, p.topics, job.output, p.tag, hits=job.hits, threads=job.threads,
-                            progress=job.progress, batch_size=job.batch_size, fields=job.fields or None,
-                            output_format=job.output_format, remove_duplicates=job.remove_duplicates,
-                            remove_query=job.remove_query)
+    q_of = None
+    if job.auto_query is not None:  # a q per query, chosen batch by batch from its terms' statistics
+        from qlog_pyserini.search.per_query import AutoQueryQ
+
+        q_of = AutoQueryQ(searcher, p.prediction, job.auto_query)
+    written = write_topics_run(searcher, p.topics, job.output, p.tag, hits=job.hits, threads=job.threads,
+                               progress=job.progress, batch_size=job.batch_size, fields=job.fields or None,
+                               output_format=job.output_format, remove_duplicates=job.remove_duplicates,
+                               remove_query=job.remove_query, q_of=q_of)
+    if q_of is not None:
+        from qlog_pyserini.predict.query_rule import describe
+
+        info(describe(q_of.chosen, p.prediction, job.auto_query))
+    return written
 
 
 def describe_setup(p: Prepared, searcher: QLogSearcher) -> str:
@@ -215,11 +201,6 @@ def run_search(job: SearchJob) -> Path:
     empty = sum(1 for text in p.topics.values() if not text.strip())
     if empty:
         print(f"warning: {empty} queries have empty text; they get no hits", file=sys.stderr)
-    if job.auto_query is not None:  # a q per query: searched in batches of mixed q, then written (not streamed)
-        results = search(p, searcher)
-        lines = write(p, results)
-        info(f"wrote {lines} lines for {len(p.topics)} queries to {job.output}")
-        return Path(job.output)
     written = search_to_file(p, searcher)
     # Counted after the search: a query of only stopwords (or of terms no document has) gets no hits
     # either, which its text alone does not show.

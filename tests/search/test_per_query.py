@@ -93,3 +93,20 @@ def test_search_auto_query_api_is_the_per_query_route_at_the_rules_q(stdlib_inde
         want = query_qs(query_doc_freqs(s, list(topics.values())), predict_q(stdlib_index, shrink_docs=0))
         assert qs == want and len(set(qs)) >= 2
         assert hits == qlog_pyserini.batch_search_per_query(s, list(topics.values()), list(topics), qs, k=10)
+
+
+def test_search_verb_streams_the_auto_query_run_of_the_api(stdlib_index, stdlib_code, tmp_path):
+    """``search --q auto-query`` writes, batch by batch, what the API searches in memory: same lines."""
+    import qlog_pyserini
+    from qlog_pyserini.formats.trec import write_run
+    from qlog_pyserini.search.__main__ import main
+
+    topics = dict(_topics(stdlib_code[1], 60))
+    (tmp_path / "topics.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in topics.items()), encoding="utf-8")
+    main(["--index", str(stdlib_index), "--topics", str(tmp_path / "topics.tsv"), "--q", "auto-query",
+          "--hits", "50", "--batch-size", "7", "--output", str(tmp_path / "cli.txt"), "--run-tag", "t", "--quiet"])
+    with qlog_pyserini.QLogSearcher(stdlib_index) as s:
+        hits, qs = qlog_pyserini.search_auto_query(s, topics, k=50)
+    assert len(set(qs)) >= 2  # the batches mix q values
+    write_run(tmp_path / "api.txt", hits, "t", qids=list(topics))
+    assert (tmp_path / "cli.txt").read_bytes() == (tmp_path / "api.txt").read_bytes()
