@@ -1,14 +1,19 @@
-"""The ``--q auto`` options (``--auto-*``) that ``search`` and ``sweep`` share: command-line side only.
+"""The ``--q auto`` options (``--auto-*``) and the ``--q auto-query`` ones (``--auto-query-*``) that
+``search`` and ``sweep`` share: command-line side only.
 
-They parse into :class:`qlog_pyserini.predict.rule.RuleSettings`, the values the library takes.
+They parse into :class:`qlog_pyserini.predict.rule.RuleSettings` and
+:class:`qlog_pyserini.predict.query_rule.QueryRuleSettings`, the values the library takes.
 """
 
 from __future__ import annotations
 
 import argparse
 
+from qlog_pyserini.errors import QLogError
+
 from qlog_pyserini.predict.rule import (DEFAULT_C, DEFAULT_H0, DEFAULT_Q_MIN, DEFAULT_SHRINK_DOCS, DEFAULT_STEP,
                                         DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN, RuleSettings)
+from qlog_pyserini.predict.query_rule import DEFAULT_GAIN, DEFAULT_Q_FLOOR, DEFAULT_RARE_DF, QueryRuleSettings
 from qlog_pyserini.stats.statistics import FEATURES
 
 
@@ -36,3 +41,30 @@ def rule_from_args(args: argparse.Namespace) -> RuleSettings:
     """The rule that :func:`add_auto_arguments`'s options describe."""
     return RuleSettings(c=args.auto_c, q_min=args.auto_q_min, variant=args.auto_variant,
                         shrink_docs=args.auto_shrink_docs, step=args.auto_step, h0=args.auto_h0)
+
+
+def add_auto_query_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``--auto-query-*`` options: the constants of the per-query rule (``--q auto-query``)."""
+    parser.add_argument("--auto-query-rare-df", type=int, default=DEFAULT_RARE_DF, metavar="D",
+                        help="with --q auto-query: a query term in at most D documents carries the whole corpus "
+                             f"move; rarer evidence falls as D/df (default {DEFAULT_RARE_DF})")
+    parser.add_argument("--auto-query-gain", type=float, default=DEFAULT_GAIN, metavar="A",
+                        help=f"with --q auto-query: q = max(floor, 1 - A * m * min(1, D/df)) (default {DEFAULT_GAIN:g})")
+    parser.add_argument("--auto-query-floor", type=float, default=DEFAULT_Q_FLOOR, metavar="Q",
+                        help=f"with --q auto-query: the lowest q a query may get (default {DEFAULT_Q_FLOOR:g})")
+
+
+def query_rule_from_args(args: argparse.Namespace) -> QueryRuleSettings:
+    """The per-query rule that :func:`add_auto_query_arguments`'s options describe (``--auto-step`` rounds it too)."""
+    try:
+        return QueryRuleSettings(rare_df=args.auto_query_rare_df, gain=args.auto_query_gain,
+                                 q_floor=args.auto_query_floor, step=args.auto_step)
+    except QLogError as e:  # name the option the user typed, not the setting's field
+        message = str(e)
+        for field, option in _QUERY_RULE_OPTIONS.items():
+            message = message.replace(f"illegal {field} value", f"illegal --{option} value")
+        raise QLogError(message) from None
+
+
+_QUERY_RULE_OPTIONS = {"rare_df": "auto-query-rare-df", "gain": "auto-query-gain", "q_floor": "auto-query-floor",
+                       "step": "auto-step"}

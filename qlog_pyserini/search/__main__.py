@@ -13,8 +13,8 @@ from typing import Sequence
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN
-from qlog_pyserini.cli.auto_flags import add_auto_arguments, rule_from_args
-from qlog_pyserini.predict.query_rule import QueryRuleSettings, is_auto_query
+from qlog_pyserini.cli.auto_flags import add_auto_arguments, add_auto_query_arguments, query_rule_from_args, rule_from_args
+from qlog_pyserini.predict.query_rule import is_auto_query
 from qlog_pyserini.predict.rule import is_auto
 from qlog_pyserini.system.outputs import check_output_file
 from qlog_pyserini.search.batch import BATCH
@@ -49,6 +49,7 @@ def build_parser() -> ArgumentParser:
                              "move scaled by how rare the query's rarest term is (a query of common words gets BM25 "
                              "or close to it), all in one pass (see docs/adaptive-q.md)")
     add_auto_arguments(parser)
+    add_auto_query_arguments(parser)
     parser.add_argument("--k1", type=float, default=None,
                         help=f"BM25 k1 (default {DEFAULT_K1}, or Pyserini's tuned value for an MS MARCO prebuilt index)")
     parser.add_argument("--b", type=float, default=None,
@@ -98,7 +99,7 @@ def job_from_args(args: argparse.Namespace) -> SearchJob:
         batch_size=BATCH if args.batch_size is None else args.batch_size, fields=parse_fields(args.fields or []), feedback=feedback_from_args(args),
         language=args.language, output_format=args.output_format, remove_duplicates=args.remove_duplicates,
         remove_query=args.remove_query, run_tag=args.run_tag, progress=not args.quiet,
-        auto_query=QueryRuleSettings() if auto_query else None)
+        auto_query=query_rule_from_args(args) if auto_query else None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,8 +12,7 @@ from qlog_pyserini.system.provenance import command_line, provenance
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS
 from qlog_pyserini.sweep.run import DEFAULT_GRID, SweepSettings, parse_grid, run_sweep, summary_line
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter
-from qlog_pyserini.cli.auto_flags import add_auto_arguments, rule_from_args
-from qlog_pyserini.predict.query_rule import QueryRuleSettings
+from qlog_pyserini.cli.auto_flags import add_auto_arguments, add_auto_query_arguments, query_rule_from_args, rule_from_args
 from qlog_pyserini.predict.rule import describe, is_auto, predict_with
 from qlog_pyserini.system.outputs import check_output_dir
 from qlog_pyserini.system.progress import info
@@ -63,6 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     add_auto_arguments(parser)
+    add_auto_query_arguments(parser)
     args = parser.parse_args(argv)
     # Everything that can be refused is refused before the index is opened.
     check_output_dir(args.out, "sweep", inputs=[args.index, args.topics, args.qrels], overwrite=args.overwrite)
@@ -95,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             progress=not args.quiet, overwrite=args.overwrite,
                             extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))},
                             prediction=prediction,
-                            query_rule=QueryRuleSettings() if prediction is not None else None)
+                            query_rule=query_rule_from_args(args) if prediction is not None else None)
     except ValueError as e:
         raise QLogError(str(e)) from None
     print(f"{summary_line(summary)}; {summary['seconds']:.1f} s; wrote {args.out}")

@@ -105,3 +105,54 @@ def test_search_cli_q_auto_query_refuses_other_models(tmp_path, stdlib_index, st
     lines = [l for l in proc.stderr.splitlines() if l.strip()]
     assert proc.returncode == 2 and lines[-1].startswith("error: ") and "qlog only" in lines[-1], proc.stderr
     assert not out.exists()
+
+
+@pytest.mark.jvm
+def test_search_cli_auto_query_options_reach_the_rule(tmp_path, stdlib_index, stdlib_code):
+    """The rule's constants from the command line: gain 0 is BM25 for every query; a floor of 1 too; and the
+    chosen q values follow rare_df and the floor as query_qs computes them with those settings."""
+    from qlog_pyserini.formats.topics import read_topics
+    from qlog_pyserini.predict.rule import RuleSettings, predict_with
+    from qlog_pyserini.search.__main__ import main
+    from qlog_pyserini.search.per_query import query_doc_freqs
+    from qlog_pyserini.search.searcher import QLogSearcher
+
+    def run(name, *extra):
+        main(["--index", str(stdlib_index), "--topics", str(stdlib_code[1]), "--output", str(tmp_path / name),
+              "--hits", "20", "--run-tag", "t", "--quiet", "--auto-shrink-docs", "0", *extra])
+        return (tmp_path / name).read_bytes()
+
+    bm25 = run("bm25.txt", "--q", "1")
+    assert run("gain0.txt", "--q", "auto-query", "--auto-query-gain", "0") == bm25
+    assert run("floor1.txt", "--q", "auto-query", "--auto-query-floor", "1") == bm25
+    mine = QueryRuleSettings(rare_df=50, gain=5.0, q_floor=0.3)
+    got = run("mine.txt", "--q", "auto-query", "--auto-query-rare-df", "50", "--auto-query-gain", "5",
+              "--auto-query-floor", "0.3")
+    topics = read_topics(stdlib_code[1])
+    with QLogSearcher(stdlib_index) as s:
+        prediction = predict_with(stdlib_index, RuleSettings(shrink_docs=0))
+        qs = query_qs(query_doc_freqs(s, list(topics.values())), prediction, mine)
+        default_qs = query_qs(query_doc_freqs(s, list(topics.values())), prediction)
+        assert qs != default_qs and min(qs) < min(default_qs)  # the settings changed the choice
+        from qlog_pyserini.formats.trec import write_run
+        from qlog_pyserini.search.per_query import batch_search_per_query
+
+        write_run(tmp_path / "want.txt", batch_search_per_query(s, list(topics.values()), list(topics), qs, k=20),
+                  "t", qids=list(topics))
+    assert got == (tmp_path / "want.txt").read_bytes()
+
+
+@pytest.mark.parametrize("option, value", [("--auto-query-floor", "1.5"), ("--auto-query-rare-df", "0"),
+                                           ("--auto-query-gain", "-1"), ("--auto-query-gain", "nan")])
+def test_search_cli_auto_query_option_refusals(tmp_path, option, value):
+    from qlog_pyserini.search.__main__ import main
+
+    (tmp_path / "index").mkdir()
+    topics = tmp_path / "t.tsv"
+    topics.write_text("1\tparse json\n", encoding="utf-8")
+    out = tmp_path / "out" / "run.txt"
+    out.parent.mkdir()
+    with pytest.raises(QLogError, match=f"^illegal {option} value"):  # before any index is opened
+        main(["--index", str(tmp_path / "index"), "--topics", str(topics), "--output", str(out), "--q",
+              "auto-query", option, value])
+    assert list(out.parent.iterdir()) == []
