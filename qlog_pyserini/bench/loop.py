@@ -7,6 +7,8 @@ every round (A B C ... then reversed in the next), wall time for the whole query
   beforehand, q-log BM25 at ``q`` (``io.qlog.bench.SearchBenchmark``, the limit);
 * ``batch``: :meth:`QLogSearcher.search_batch <qlog_pyserini.search.searcher.QLogSearcher.search_batch>`
   from Python (query analysis, Anserini's order, the arrays across the bridge);
+* ``batch, q per query``: the same with each query at its own label-free q (``--q auto-query``: its
+  terms' document frequencies read, its q chosen, one pass at mixed q values);
 * ``run``: the search verb's loop without the JVM start, every query searched and its TREC run
   written (:func:`qlog_pyserini.search.batch.write_topics_run`);
 * ``sweep point``: one grid point of a sweep (:class:`qlog_pyserini.sweep.measure.PointScorer`: the
@@ -32,7 +34,7 @@ from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.search.batch import write_topics_run
 from qlog_pyserini.search.searcher import QLogSearcher
 
-SIDES = ("lucene", "batch", "run", "sweep point", "bm25s")
+SIDES = ("lucene", "batch", "batch, q per query", "run", "sweep point", "bm25s")
 
 
 def measure_loop(bench: Any, index_path: Path, topics: dict[str, str], ks: Sequence[int], threads: int, q: float,
@@ -45,6 +47,7 @@ def measure_loop(bench: Any, index_path: Path, topics: dict[str, str], ks: Seque
     qids, texts = list(topics), list(topics.values())
     searcher = QLogSearcher(index_path, k1=k1, b=b, q=q)
     bm25s_side = _bm25s(searcher, texts, k1, b, threads, say)
+    q_of = _auto_query_q(searcher, index_path)
     scorer = None
     if qrels is not None:
         from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS
@@ -62,6 +65,8 @@ def measure_loop(bench: Any, index_path: Path, topics: dict[str, str], ks: Seque
             sides: dict[str, Callable[[], Any]] = {
                 "lucene": lambda k=k: bench.run(model, k, threads, "top-k"),
                 "batch": lambda k=k: searcher.search_batch(texts, qids, k=k, threads=threads),
+                "batch, q per query": lambda k=k: searcher.search_batch(texts, qids, k=k, threads=threads,
+                                                                        q=q_of(texts)),
                 "run": lambda k=k: write_run(k),
             }
             if k == max(ks):
@@ -93,6 +98,14 @@ def _rounds(sides: dict[str, Callable[[], None]], k: int, threads: int, repeats:
     return {"k": k, "threads": threads,
             "sides": {name: {"median_s": float(np.median(v)), "values_s": v,
                              "ratio": float(np.median(np.array(v) / lucene))} for name, v in seconds.items()}}
+
+
+def _auto_query_q(searcher: QLogSearcher, index_path: Path) -> Callable[[list[str]], list[float]]:
+    """``--q auto-query``'s choice of a q per query (the corpus rule's statistics read once, untimed)."""
+    from qlog_pyserini.predict.rule import RuleSettings, predict_with
+    from qlog_pyserini.search.per_query import AutoQueryQ
+
+    return AutoQueryQ(searcher, predict_with(index_path, RuleSettings()))
 
 
 def _bm25s(searcher: QLogSearcher, texts: Sequence[str], k1: float, b: float, threads: int,
