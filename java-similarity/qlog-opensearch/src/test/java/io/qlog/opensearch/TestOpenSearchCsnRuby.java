@@ -16,6 +16,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.tests.util.LuceneTestCase;
 import org.junit.AfterClass;
 import org.junit.AssumptionViolatedException;
@@ -27,6 +32,8 @@ import org.opensearch.action.search.SearchType;
 import org.opensearch.analysis.common.CommonAnalysisModulePlugin;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.xcontent.XContentType;
+import org.opensearch.index.query.BoolQueryBuilder;
+import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
 import org.opensearch.painless.PainlessModulePlugin;
 import org.opensearch.plugins.Plugin;
@@ -37,6 +44,7 @@ import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.transport.Netty4ModulePlugin;
 import org.opensearch.core.common.transport.TransportAddress;
 import org.opensearch.http.HttpServerTransport;
+import io.qlog.rewrite.QLogBoostedQuery;
 import io.qlog.similarities.QLogBM25Similarity;
 import io.qlog.testing.RewriteVerb;
 
@@ -221,8 +229,13 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
   }
 
   static TopTen openSearchTop(String index, String field, SearchType type, String text) {
+    return openSearchTop(index, QueryBuilders.matchQuery(field, text), type);
+  }
+
+  /** The top 10 of {@code query}, by score then id (so that tied scores come back in one order). */
+  static TopTen openSearchTop(String index, QueryBuilder query, SearchType type) {
     SearchResponse rsp = client().prepareSearch(index).setSearchType(type)
-        .setQuery(QueryBuilders.matchQuery(field, text))
+        .setQuery(query)
         .setSize(10)
         .addSort(SortBuilders.scoreSort().order(SortOrder.DESC))
         .addSort(SortBuilders.fieldSort("id").order(SortOrder.ASC))
@@ -316,58 +329,92 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
 
   /**
    * Off by default (-Dqlog.bench=true): queries per second with dfs_query_then_fetch on the three fields of one
-   * index, q-log by the plugin, built-in BM25, and q-log by the scripted similarity. Each query goes to the three
-   * fields back to back, the order rotating from query to query, so load changes on a shared machine hit all
-   * alike; a side's time is the sum of its request latencies. One client thread, 10 hits, 300 warm-up queries
-   * per field. Written to target/opensearch-bench.md (or -Dqlog.bench.out=PATH).
+   * index, q-log by the plugin, built-in BM25, and q-log by the scripted similarity, and a fourth side, the
+   * boosted-query rewrite (q = 0.7) on the BM25 field, its boosts computed beforehand from the single index (whose
+   * statistics are the cluster's global ones: same documents, none deleted; the statistics round trip the rewrite
+   * verb makes per query is not timed). Each query goes to the four sides back to back, the order rotating from
+   * query to query, so load changes on a shared machine hit all alike; a side's time is the sum of its request
+   * latencies. One client thread, 10 hits, 300 warm-up queries per side. Written to target/opensearch-bench.md
+   * (or -Dqlog.bench.out=PATH).
    */
-  public void testQueryCostPluginVsBM25VsScripted() throws Exception {
+  public void testQueryCostPluginVsBM25VsScriptedVsRewrite() throws Exception {
     if (!Boolean.getBoolean("qlog.bench")) {
       throw new AssumptionViolatedException("query-cost benchmark runs only with -Dqlog.bench=true");
     }
     requireCorpus();
     createThreeSimilarityIndex("bench");
-    String[] fields = {"contents_bm25", "contents", "contents_scripted"};
-    List<String> texts = new ArrayList<>(data.topics.values());
-    for (int i = 0; i < Math.min(300, texts.size()); i++) {
-      for (String f : fields) {
-        openSearchTop("bench", f, SearchType.DFS_QUERY_THEN_FETCH, texts.get(i));
+    QLogBM25Similarity qlog = new QLogBM25Similarity(0.9f, 0.4f, 0.7, QLogBM25Similarity.IdfForm.LUCENE);
+    List<QueryBuilder[]> queries = new ArrayList<>();
+    for (String text : data.topics.values()) {
+      Query query = reference.query(text);
+      if (query != null) {
+        queries.add(new QueryBuilder[] {QueryBuilders.matchQuery("contents_bm25", text),
+            QueryBuilders.matchQuery("contents", text), QueryBuilders.matchQuery("contents_scripted", text),
+            toOpenSearch(QLogBoostedQuery.rewrite(query, reference.searcher(), qlog), "contents_bm25")});
+      }
+    }
+    int sides = 4;
+    for (int i = 0; i < Math.min(300, queries.size()); i++) {
+      for (QueryBuilder qb : queries.get(i)) {
+        openSearchTop("bench", qb, SearchType.DFS_QUERY_THEN_FETCH);
       }
     }
     int rounds = Integer.getInteger("qlog.bench.rounds", 5);
     StringBuilder md = new StringBuilder("| round | BM25 queries/s | q-log plugin queries/s | q-log scripted queries/s "
-        + "| plugin / BM25 | scripted / BM25 |\n|---:|---:|---:|---:|---:|---:|\n");
-    double[][] ratios = new double[2][rounds];
+        + "| rewrite queries/s | plugin / BM25 | scripted / BM25 | rewrite / BM25 |\n"
+        + "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    double[][] ratios = new double[sides - 1][rounds];
     for (int r = 0; r < rounds; r++) {
-      long[] nanos = new long[3];
-      for (int i = 0; i < texts.size(); i++) {
-        for (int k = 0; k < 3; k++) {
-          int side = (i + r + k) % 3;
+      long[] nanos = new long[sides];
+      for (int i = 0; i < queries.size(); i++) {
+        for (int k = 0; k < sides; k++) {
+          int side = (i + r + k) % sides;
           long t0 = System.nanoTime();
-          openSearchTop("bench", fields[side], SearchType.DFS_QUERY_THEN_FETCH, texts.get(i));
+          openSearchTop("bench", queries.get(i)[side], SearchType.DFS_QUERY_THEN_FETCH);
           nanos[side] += System.nanoTime() - t0;
         }
       }
-      double[] qps = new double[3];
-      for (int side = 0; side < 3; side++) {
-        qps[side] = texts.size() / (nanos[side] / 1e9);
+      double[] qps = new double[sides];
+      for (int side = 0; side < sides; side++) {
+        qps[side] = queries.size() / (nanos[side] / 1e9);
       }
-      ratios[0][r] = qps[1] / qps[0];
-      ratios[1][r] = qps[2] / qps[0];
-      md.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.1f | %.3f | %.3f |%n", r + 1, qps[0], qps[1], qps[2],
-          ratios[0][r], ratios[1][r]));
-      log(String.format(Locale.ROOT, "round %d: BM25 %.1f, plugin %.1f, scripted %.1f queries/s", r + 1, qps[0], qps[1], qps[2]));
+      for (int side = 1; side < sides; side++) {
+        ratios[side - 1][r] = qps[side] / qps[0];
+      }
+      md.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f | %.3f |%n", r + 1, qps[0], qps[1],
+          qps[2], qps[3], ratios[0][r], ratios[1][r], ratios[2][r]));
+      log(String.format(Locale.ROOT, "round %d: BM25 %.1f, plugin %.1f, scripted %.1f, rewrite %.1f queries/s", r + 1,
+          qps[0], qps[1], qps[2], qps[3]));
     }
-    Arrays.sort(ratios[0]);
-    Arrays.sort(ratios[1]);
+    String[] names = {"plugin", "scripted", "rewrite"};
+    StringBuilder medians = new StringBuilder();
+    for (int k = 0; k < names.length; k++) {
+      Arrays.sort(ratios[k]);
+      medians.append(String.format(Locale.ROOT, "%s%s / BM25 **%.3f** (%.3f to %.3f)", k == 0 ? "" : ", ", names[k],
+          ratios[k][rounds / 2], ratios[k][0], ratios[k][rounds - 1]));
+    }
     md.append(String.format(Locale.ROOT, "%nCorpus %s: %d documents, 2 shards. Median throughput ratio over %d rounds of %d "
-        + "queries per field: plugin / BM25 **%.3f** (%.3f to %.3f), scripted / BM25 **%.3f** (%.3f to %.3f).%n",
-        System.getProperty("qlog.csn", "CSN-Ruby (prepared by the test)"), data.docs.size(), rounds, texts.size(),
-        ratios[0][rounds / 2], ratios[0][0], ratios[0][rounds - 1], ratios[1][rounds / 2], ratios[1][0], ratios[1][rounds - 1]));
+        + "queries per side: %s.%n", System.getProperty("qlog.csn", "CSN-Ruby (prepared by the test)"), data.docs.size(),
+        rounds, queries.size(), medians));
     Path out = Paths.get(System.getProperty("qlog.bench.out",
         Paths.get(System.getProperty("basedir", ".")).resolve("target/opensearch-bench.md").toString()));
     Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
     System.out.println(md);
+  }
+
+  /** The OpenSearch query of a rewritten Lucene query (boosted term queries under a boolean), on {@code field}. */
+  static QueryBuilder toOpenSearch(Query query, String field) {
+    if (query instanceof BoostQuery boosted) {
+      return toOpenSearch(boosted.getQuery(), field).boost(boosted.getBoost());
+    }
+    if (query instanceof TermQuery term) {
+      return QueryBuilders.termQuery(field, term.getTerm().text());
+    }
+    BoolQueryBuilder bool = QueryBuilders.boolQuery();
+    for (BooleanClause clause : ((BooleanQuery) query).clauses()) {
+      bool.should(toOpenSearch(clause.query(), field));
+    }
+    return bool;
   }
 
   /**

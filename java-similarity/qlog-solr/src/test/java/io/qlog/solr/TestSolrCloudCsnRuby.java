@@ -14,6 +14,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import io.qlog.rewrite.QLogBoostedQuery;
+import io.qlog.similarities.QLogBM25Similarity;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.TermQuery;
 import org.apache.solr.client.solrj.SolrQuery;
 import org.apache.solr.client.solrj.request.CollectionAdminRequest;
 import org.apache.solr.client.solrj.request.FieldAnalysisRequest;
@@ -186,12 +193,16 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
   /**
    * Off by default (-Dqlog.bench=true): queries per second of q-log (q = 0.7) against BM25 (q = 1) in
    * one SolrCloud collection (2 shards, ExactStatsCache) holding the corpus twice: field {@code contents} with
-   * q-log and its copy {@code contents_bm25} whose field type is identical but for q = 1. Every query is
-   * sent to both fields back to back, in alternating order (ABBA), so load changes on a shared machine hit
-   * both sides alike; each side's time is the sum of its request latencies. One client thread, rows = 10.
+   * q-log and its copy {@code contents_bm25} whose field type is identical but for q = 1; and a third side, the
+   * boosted-query rewrite (q = 0.7) on {@code contents_bm25} in the rewrite verb's query form ({@code {!term}}
+   * clauses with boosts), its boosts computed beforehand from the single reference index (whose statistics are
+   * the collection's global ones under ExactStatsCache; the statistics requests the verb makes per query are not
+   * timed). Every query is sent to the three sides back to back, the order rotating from query to query, so load
+   * changes on a shared machine hit all alike; each side's time is the sum of its request latencies. One client
+   * thread, rows = 10.
    */
   @Test
-  public void throughputQLogVsBM25() throws Exception {
+  public void throughputQLogVsBM25VsRewrite() throws Exception {
     if (!Boolean.getBoolean("qlog.bench")) {
       throw new AssumptionViolatedException("throughput benchmark runs only with -Dqlog.bench=true");
     }
@@ -216,38 +227,96 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
     cluster.waitForActiveCollection("bench", 2, 2);
     indexCorpus("bench");
 
-    List<String> texts = new ArrayList<>(data.topics.values());
-    for (int i = 0; i < 300; i++) { // warm-up, untimed
-      benchQuery("contents", texts.get(i));
-      benchQuery("contents_bm25", texts.get(i));
+    QLogBM25Similarity qlog = new QLogBM25Similarity(0.9f, 0.4f, qlogQ, QLogBM25Similarity.IdfForm.LUCENE);
+    List<String> texts = new ArrayList<>();
+    List<SolrQuery> rewrites = new ArrayList<>();
+    for (String text : data.topics.values()) {
+      Query query = reference.query(text);
+      if (query != null) {
+        texts.add(text);
+        rewrites.add(rewriteQuery(QLogBoostedQuery.rewrite(query, reference.searcher(), qlog), "contents_bm25"));
+      }
     }
-    List<double[]> qps = new ArrayList<>(); // {bm25, qlog} per round
+    int sides = 3; // BM25, q-log, rewrite
+    for (int i = 0; i < 300; i++) { // warm-up, untimed
+      for (int side = 0; side < sides; side++) {
+        benchSide(side, texts.get(i), rewrites.get(i));
+      }
+    }
+    List<double[]> qps = new ArrayList<>(); // {bm25, qlog, rewrite} per round
     for (int r = 0; r < rounds; r++) {
-      long[] nanos = new long[2];
+      long[] nanos = new long[sides];
       for (int i = 0; i < texts.size(); i++) {
-        boolean bm25First = (i + r) % 2 == 0;
-        for (int side : bm25First ? new int[] {0, 1} : new int[] {1, 0}) {
+        for (int k = 0; k < sides; k++) {
+          int side = (i + r + k) % sides;
           long t0 = System.nanoTime();
-          benchQuery(side == 0 ? "contents_bm25" : "contents", texts.get(i));
+          benchSide(side, texts.get(i), rewrites.get(i));
           nanos[side] += System.nanoTime() - t0;
         }
       }
-      double[] round = {texts.size() / (nanos[0] / 1e9), texts.size() / (nanos[1] / 1e9)};
+      double[] round = new double[sides];
+      for (int side = 0; side < sides; side++) {
+        round[side] = texts.size() / (nanos[side] / 1e9);
+      }
       qps.add(round);
-      log(String.format(Locale.ROOT, "round %d: BM25 %.1f q/s, q-log %.1f q/s", r + 1, round[0], round[1]));
+      log(String.format(Locale.ROOT, "round %d: BM25 %.1f q/s, q-log %.1f q/s, rewrite %.1f q/s", r + 1, round[0], round[1], round[2]));
     }
     double[] ratios = qps.stream().mapToDouble(x -> x[1] / x[0]).sorted().toArray();
+    double[] rewriteRatios = qps.stream().mapToDouble(x -> x[2] / x[0]).sorted().toArray();
     StringBuilder md = new StringBuilder();
-    md.append("| round | BM25 (q = 1) queries/s | q-log (q = 0.7) queries/s | ratio q-log / BM25 |\n|---:|---:|---:|---:|\n");
+    md.append("| round | BM25 (q = 1) queries/s | q-log (q = 0.7) queries/s | rewrite (q = 0.7) queries/s "
+        + "| q-log / BM25 | rewrite / BM25 |\n|---:|---:|---:|---:|---:|---:|\n");
     for (int r = 0; r < qps.size(); r++) {
-      md.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.3f |%n", r + 1, qps.get(r)[0], qps.get(r)[1], qps.get(r)[1] / qps.get(r)[0]));
+      double[] x = qps.get(r);
+      md.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.1f | %.3f | %.3f |%n", r + 1, x[0], x[1], x[2], x[1] / x[0], x[2] / x[0]));
     }
-    md.append(String.format(Locale.ROOT, "%nMedian ratio q-log / BM25: **%.3f** (range %.3f to %.3f) over %d rounds of %d queries per side.%n",
-        ratios[ratios.length / 2], ratios[0], ratios[ratios.length - 1], rounds, texts.size()));
+    md.append(String.format(Locale.ROOT, "%nMedian throughput ratio over %d rounds of %d queries per side: q-log / BM25 **%.3f** "
+        + "(range %.3f to %.3f), rewrite / BM25 **%.3f** (range %.3f to %.3f).%n", rounds, texts.size(),
+        ratios[ratios.length / 2], ratios[0], ratios[ratios.length - 1],
+        rewriteRatios[rewriteRatios.length / 2], rewriteRatios[0], rewriteRatios[rewriteRatios.length - 1]));
     Path out = Paths.get(System.getProperty("qlog.bench.out",
         Paths.get(System.getProperty("basedir", ".")).resolve("target/solr-bench.md").toString()));
     Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
     System.out.println(md);
+  }
+
+  /** One benchmark request: side 0 BM25 on the text, 1 q-log on the text, 2 the prebuilt rewrite. */
+  static void benchSide(int side, String text, SolrQuery rewrite) throws Exception {
+    if (side == 2) {
+      cluster.getSolrClient().query("bench", rewrite);
+    } else {
+      benchQuery(side == 0 ? "contents_bm25" : "contents", text);
+    }
+  }
+
+  /**
+   * A rewritten Lucene query as the rewrite verb sends it to Solr (qlog_pyserini/rewrite/http.py's solr_query):
+   * one SHOULD clause {@code _query_:"{!term f=FIELD v=$tN}"^boost} per boosted term, the token in parameter tN;
+   * terms no document holds (left unboosted by the rewrite) are left out.
+   */
+  static SolrQuery rewriteQuery(Query query, String field) {
+    List<Query> leaves = new ArrayList<>();
+    if (query instanceof BooleanQuery) {
+      for (BooleanClause clause : ((BooleanQuery) query).clauses()) {
+        leaves.add(clause.getQuery());
+      }
+    } else {
+      leaves.add(query);
+    }
+    SolrQuery solr = new SolrQuery();
+    List<String> clauses = new ArrayList<>();
+    for (Query leaf : leaves) {
+      if (leaf instanceof BoostQuery) {
+        BoostQuery boosted = (BoostQuery) leaf;
+        String name = "t" + clauses.size();
+        solr.set(name, ((TermQuery) boosted.getQuery()).getTerm().text());
+        clauses.add(String.format(Locale.ROOT, "_query_:\"{!term f=%s v=$%s}\"^%.9f", field, name, boosted.getBoost()));
+      }
+    }
+    solr.setQuery("{!lucene q.op=OR}" + (clauses.isEmpty() ? "-*:*" : String.join(" ", clauses)));
+    solr.setRows(10);
+    solr.setFields("id", "score");
+    return solr;
   }
 
   static void benchQuery(String field, String text) throws Exception {
