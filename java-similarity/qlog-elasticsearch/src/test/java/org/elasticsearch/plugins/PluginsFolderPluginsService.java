@@ -12,7 +12,7 @@ import org.elasticsearch.env.Environment;
  * (descriptor checks, jar-hell check, each plugin in its own class loader: what a started node runs), plus the
  * classpath plugins a test node needs for its transport, which a distribution would take from its
  * {@code modules/} folder. In Elasticsearch's package because a plugin's loaded form is package-private; the test
- * framework's {@code MockPluginsService} builds classpath plugins the same way but drops the loader's plugins.
+ * framework's {@code MockPluginsService} builds classpath plugins the same way, over an empty loader.
  */
 public class PluginsFolderPluginsService extends PluginsService {
   private final List<LoadedPlugin> plugins;
