@@ -275,6 +275,11 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
    * similarity of scripted-similarity.json (q = 0.7), the file the README shows.
    */
   void createThreeSimilarityIndex(String name) throws IOException {
+    createThreeSimilarityIndex(name, data.docs);
+  }
+
+  /** The same index holding {@code docs}. */
+  void createThreeSimilarityIndex(String name, List<String[]> docs) throws IOException {
     Path json = Paths.get(System.getProperty("basedir", ".")).resolve("scripted-similarity.json");
     Settings scripted = Settings.builder().loadFromSource(Files.readString(json, StandardCharsets.UTF_8), XContentType.JSON)
         .normalizePrefix("index.similarity.scripted_qlog.").build();
@@ -286,7 +291,7 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
         + " \"copy_to\": [\"contents_bm25\", \"contents_scripted\"]},"
         + " \"contents_bm25\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"similarity\": \"bm25\"},"
         + " \"contents_scripted\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"similarity\": \"scripted_qlog\"}}}";
-    createIndex(name, settings, mapping, data.docs);
+    createIndex(name, settings, mapping, docs);
     ensureGreen(name);
   }
 
@@ -336,27 +341,49 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
    * query to query, so load changes on a shared machine hit all alike; a side's time is the sum of its request
    * latencies. One client thread, 10 hits, 300 warm-up queries per side. Written to target/opensearch-bench.md
    * (or -Dqlog.bench.out=PATH).
+   *
+   * <p>-Dqlog.bench.copies=K indexes every document K times (ids suffixed), so queries match K times as many
+   * documents; -Dqlog.bench.prune=true sends {@code track_total_hits: false} in score order only (no id
+   * tie-break), so a side whose scorer can skip blocks (block-max WAND/MaxScore) may, where OpenSearch's default
+   * counts the first 10,000 hits of every query exactly.
    */
   public void testQueryCostPluginVsBM25VsScriptedVsRewrite() throws Exception {
     if (!Boolean.getBoolean("qlog.bench")) {
       throw new AssumptionViolatedException("query-cost benchmark runs only with -Dqlog.bench=true");
     }
     requireCorpus();
-    createThreeSimilarityIndex("bench");
+    int copies = Integer.getInteger("qlog.bench.copies", 1);
+    boolean prune = Boolean.getBoolean("qlog.bench.prune");
+    CsnRuby corpus = data;
+    ReferenceIndex stats = reference;
+    if (copies > 1) {
+      corpus = CsnRuby.load();
+      List<String[]> originals = new ArrayList<>(corpus.docs);
+      for (int k = 1; k < copies; k++) {
+        for (String[] d : originals) {
+          corpus.docs.add(new String[] {d[0] + "~" + k, d[1]});
+        }
+      }
+      stats = new ReferenceIndex(corpus); // the boosts from the statistics the bench index holds
+    }
+    createThreeSimilarityIndex("bench", corpus.docs);
     QLogBM25Similarity qlog = new QLogBM25Similarity(0.9f, 0.4f, 0.7, QLogBM25Similarity.IdfForm.LUCENE);
     List<QueryBuilder[]> queries = new ArrayList<>();
     for (String text : data.topics.values()) {
-      Query query = reference.query(text);
+      Query query = stats.query(text);
       if (query != null) {
         queries.add(new QueryBuilder[] {QueryBuilders.matchQuery("contents_bm25", text),
             QueryBuilders.matchQuery("contents", text), QueryBuilders.matchQuery("contents_scripted", text),
-            toOpenSearch(QLogBoostedQuery.rewrite(query, reference.searcher(), qlog), "contents_bm25")});
+            toOpenSearch(QLogBoostedQuery.rewrite(query, stats.searcher(), qlog), "contents_bm25")});
       }
+    }
+    if (stats != reference) {
+      stats.close();
     }
     int sides = 4;
     for (int i = 0; i < Math.min(300, queries.size()); i++) {
       for (QueryBuilder qb : queries.get(i)) {
-        openSearchTop("bench", qb, SearchType.DFS_QUERY_THEN_FETCH);
+        benchSearch(qb, prune);
       }
     }
     int rounds = Integer.getInteger("qlog.bench.rounds", 5);
@@ -370,7 +397,7 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
         for (int k = 0; k < sides; k++) {
           int side = (i + r + k) % sides;
           long t0 = System.nanoTime();
-          openSearchTop("bench", queries.get(i)[side], SearchType.DFS_QUERY_THEN_FETCH);
+          benchSearch(queries.get(i)[side], prune);
           nanos[side] += System.nanoTime() - t0;
         }
       }
@@ -393,13 +420,26 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
       medians.append(String.format(Locale.ROOT, "%s%s / BM25 **%.3f** (%.3f to %.3f)", k == 0 ? "" : ", ", names[k],
           ratios[k][rounds / 2], ratios[k][0], ratios[k][rounds - 1]));
     }
-    md.append(String.format(Locale.ROOT, "%nCorpus %s: %d documents, 2 shards. Median throughput ratio over %d rounds of %d "
-        + "queries per side: %s.%n", System.getProperty("qlog.csn", "CSN-Ruby (prepared by the test)"), data.docs.size(),
+    md.append(String.format(Locale.ROOT, "%nCorpus %s%s: %d documents, 2 shards, %s. Median throughput ratio over %d rounds "
+        + "of %d queries per side: %s.%n", System.getProperty("qlog.csn", "CSN-Ruby (prepared by the test)"),
+        copies > 1 ? ", every document " + copies + " times" : "", corpus.docs.size(),
+        prune ? "track_total_hits false, score order" : "hits counted (OpenSearch's default), score then id order",
         rounds, queries.size(), medians));
     Path out = Paths.get(System.getProperty("qlog.bench.out",
         Paths.get(System.getProperty("basedir", ".")).resolve("target/opensearch-bench.md").toString()));
     Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
     System.out.println(md);
+  }
+
+  /** One benchmark request on the bench index: as {@link #openSearchTop}, or (prune) uncounted in score order. */
+  static void benchSearch(QueryBuilder query, boolean prune) {
+    if (!prune) {
+      openSearchTop("bench", query, SearchType.DFS_QUERY_THEN_FETCH);
+      return;
+    }
+    SearchResponse rsp = client().prepareSearch("bench").setSearchType(SearchType.DFS_QUERY_THEN_FETCH)
+        .setQuery(query).setSize(10).setTrackTotalHits(false).get();
+    assertNotNull(rsp.getHits());
   }
 
   /** The OpenSearch query of a rewritten Lucene query (boosted term queries under a boolean), on {@code field}. */
