@@ -11,11 +11,21 @@
     searcher = QLogLuceneSearcher.from_prebuilt_index("beir-v1.0.0-scifact.flat")
     searcher.set_qlog(q=0.7)
 
-Both change only the Lucene ``Similarity`` inside Anserini's ``SimpleSearcher``; everything else is
-Pyserini's: ``search``, ``batch_search``, ``fields=`` (each field scored with its own statistics, so
-its q-log IDF uses that field's N and n), ``doc()``, and RM3/Rocchio feedback, which then run on top
-of q-log (feedback documents are q-log's top hits; the expanded query is scored by q-log BM25).
-At q = 1 the runs are exactly ``set_bm25(k1, b)``'s.
+Both change only the Lucene ``Similarity`` inside Anserini's ``SimpleSearcher``; ``fields=`` (each field
+scored with its own statistics, so its q-log IDF uses that field's N and n), ``doc()``, and RM3/Rocchio
+feedback (then run on top of q-log: feedback documents are q-log's top hits; the expanded query is scored
+by q-log BM25) stay Pyserini's. At q = 1 the runs are exactly ``set_bm25(k1, b)``'s.
+
+The two differ in how a plain query is searched. ``QLogLuceneSearcher.search`` and ``batch_search`` (no
+query generator, fields or feedback) take the array bridge, at Lucene's top-k cost: Pyserini's own
+``batch_search`` loads every hit's stored document (about 49 ms a query at k = 1000); these read a hit's
+document only when its ``lucene_document``, ``contents`` or ``raw`` is read
+(:mod:`qlog_pyserini.search.pyserini_hits`). ``install_qlog`` leaves the ``LuceneSearcher`` you hold as
+Pyserini made it: its methods, its Java hits and its scores bit for bit (it replaces ``set_bm25``, nothing
+more; patching the methods of an object Pyserini owns would change what every other holder of it gets, and
+Anserini's ``SimpleSearcher``, which it also takes, has no Python methods to patch). For the fast path on
+an index you open yourself, use ``QLogLuceneSearcher`` (same constructor, ``from_prebuilt_index``) or
+:class:`qlog_pyserini.QLogSearcher`.
 
 Importing this module imports ``pyserini.search.lucene``, which needs Pyserini's full dependencies
 (it imports torch) and, in Pyserini 2.4.0, fetches the prebuilt-index catalogue over the network.
@@ -24,7 +34,8 @@ Importing this module imports ``pyserini.search.lucene``, which needs Pyserini's
 
 from __future__ import annotations
 
-from typing import Any
+import weakref
+from typing import Any, Mapping
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
@@ -52,6 +63,11 @@ SEARCHER = "io.qlog.search.QLogSearcher"
 QLOG_SIMILARITY = "io.qlog.similarities.QLogBM25Similarity"
 
 __all__ = ["QLogLuceneSearcher", "install_qlog"]
+
+_UNREAD = object()
+# Each searcher's docid table, read once per open index; kept beside the searcher rather than in it, so that a
+# QLogLuceneSearcher's attributes stay LuceneSearcher's (tests/pyserini compare the two sets).
+_DOCIDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def install_qlog(searcher: Any, q: float = 1.0, k1: float = DEFAULT_K1, b: float = DEFAULT_B,
@@ -96,9 +112,10 @@ def _installed(java: Any) -> tuple[float, float, float, str]:
 class QLogLuceneSearcher(LuceneSearcher):
     """A Pyserini ``LuceneSearcher`` whose Java object is our ``io.qlog.search.QLogSearcher``.
 
-    Everything of ``LuceneSearcher`` is inherited (``from_prebuilt_index``, ``search``, ``batch_search``,
-    ``fields=``, ``doc``, ``set_rm3``, ``set_rocchio``, ``set_bm25``, ``set_qld``); :meth:`set_qlog`
-    is added. A new searcher scores with q-log BM25 at ``q`` (default 1: BM25, as ``LuceneSearcher``).
+    Everything of ``LuceneSearcher`` is inherited (``from_prebuilt_index``, ``fields=``, ``doc``, ``set_rm3``,
+    ``set_rocchio``, ``set_bm25``, ``set_qld``); :meth:`set_qlog` is added, and :meth:`search` and
+    :meth:`batch_search` search plain queries on the array bridge (Pyserini's hits' attributes, the stored
+    document read only when asked for). A new searcher scores with q-log BM25 at ``q`` (default 1: BM25, as ``LuceneSearcher``).
     Queries are analyzed as the index records (``default`` for any Anserini/Pyserini index), as
     :class:`qlog_pyserini.QLogSearcher` does, so the two give the same runs.
     """
@@ -134,6 +151,56 @@ class QLogLuceneSearcher(LuceneSearcher):
                                          q=q, k1=k1, b=b, idf_form=idf_form)
         # static calls: an instance call through pyjnius can cross to another thread's searcher
         jclass(SEARCHER).install(self.object, jclass(SEARCHER).qlog_model(k1, b, q, form))
+
+    def search(self, q: Any, k: int = 10, query_generator: Any = None, fields: dict | None = None,
+               strip_segment_id: bool = False, remove_dups: bool = False) -> list:
+        """Pyserini's ``LuceneSearcher.search``; a text query with none of the other options set is searched
+        on the array bridge (see :meth:`batch_search`), anything else by Pyserini itself."""
+        if isinstance(q, str) and self._on_arrays(query_generator, fields, strip_segment_id, remove_dups):
+            results = self._search_arrays([q], ["q"], k, 1)
+            if results is not None:
+                return results.hits_at(0)
+        return super().search(q, k, query_generator, fields or {}, strip_segment_id, remove_dups)
+
+    def batch_search(self, queries: list[str], qids: list[str], k: int = 10, threads: int = 1,
+                     query_generator: Any = None, fields: dict | None = None) -> Mapping[str, list]:
+        """Pyserini's ``LuceneSearcher.batch_search``, at the cost of a plain Lucene top-k when no query
+        generator, ``fields`` or RM3/Rocchio feedback is set: the batch crosses the bridge as arrays
+        (:func:`qlog_pyserini.search.pyserini_hits.search_simple_searcher`) and each hit reads its stored
+        document only when ``lucene_document``, ``contents`` or ``raw`` is asked for.
+
+        Returns ``{qid: hits}`` (a read-only mapping whose lists are made on first access, with
+        ``to_dict``, ``to_frame`` and ``write_run`` besides), the same docids, ranks and scores as
+        Pyserini's own call except that a score Anserini's 1e-6 tie step left equal to the one above
+        (tied scores of 16 and more) is the next float down, as in :class:`qlog_pyserini.QLogSearcher`'s runs.
+        With any of those options set, or duplicate qids, it is Pyserini's own ``batch_search``.
+        """
+        if self._on_arrays(query_generator, fields) and len(set(qids)) == len(qids):
+            results = self._search_arrays(queries, qids, k, threads)
+            if results is not None:
+                return results
+        return super().batch_search(queries, qids, k, threads, query_generator, fields or {})
+
+    def _on_arrays(self, query_generator: Any, fields: dict | None, *filters: bool) -> bool:
+        """Whether a search with these options is the array bridge's: Anserini's own query generator, the
+        contents field only, no feedback (Pyserini's Python RM3/Rocchio or Anserini's), no hit filter."""
+        from qlog_pyserini.search.searcher import instance_call
+
+        if query_generator is not None or fields or any(filters) or self.rm3 or self.rocchio:
+            return False
+        return not (instance_call(self.object, "use_rm3") or instance_call(self.object, "use_rocchio"))
+
+    def _search_arrays(self, queries: list[str], qids: list[str], k: int, threads: int) -> Any:
+        """The batch through ``io.qlog.search.QLogSearcher.search_batch``; None when the index's docids
+        are not ones a run can hold (Pyserini's path then serves them as they are)."""
+        from qlog_pyserini.search.pyserini_hits import docid_table, search_simple_searcher
+
+        table = _DOCIDS.get(self, _UNREAD)
+        if table is _UNREAD:
+            table = _DOCIDS[self] = docid_table(self.object, repr(str(self.index_dir)))
+        if table is None:
+            return None
+        return search_simple_searcher(self.object, queries, qids, k, threads, table)
 
     @property
     def similarity(self) -> str:

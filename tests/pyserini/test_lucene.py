@@ -116,6 +116,52 @@ out["qlogsearcher_q1"] = run(QLogSearcher(index).batch_search(queries, qids, k=1
     assert out["install_q07"] != out["set_bm25"]
 
 
+def test_qlog_lucene_searcher_searches_on_the_array_bridge_as_pyserini_does(runs):
+    """batch_search and search of a plain query: Pyserini's docids, ranks, Lucene docids and (after the
+    strictly-decreasing step) scores, hits that read their stored document only when asked, one list per qid."""
+    out = runs("""
+from collections.abc import Mapping
+from qlog_pyserini.search import pyserini_hits
+ours, theirs = QLogLuceneSearcher(index), LuceneSearcher(index)
+for q in (1.0, 0.7, 0.3):
+    ours.set_qlog(q=q)
+    install_qlog(theirs, q=q)
+    for k in (10, 1000):
+        got = ours.batch_search(queries, qids, k=k, threads=2)
+        out[f"type_{q}_{k}"] = type(got).__name__
+        out[f"ours_{q}_{k}"] = run(got, qids)
+        out[f"theirs_{q}_{k}"] = run(theirs.batch_search(queries, qids, k=k, threads=2), qids)
+    out[f"single_{q}"] = run({qid: ours.search(t, 1000) for qid, t in topics.items()}, qids)
+got = ours.batch_search(queries, qids, k=20)
+hit = got[qids[0]][0]
+out["unread_before"] = hit._document is pyserini_hits._UNREAD
+reference = theirs.search(queries[0], 20)
+out["documents"] = [[h.raw, h.contents] for h in got[qids[0]]]
+out["reference_documents"] = [[h.lucene_document.get("raw"), h.lucene_document.get("contents")] for h in reference]
+out["document_class"] = hit.lucene_document.getClass().getName()
+out["same_list"] = got[qids[0]] is got[qids[0]]
+out["mapping"] = isinstance(got, Mapping) and list(got) == qids and len(got) == len(qids)
+hit.score = 1.5  # Pyserini's hits can be changed in place (its fusion does), and the change stays
+out["kept"] = got[qids[0]][0].score
+out["fields_path"] = type(ours.batch_search(queries, qids, k=5, fields={"contents": 1.0, "title": 0.5})).__name__
+ours.set_rm3()
+out["rm3_path"] = type(ours.batch_search(queries, qids, k=5)).__name__
+""")
+    for q in (1.0, 0.7, 0.3):
+        for k in (10, 1000):
+            assert out[f"type_{q}_{k}"] == "PyseriniBatchResults"
+            theirs = out[f"theirs_{q}_{k}"]
+            assert sum(len(h) for _, h in theirs) > 300
+            assert out[f"ours_{q}_{k}"] == strict(theirs), (q, k)
+        assert out[f"single_{q}"] == out[f"ours_{q}_1000"]
+    assert out["ours_1.0_1000"] == out["theirs_1.0_1000"]  # at q = 1 no tie step is lost here
+    assert out["unread_before"] and out["document_class"] == "org.apache.lucene.document.Document"
+    # this index stores raw only (contents is None on both sides)
+    assert out["documents"] == out["reference_documents"] and all(raw for raw, _ in out["documents"])
+    assert out["same_list"] and out["mapping"] and out["kept"] == 1.5
+    assert out["fields_path"] == out["rm3_path"] == "dict"  # Pyserini's own path, as before
+
+
 def test_qlog_lucene_searcher_is_a_lucene_searcher_with_the_same_state(runs):
     out = runs("""
 plain, ours = LuceneSearcher(index), QLogLuceneSearcher(index, q=0.3, idf_form="rsj")
@@ -265,6 +311,35 @@ print(json.dumps({{"queries": len(qids), "hits": sum(len(h) for _, h in referenc
     assert out["q1_is_bm25"] and out["q07_differs"]
     # the same docids in the same order; scores equal once Pyserini's float ties are stepped apart
     assert strict(out["q07"]) == out["ours"]
+
+
+def test_qlog_lucene_batch_search_on_csn_ruby_is_pyserinis_at_several_q_and_k(csn_ruby, run_with_pyserini):
+    """The array-bridge batch_search against Pyserini's own (Anserini's SimpleSearcher.batch_search) on real
+    code: identical docids, ranks and Lucene docids, scores identical once Pyserini's lost tie steps are
+    stepped apart; every query at k = 10, the first 150 at k = 1000 (Pyserini loads each hit's document)."""
+    data, index = csn_ruby
+    out = run_with_pyserini(RUN + f"""
+from pyserini.search.lucene import LuceneSearcher
+from qlog_pyserini import QLogLuceneSearcher, install_qlog
+from qlog_pyserini.formats.topics import read_topics
+topics = read_topics({str(data / "topics.tsv")!r})
+qids, queries = list(topics), list(topics.values())
+ours, theirs = QLogLuceneSearcher({str(index)!r}), LuceneSearcher({str(index)!r})
+out = {{}}
+for q in (1.0, 0.7, 0.3):
+    ours.set_qlog(q=q)
+    install_qlog(theirs, q=q)
+    for k, n in ((10, len(qids)), (1000, 150)):
+        out[f"{{q}}_{{k}}"] = [run(s.batch_search(queries[:n], qids[:n], k=k, threads=2), qids[:n])
+                               for s in (ours, theirs)]
+print(json.dumps(out))
+""")
+    for q in (1.0, 0.7, 0.3):
+        for k in (10, 1000):
+            ours, theirs = out[f"{q}_{k}"]
+            assert len(ours) == (1261 if k == 10 else 150) and sum(len(h) for _, h in theirs) > k * len(ours) / 4
+            assert max(len(h) for _, h in theirs) == k  # the cut-off is reached
+            assert ours == strict(theirs), (q, k)
 
 
 def test_install_qlog_takes_our_searcher_and_refuses_anything_else(runs):
