@@ -122,6 +122,71 @@ def _largest_below(previous: int, previous_float: float) -> int:
     return below
 
 
+# Below this, a float32 score times 1e6 is an exact double and its millionths fit an int64 (and a double) exactly.
+_EXACT_MICROS = 2.0 ** 53 / 1e6
+
+
+def run_score_micros(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """:func:`run_scores` for many queries at once, as int64 millionths: query ``i``'s float32 ``scores`` are
+    ``scores[offsets[i]:offsets[i + 1]]``.
+
+    Vectorised: a float32 score times 1e6 is exact in double precision, so rounding it half to even is
+    the 6-decimal text Python prints; only the rare score whose text does not read as a float below the
+    line above (a tie step lost in float rounding) goes through :func:`run_scores`' own repair, in order.
+    Raises :class:`QLogError` for a score a run cannot hold (not finite).
+    """
+    x = np.asarray(scores, dtype=np.float32).astype(np.float64)
+    if not np.isfinite(x).all():
+        raise QLogError(f"score {x[~np.isfinite(x)][0]} is not finite, which a run cannot hold")
+    if x.size and np.abs(x).max() >= _EXACT_MICROS:
+        raise QLogError(f"score {np.abs(x).max():g} is beyond what a run's 6 decimals represent exactly")
+    micro = np.rint(x * 1e6).astype(np.int64)
+    read = (micro / 1e6).astype(np.float32)  # _read_as_float, element by element
+    first = np.zeros(len(micro), dtype=bool)
+    starts = np.asarray(offsets[:-1], dtype=np.int64)
+    first[starts[starts < len(micro)]] = True
+    bad = np.flatnonzero(~((micro[1:] < micro[:-1]) & (read[1:] < read[:-1]))) + 1
+    for i in bad[~first[bad]].tolist():
+        # a repaired score is lower, so it can only push the next one below it too; the loop follows the chain
+        while i < len(micro) and not first[i] and not (micro[i] < micro[i - 1] and read[i] < read[i - 1]):
+            micro[i] = _largest_below(int(micro[i - 1]), float(read[i - 1]))
+            read[i] = _read_as_float(int(micro[i]))
+            i += 1
+    return micro
+
+
+def format_run_columns(qids: Sequence[str], offsets: np.ndarray, docids: Sequence[str], scores: np.ndarray,
+                       tag: str, output_format: str = "trec") -> str:
+    """The run lines of a batch held as columns (query ``i``'s hits at ``offsets[i]:offsets[i + 1]`` of
+    ``docids`` and float32 ``scores``), the same text :func:`run_lines` makes from ``{qid: hits}``, without
+    a ``Hit`` per line: the scores by :func:`run_score_micros`, the identifiers checked in one pass."""
+    check_id(tag, "run tag")
+    if output_format not in OUTPUT_FORMATS:
+        raise QLogError(f"unknown output format {output_format!r}; choose one of {', '.join(OUTPUT_FORMATS)}")
+    docids = list(docids)
+    counts = np.diff(np.asarray(offsets, dtype=np.int64))
+    if len(counts) != len(qids) or int(counts.sum()) != len(docids) or len(docids) != len(scores):
+        raise QLogError(f"{len(qids)} queries, {len(counts)} offsets, {len(docids)} docids and {len(scores)} scores")
+    qcol = np.repeat(np.array(list(qids), dtype=object), counts).tolist()
+    ranks = (np.arange(len(docids)) - np.repeat(np.asarray(offsets[:-1], dtype=np.int64), counts) + 1).tolist()
+    if output_format == "msmarco":
+        return "".join([f"{q}\t{d}\t{r}\n" for q, d, r in zip(qcol, docids, ranks)])
+    for qid in qids:
+        check_id(qid, "qid")
+    # \x01 is not whitespace: the joined ids split into themselves alone iff no id holds whitespace
+    joined = "\x01".join(docids)
+    if docids and (joined.split() != [joined] or "\x00" in joined or min(map(len, docids)) == 0):
+        for q, d in zip(qcol, docids):  # the first bad one, named as format_run_lines names it
+            check_id(d, "docid", f" (query {q!r})")
+    values = np.asarray(scores, dtype=np.float32)
+    micro = run_score_micros(values, offsets)
+    texts = [f"{v:.6f}" for v in values.tolist()]  # run_scores' text wherever no repair was needed
+    for i in np.flatnonzero(micro != np.rint(values.astype(np.float64) * 1e6)).tolist():
+        whole, frac = divmod(abs(int(micro[i])), 1_000_000)
+        texts[i] = f"{'-' if micro[i] < 0 else ''}{whole}.{frac:06d}"
+    return "".join([f"{q} Q0 {d} {r} {t} {tag}\n" for q, d, r, t in zip(qcol, docids, ranks, texts)])
+
+
 def format_msmarco_lines(qid: str, hits: Sequence[Hit]) -> Iterator[str]:
     """MS MARCO run lines for one query, ``qid<TAB>docid<TAB>rank`` as Pyserini writes them."""
     for rank, hit in enumerate(hits, start=1):

@@ -13,6 +13,7 @@ import re
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
+import numpy as np
 import requests
 
 from qlog_pyserini.errors import QLogError
@@ -193,8 +194,14 @@ class SolrClient:
     # -- search ------------------------------------------------------------------------------------
     def search(self, collection: str, text: str, k: int = 1000, field: str = FIELD) -> list[Hit]:
         """Top ``k`` for free text in ``field``, scores from Solr, ties by id (Anserini's order: score desc, docid asc)."""
+        ids, scores = self.search_columns(collection, text, k, field)
+        return [Hit(d, s) for d, s in zip(ids, scores.tolist())]
+
+    def search_columns(self, collection: str, text: str, k: int = 1000,
+                       field: str = FIELD) -> tuple[list[str], np.ndarray]:
+        """:meth:`search` as columns: the docids, and the scores as Solr's JSON gives them (float64)."""
         if not text.strip():
-            return []
+            return [], np.zeros(0)
         what = f"searching {collection!r}"
         body = self._call("POST", f"{collection}/select", what, data={
             "q": escape_query(text), "defType": "lucene", "df": check_field(field), "q.op": "OR",
@@ -202,7 +209,19 @@ class SolrClient:
         docs = _field(body, what, self.shown, "response", "docs")
         if not isinstance(docs, list):
             raise QLogError(f"{what}: the answer of {self.shown} is not a Solr response (docs is not a list)")
-        return [_hit(d, what, self.shown) for d in docs]
+        try:
+            ids = [d["id"] for d in docs]
+            values = [d["score"] for d in docs]
+            if not all(type(v) in (int, float) for v in values) or not all(type(d) in (str, int) for d in ids):
+                raise TypeError
+            scores = np.array(values, dtype=np.float64)
+            if not np.isfinite(scores).all():
+                raise ValueError
+        except (KeyError, TypeError, ValueError):  # the first bad document, named as one line
+            for d in docs:
+                _hit(d, what, self.shown)
+            raise
+        return [str(d) for d in ids], scores
 
 
 def check_field(field: str) -> str:

@@ -6,8 +6,9 @@ import csv
 import logging
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.formats.trec import Hit, write_run
+from qlog_pyserini.formats.trec import Hit, check_id, format_run_columns
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.solr.client import SolrClient, batched, check_field
 from qlog_pyserini.solr.configset import CONFIGSET_MARKER, FIELD, ConfigSet
@@ -68,51 +69,130 @@ def index_corpus(client: SolrClient, collection: str, corpus: str | os.PathLike,
 
 
 def anserini_scores(hits: Sequence[Hit]) -> list[Hit]:
-    """Solr's hits (float scores, ordered score desc then id asc) with the scores Anserini writes.
+    """Solr's hits (float scores, ordered score desc then id asc) with the scores Anserini writes
+    (:func:`anserini_score_steps` on one query)."""
+    steps = anserini_score_steps(np.array([h.score for h in hits], dtype=np.float32), np.array([0, len(hits)]))
+    return [Hit(h.docid, score) for h, score in zip(hits, steps.tolist())]
 
-    Anserini's ScoreTiesAdjusterReranker, as QLogSearcher reproduces it, in float32 arithmetic step for
-    step: round to 4 decimals, then push each score within 1e-4 of the one above down by 1e-6 per tie, then
-    keep each score strictly below the one above as a float (the next float down where the step vanished).
-    With the same float scores in the same order, the Solr run is then the Lucene run line for line, so
-    trec_eval (which compares scores in single precision and breaks its own ties by docid) sees the same
-    ranking; with Solr's raw scores, a float tie at rank 10 could be reordered by trec_eval.
+
+_F4 = np.float32(1e-4)
+_F6 = np.float32(1e-6)
+
+
+def anserini_score_steps(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Solr's float32 scores of many queries (query ``i``'s at ``offsets[i]:offsets[i + 1]``, each ordered
+    score desc then id asc) with the scores Anserini writes, as float32.
+
+    Anserini's ScoreTiesAdjusterReranker, as QLogSearcher reproduces it (``anseriniTies``, then
+    ``strictlyDecreasing``), in float32 arithmetic step for step: round to 4 decimals, then push each score
+    within 1e-4 of the adjusted one above down by 1e-6 per tie, then keep each score strictly below the
+    one above as a float (the next float down where the step vanished). With the same float scores in the
+    same order, the Solr run is then the Lucene run line for line, so trec_eval (which compares scores in
+    single precision and breaks its own ties by docid) sees the same ranking; with Solr's raw scores, a
+    float tie at rank 10 could be reordered by trec_eval.
+
+    The tie steps run over the whole batch as arrays: which scores start a tie group depends on the
+    adjusted score above, so the groups are guessed from the rounded scores, the steps applied, and the
+    guess checked against the steps' own outcome until the two agree (a guess that agrees is the
+    sequential result, position by position); the rare lost step is then repaired in order.
     """
-    out: list[Hit] = []
-    previous = np.float32(0)
-    tied = 0
-    for i, hit in enumerate(hits):
-        raw = float(np.float32(hit.score))  # the float Solr computed, widened exactly as Java does
-        score = np.float32(np.floor(raw * 10000.0 + 0.5) / 10000.0)  # (float) (Math.round(s * 10000d) / 10000d)
-        if i == 0 or np.float32(previous - score) > np.float32(1e-4):
-            tied = 0
-        else:
-            tied += 1
-            score = np.float32(score - np.float32(1e-6) * np.float32(tied))
-        if i and score >= previous:
-            # as QLogSearcher.strictlyDecreasing: the next float down, so the run's order is the evaluated one
-            score = np.nextafter(previous, np.float32(-np.inf), dtype=np.float32)
-        previous = score
-        out.append(Hit(hit.docid, float(score)))
+    raw = np.asarray(scores, dtype=np.float32).astype(np.float64)  # widened exactly, as Java does
+    rounded = (np.floor(raw * 10000.0 + 0.5) / 10000.0).astype(np.float32)  # (float) (Math.round(s * 10000d) / 10000d)
+    n = len(rounded)
+    first = np.zeros(n, dtype=bool)
+    starts = np.asarray(offsets[:-1], dtype=np.int64)
+    first[starts[starts < n]] = True
+    at = np.arange(n)
+    above = rounded  # the first guess: no score was stepped
+    groups = None
+    for _ in range(n + 1):  # each round settles at least the first position still guessed wrong
+        new = first.copy()
+        new[1:] |= (above[:-1] - rounded[1:]) > _F4
+        if groups is not None and np.array_equal(new, groups):
+            break
+        groups = new
+        tied = at - np.maximum.accumulate(np.where(groups, at, 0))
+        above = np.where(tied > 0, rounded - _F6 * tied.astype(np.float32), rounded).astype(np.float32)
+    out = above.copy()
+    lost = np.flatnonzero(out[1:] >= out[:-1]) + 1
+    for i in lost[~first[lost]].tolist():
+        while i < n and not first[i] and out[i] >= out[i - 1]:  # as QLogSearcher.strictlyDecreasing
+            out[i] = np.nextafter(out[i - 1], np.float32(-np.inf), dtype=np.float32)
+            i += 1
     return out
+
+
+BATCH = 64  # queries per written chunk: a run of any length holds one chunk's hits in memory
+
+
+@dataclass(frozen=True)
+class SolrBatch:
+    """The hits of a few queries as columns: query ``i``'s are ``docids[offsets[i]:offsets[i + 1]]``, with
+    ``scores`` (float32) as Anserini writes them (:func:`anserini_score_steps`)."""
+
+    qids: list[str]
+    offsets: np.ndarray
+    docids: list[str]
+    scores: np.ndarray
+    seconds: float  # spent waiting for Solr's answers
+
+
+def _check_search(k: int, field: str) -> None:
+    if not 1 <= k <= 100_000:
+        raise QLogError(f"illegal hits value: {k}, must be between 1 and 100000")
+    check_field(field)
+
+
+def search_batches(client: SolrClient, collection: str, topics: dict[str, str], k: int = 1000,
+                   field: str = FIELD, batch_size: int = BATCH) -> Iterator[SolrBatch]:
+    """Every topic searched in ``field``, ``batch_size`` topics at a time, in topic order (an empty query
+    gets no hits)."""
+    _check_search(k, field)
+    qids = list(topics)
+    for at in range(0, len(qids), batch_size):
+        chunk = qids[at:at + batch_size]
+        started = time.perf_counter()
+        answers = [client.search_columns(collection, topics[qid], k, field) for qid in chunk]
+        seconds = time.perf_counter() - started
+        offsets = np.cumsum([0] + [len(ids) for ids, _ in answers])
+        docids = [d for ids, _ in answers for d in ids]
+        raw = np.concatenate([scores for _, scores in answers]) if answers else np.zeros(0)
+        yield SolrBatch(chunk, offsets, docids, anserini_score_steps(raw.astype(np.float32), offsets), seconds)
 
 
 def search_topics(client: SolrClient, collection: str, topics: dict[str, str], k: int = 1000,
                   field: str = FIELD) -> dict[str, list[Hit]]:
     """``{qid: hits}`` for every topic searched in ``field``, in topic order, scores as Anserini writes them
-    (an empty query gets no hits)."""
-    if not 1 <= k <= 100_000:
-        raise QLogError(f"illegal hits value: {k}, must be between 1 and 100000")
-    check_field(field)
-    return {qid: anserini_scores(client.search(collection, text, k, field)) for qid, text in topics.items()}
+    (an empty query gets no hits). To write a run, :func:`write_topics_run` streams it instead."""
+    out: dict[str, list[Hit]] = {}
+    for b in search_batches(client, collection, topics, k, field):
+        scores = b.scores.astype(np.float64).tolist()
+        for i, qid in enumerate(b.qids):
+            lo, hi = int(b.offsets[i]), int(b.offsets[i + 1])
+            out[qid] = [Hit(d, s) for d, s in zip(b.docids[lo:hi], scores[lo:hi])]
+    return out
+
+
+def write_topics_run(client: SolrClient, collection: str, topics: dict[str, str], output: str | os.PathLike,
+                     tag: str, k: int = 1000, field: str = FIELD) -> tuple[int, float]:
+    """Search every topic in ``field`` and write the TREC run atomically, a chunk of queries at a time (the
+    lines :func:`qlog_pyserini.formats.trec.write_run` writes for :func:`search_topics`' hits, formatted as
+    columns). Returns (queries that got hits, seconds spent waiting for Solr)."""
+    _check_search(k, field)
+    check_id(tag, "run tag")
+    answered, seconds = 0, 0.0
+    with atomic_output(output) as f:
+        for b in search_batches(client, collection, topics, k, field):
+            f.write(format_run_columns(b.qids, b.offsets, b.docids, b.scores, tag))
+            answered += int((np.diff(b.offsets) > 0).sum())
+            seconds += b.seconds
+    return answered, seconds
 
 
 def run_to_file(client: SolrClient, collection: str, topics_path: str | os.PathLike, output: str | os.PathLike,
                 k: int = 1000, tag: str = "qlog-solr", field: str = FIELD) -> int:
     """Search every topic in ``field`` and write the run; returns how many queries got hits."""
-    topics = read_topics(topics_path)
-    results = search_topics(client, collection, topics, k, field)
-    write_run(output, results, tag, qids=list(topics))
-    return sum(1 for hits in results.values() if hits)
+    return write_topics_run(client, collection, read_topics(topics_path), output, tag, k, field)[0]
 
 
 def sweep_q(client: SolrClient, collection: str, base: ConfigSet, grid: Sequence[float],
@@ -133,11 +213,8 @@ def sweep_q(client: SolrClient, collection: str, base: ConfigSet, grid: Sequence
         config = base.with_q(q)
         client.upload_configset(configset, config.zip_bytes())
         client.reload_collection(collection)
-        start = time.perf_counter()
-        results = search_topics(client, collection, topics, k, field)
-        seconds = time.perf_counter() - start
         run = out / f"run.q{config.q:g}.txt"
-        write_run(run, results, f"qlog-solr-q{config.q:g}", qids=list(topics))
+        _, seconds = write_topics_run(client, collection, topics, run, f"qlog-solr-q{config.q:g}", k, field)
         scores = trec_eval(qrels_path, run, metrics=list(metrics), per_query=False).aggregate
         row = {"q": config.q, **{m: scores[m] for m in scores}, "search_seconds": round(seconds, 2), "run": run.name}
         rows.append(row)
