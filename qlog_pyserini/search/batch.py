@@ -18,6 +18,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import OUTPUT_FORMATS, Hit, check_id, run_lines
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import progress_bar
+from qlog_pyserini.search.fields import FieldResults, search_fields_columns
 from qlog_pyserini.search.results import BatchResults
 from qlog_pyserini.search.searcher import QLogSearcher
 
@@ -48,11 +49,12 @@ def prefetched(items: Iterator[T]) -> Iterator[T]:
 def search_batches(searcher: QLogSearcher, topics: Mapping[str, str], hits: int = 1000, threads: int = 1,
                    progress: bool = True, batch_size: int = BATCH, fields: Mapping[str, float] | None = None,
                    desc: str = "searching", q_of: Callable[[list[str]], Sequence[float]] | None = None,
-                   ) -> Iterator[BatchResults | dict[str, list[Hit]]]:
+                   ) -> Iterator[BatchResults | FieldResults]:
     """Every topic through ``searcher``, ``batch_size`` queries at a time, one batch's results at a time.
 
     Each batch is a :class:`~qlog_pyserini.search.results.BatchResults` (columns from Java), or with
-    ``fields`` (:mod:`qlog_pyserini.search.fields`, Anserini's own multi-field call) ``{qid: hits}``.
+    ``fields`` (:mod:`qlog_pyserini.search.fields`, Anserini's own multi-field call) a
+    :class:`~qlog_pyserini.search.fields.FieldResults` (columns too, a mapping ``qid -> hits``).
     ``q_of`` gives each batch's queries a q of their own (``q_of(queries)``, one value per query:
     q-log BM25 at that q, in one pass; see :meth:`QLogSearcher.search_batch`).
     """
@@ -66,9 +68,7 @@ def search_batches(searcher: QLogSearcher, topics: Mapping[str, str], hits: int 
             chunk = qids[start:start + batch_size]
             queries = [topics[q] for q in chunk]
             if fields:
-                from qlog_pyserini.search.fields import batch_search_fields
-
-                yield batch_search_fields(searcher, queries, chunk, fields, k=hits, threads=threads)
+                yield search_fields_columns(searcher, queries, chunk, fields, k=hits, threads=threads)
             else:
                 qs = None if q_of is None else list(q_of(queries))
                 yield searcher.search_batch(queries, chunk, k=hits, threads=threads, q=qs)
@@ -119,9 +119,12 @@ def write_topics_run(searcher: QLogSearcher, topics: Mapping[str, str], output: 
                 batch = batch.dropped(remove_duplicates, remove_query)
                 lines += batch.write_run(f, tag, output_format)
                 unanswered += int((batch.counts() == 0).sum())
+            elif not (remove_duplicates or remove_query):  # fields: columns, formatted without a Hit per line
+                f.write(batch.run_text(tag, output_format).encode("utf-8"))
+                lines += int(batch.counts().sum())
+                unanswered += int((batch.counts() == 0).sum())
             else:
-                if remove_duplicates or remove_query:
-                    batch = drop_hits(batch, remove_duplicates, remove_query)
+                batch = drop_hits(batch, remove_duplicates, remove_query)
                 f.write("".join(run_lines(batch, tag, output_format=output_format)).encode("utf-8"))
                 lines += sum(len(h) for h in batch.values())
                 unanswered += sum(1 for h in batch.values() if not h)

@@ -402,3 +402,38 @@ except QLogError as e:
                             "illegal b value: 1.5, must be between 0 and 1",
                             "illegal idf form: okapi, must be one of lucene, rsj"]
     assert out["range"].startswith("q = -1 (lucene odds) on ") and "above the 1e+06" in out["range"]
+
+
+def test_field_runs_are_written_from_columns_as_from_hits(pyserini_fixture, tmp_path):
+    """The multi-field batch read as columns and its run formatted from them, against Java's lines parsed one
+    by one into Hits and written by formats.trec.write_run (and the same hits through the streamed writer)."""
+    import numpy as np
+
+    from qlog_pyserini import QLogSearcher
+    from qlog_pyserini.formats.trec import Hit, run_lines, write_run
+    from qlog_pyserini.jvm.bridge import java_list, jclass
+    from qlog_pyserini.search.batch import write_topics_run
+    from qlog_pyserini.search.fields import FIELD_SEARCH, search_fields_columns
+
+    topics = pyserini_fixture["queries"]
+    qids, queries = list(topics), list(topics.values())
+    fields = {"contents": 1.0, "title": 0.5}
+    with QLogSearcher(pyserini_fixture["index"], q=0.3) as s:
+        columns = search_fields_columns(s, queries, qids, fields, k=100, threads=2)
+        weights = jclass("java.util.HashMap")()
+        for name, weight in fields.items():
+            weights.put(name, jclass("java.lang.Float")(weight))
+        text = jclass(FIELD_SEARCH).batch_search_fields_tsv(s.java, java_list(queries), java_list(qids), 100, 2, weights)
+        want: dict[str, list[Hit]] = {qid: [] for qid in qids}
+        for line in text.splitlines():
+            qid, docid, score, number = line.split("\t")
+            want[qid].append(Hit(docid, float(np.float32(score)), int(number)))
+        got = dict(columns)
+        assert got == want and sum(len(h) for h in want.values()) > 1000
+        assert [[h.lucene_docid for h in got[q]] for q in qids] == [[h.lucene_docid for h in want[q]] for q in qids]
+        assert columns.run_text("t") == "".join(run_lines(want, "t", qids))
+        written = write_topics_run(s, topics, tmp_path / "streamed.txt", "t", hits=100, threads=2, progress=False,
+                                   batch_size=7, fields=fields)
+    write_run(tmp_path / "reference.txt", want, "t", qids=qids)
+    assert (tmp_path / "streamed.txt").read_bytes() == (tmp_path / "reference.txt").read_bytes()
+    assert written.lines == sum(len(h) for h in want.values())
