@@ -22,11 +22,12 @@ from __future__ import annotations
 import os
 from typing import Iterable, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import read_topics, write_topics_tsv
-from qlog_pyserini.formats.trec import Hit, check_id, read_qrels, read_run, run_scores, write_qrels
+from qlog_pyserini.formats.trec import Hit, check_id, read_qrels, read_run, run_score_micros, run_scores, write_qrels
 
 RUN_COLUMNS = ("qid", "docno", "rank", "score")
 TOPICS_COLUMNS = ("qid", "query")
@@ -43,6 +44,23 @@ def run_frame(results: Mapping[str, Sequence[Hit]], qids: Iterable[str] | None =
         columns["rank"] += range(len(hits))
         columns["score"] += [float(text) for text in run_scores(qid, hits)]
     return _typed_run(pd.DataFrame(columns))
+
+
+def columns_run_frame(qids: Sequence[str], offsets: np.ndarray, docnos: Sequence[str],
+                      scores: np.ndarray) -> pd.DataFrame:
+    """:func:`run_frame` of a batch held as columns (query ``i``'s hits at ``offsets[i]:offsets[i + 1]``
+    of ``docnos`` and float32 ``scores``), without a ``Hit`` per row: the same frame, scores as the run
+    file holds them (:func:`~qlog_pyserini.formats.trec.run_score_micros`)."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    counts = np.diff(offsets)
+    micros = run_score_micros(np.asarray(scores, dtype=np.float32), offsets)
+    return _typed_run(pd.DataFrame({
+        "qid": np.repeat(np.array(list(qids), dtype=object), counts),
+        "docno": np.asarray(docnos, dtype=object),
+        "rank": np.arange(len(micros), dtype=np.int64) - np.repeat(offsets[:-1], counts),
+        # an exact integer divided by 1e6 is the double nearest the 6-decimal text, as float(text) reads it
+        "score": micros / 1e6,
+    }))
 
 
 def _typed_run(frame: pd.DataFrame) -> pd.DataFrame:

@@ -22,10 +22,10 @@ import pandas as pd
 import pyterrier as pt
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.frames import RUN_COLUMNS, run_frame
+from qlog_pyserini.formats.frames import RUN_COLUMNS, columns_run_frame, run_frame
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
 from qlog_pyserini.predict.rule import Prediction, RuleSettings, is_auto, predict_with
-from qlog_pyserini.search.batch import search_topics
+from qlog_pyserini.search.batch import search_batches
 from qlog_pyserini.search.searcher import QLogSearcher, check_hits
 from qlog_pyserini.search.similarities import DEFAULT_MU, model
 
@@ -110,9 +110,12 @@ class QLogRetriever(pt.Transformer):
         # (a space) or a qid listed twice (a rewritten query beside its original) is still answered.
         keys = [str(i) for i in range(len(inp))]
         queries = dict(zip(keys, ("" if t is None else str(t) for t in inp["query"])))
-        hits = search_topics(self.searcher, queries, hits=self.num_results, threads=self.threads,
-                             progress=self.verbose)
-        found = run_frame(hits, keys).rename(columns={"qid": "_row"})
+        # Each batch's columns straight into the frame: no Hit per row (search_batches' batches are
+        # BatchResults, as no fields are searched here).
+        frames = [columns_run_frame(batch.qids, batch.offsets, batch.table[batch.docs], batch.scores)
+                  for batch in search_batches(self.searcher, queries, hits=self.num_results, threads=self.threads,
+                                              progress=self.verbose)]
+        found = (pd.concat(frames, ignore_index=True) if frames else run_frame({}, [])).rename(columns={"qid": "_row"})
         rows = inp[pt.model.query_columns(inp)].reset_index(drop=True)
         out = rows.iloc[found["_row"].astype(int).to_numpy()].reset_index(drop=True)
         for column in RUN_COLUMNS[1:]:

@@ -66,6 +66,31 @@ def test_run_columns_are_the_per_hit_run_lines_with_every_repair():
     assert repaired > 100  # the strictly-decreasing repair really ran
 
 
+def test_columns_run_frame_is_the_per_hit_run_frame():
+    """columns_run_frame (PyTerrier's retriever) against run_frame over Hits: same rows, ranks and written scores."""
+    import numpy as np
+    import pandas as pd
+
+    from qlog_pyserini.formats.frames import columns_run_frame, run_frame
+
+    rng = np.random.default_rng(11)
+    for _ in range(100):
+        qids = [f"q{i}" for i in range(int(rng.integers(1, 5)))]
+        counts = rng.integers(0, 40, len(qids))
+        offsets = np.concatenate([[0], np.cumsum(counts)])
+        base = rng.choice([0.5, 17.0, 300.0, -2.0])
+        parts = []
+        for c in counts:
+            v = np.sort(rng.normal(base, abs(base) * 0.01, c).astype(np.float32))[::-1]
+            v[rng.random(c) < 0.3] = v[0] if c else v
+            parts.append(np.round(np.sort(v)[::-1], 4).astype(np.float32))
+        scores = np.concatenate(parts)
+        docnos = [f"d{x}" for x in rng.integers(0, 10**6, len(scores))]
+        results = {q: [Hit(d, s) for d, s in zip(docnos[offsets[i]:offsets[i + 1]], scores[offsets[i]:offsets[i + 1]].tolist())]
+                   for i, q in enumerate(qids)}
+        pd.testing.assert_frame_equal(columns_run_frame(qids, offsets, docnos, scores), run_frame(results, qids))
+
+
 def test_run_columns_refuse_what_run_lines_refuse():
     import numpy as np
 
