@@ -11,8 +11,10 @@ every round (A B C ... then reversed in the next), wall time for the whole query
   terms' document frequencies read, its q chosen, one pass at mixed q values);
 * ``run``: the search verb's loop without the JVM start, every query searched and its TREC run
   written (:func:`qlog_pyserini.search.batch.write_topics_run`);
-* ``sweep point``: one grid point of a sweep (:class:`qlog_pyserini.sweep.measure.PointScorer`: the
-  pass, its run written and, with qrels, its metrics computed), at the deepest k;
+* ``sweep point``: one grid point of a sweep as the sweep verb measures it by default
+  (:class:`qlog_pyserini.sweep.measure.PointScorer`: the pass, its metrics and Recall@8K-tokens from the
+  arrays, no run written; the token counts, kept once per sweep, are warm after the first round), at
+  the deepest k; without qrels, the pass and its run written;
 * ``bm25s``: bm25s's numba backend on the same documents (their stored text) and queries, when
   bm25s is installed (the ``bench`` extra); its index is built once, untimed.
 
@@ -50,6 +52,7 @@ def measure_loop(bench: Any, index_path: Path, topics: dict[str, str], ks: Seque
     q_of = _auto_query_q(searcher, index_path)
     scorer = None
     if qrels is not None:
+        from qlog_pyserini.eval.budget import DEFAULT_BUDGETS
         from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS
         from qlog_pyserini.sweep.measure import PointScorer
 
@@ -70,7 +73,7 @@ def measure_loop(bench: Any, index_path: Path, topics: dict[str, str], ks: Seque
                 "run": lambda k=k: write_run(k),
             }
             if k == max(ks):
-                sides["sweep point"] = ((lambda: scorer.score_pass(run_path, "bench")) if scorer is not None
+                sides["sweep point"] = ((lambda: scorer.score_pass(budgets=DEFAULT_BUDGETS)) if scorer is not None
                                         else (lambda k=k: write_run(k)))
             if bm25s_side is not None:
                 sides["bm25s"] = lambda k=k: bm25s_side(k)

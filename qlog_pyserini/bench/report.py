@@ -176,7 +176,8 @@ PYTHON_SIDES = {
     "batch, q per query": "`search_batch` with each query at its own label-free q (`--q auto-query`): the "
                           "term statistics read, the q chosen, one pass at mixed q values",
     "run": "the search verb's loop: every query searched and its TREC run written (no JVM start)",
-    "sweep point": "one sweep grid point: the pass, its run written, its metrics computed from the arrays",
+    "sweep point": "one sweep grid point as the sweep verb runs it: the pass, its metrics and Recall@8K-tokens "
+                   "computed from the arrays, no run file",
     "bm25s": "bm25s numba backend on the same documents and queries (its index built beforehand)",
 }
 

@@ -56,7 +56,8 @@ def code_token_count(text: str) -> int:
     return sum(1 for _ in _CODE_TOKEN_RE.finditer(text))
 
 
-def _check_budgets(budgets: Iterable[int]) -> list[int]:
+def check_budgets(budgets: Iterable[int]) -> list[int]:
+    """The token budgets as a list of distinct integers >= 1; :class:`QLogError` naming a bad one."""
     out: list[int] = []
     for k in budgets:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -145,7 +146,7 @@ def recall_from_arrays(run: RunArrays, qrels: QrelsArrays, tokens: TokenCounts,
     ``qrels`` and ``tokens`` must be built on ``run``'s docid table; build both once per index and
     reuse them for every run. Rows are the qrels' queries in their order, one column per budget.
     """
-    ks = _check_budgets(budgets)
+    ks = check_budgets(budgets)
     if not (run.docids is qrels.table is tokens.docids):
         raise QLogError("the run, the qrels and the token counts were built on different docid tables")
     need = tokens_to_first_relevant(run, qrels, tokens, max(ks))
@@ -165,7 +166,7 @@ def recall_at_token_budgets(run: Mapping[str, Sequence[Hit]], qrels: Mapping[str
     order) with one column per budget, labelled by the integer budget. Each document's text is
     fetched and counted at most once; :func:`recall_from_arrays` does the work.
     """
-    ks = _check_budgets(budgets)
+    ks = check_budgets(budgets)
     # The walk never reads past a query's first relevant document, so only that prefix is converted.
     prefixes: dict[str, Sequence[Hit]] = {}
     for qid, judged in qrels.items():

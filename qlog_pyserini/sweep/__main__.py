@@ -26,7 +26,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = ArgumentParser(
         prog="python -m qlog_pyserini.sweep",
         description="Sweep q of q-log BM25 (or gamma of idf-gamma, mu of qld) over a grid on one open index: "
-                    "one search pass per point, trec_eval per point, the oracle value, a k-fold cross-validated "
+                    "one search pass per point, its metrics (trec_eval's values) and Recall@K-tokens computed in process "
+                    "from the pass's arrays (no run file unless --keep-runs), the oracle value, a k-fold cross-validated "
                     "choice over queries (each query scored at the value chosen without it), the label-free q "
                     "(qlog), each compared with BM25 by paired tests (two-sided randomization p first, t-test, "
                     "bootstrap interval and reversal share), Recall@K-tokens, a CSV and a PNG plot.")
@@ -56,6 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-auto", action="store_true",
                         help="do not add and report the label-free q (auto) and the per-query one (auto-query, "
                              "one more search pass with each query at its own q)")
+    parser.add_argument("--keep-runs", action="store_true",
+                        help="also write every point's TREC run under OUT/runs/ (run.q0.5.txt, ...; run.auto-query.txt), "
+                             "for trec_eval or compare; the metrics are the same without it")
     parser.add_argument("--name", default=None, help="corpus name for tables (default: the index folder's name)")
     parser.add_argument("--family", default=None,
                         help="the corpus this one is a subsample of, for leave-one-family-out (default: --name)")
@@ -84,7 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = SweepSettings(grid=tuple(parse_grid(args.grid)), similarity=args.similarity,
                              metric=parse_metrics(args.metric)[0], idf_form=args.idf_form, k1=args.k1, b=args.b,
                              hits=args.hits, threads=args.threads, budgets=tuple(budgets), resamples=args.resamples,
-                             seed=args.seed, folds=args.folds, cv_seed=args.cv_seed)
+                             seed=args.seed, folds=args.folds, cv_seed=args.cv_seed,
+                             keep_runs=args.keep_runs)
     prediction = None
     if args.similarity == "qlog" and not args.no_auto:
         check_index_dir(args.index)

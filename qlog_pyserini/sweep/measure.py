@@ -1,18 +1,23 @@
-"""One grid point of a sweep: one Lucene pass, its run written by Java, its metrics from the arrays.
+"""One grid point of a sweep: one Lucene pass, its metrics and Recall@K-tokens from the arrays.
 
 Each batch of queries comes back from Java as columns (:class:`~qlog_pyserini.search.results.BatchResults`);
-its run lines are appended to the point's run file by Java and its per-query metrics are computed
-in process (:func:`qlog_pyserini.eval.metrics.evaluate`, equal to trec_eval's ``-q -c`` values),
-then the batch is dropped: memory holds one batch and one number per query and metric, however
-many queries and grid points. A metric :mod:`~qlog_pyserini.eval.metrics` does not compute goes to
-the trec_eval binary on the written run. Recall@K-tokens (:mod:`qlog_pyserini.eval.budget`) is
-computed the same way, each document's text read and counted once per sweep.
+its per-query metrics are computed in process (:func:`qlog_pyserini.eval.metrics.evaluate`, equal to
+trec_eval's ``-q -c`` values) and so is its Recall@K-tokens (:func:`qlog_pyserini.eval.budget.recall_from_arrays`,
+each document's text read and counted once per sweep, whatever the number of grid points), then the batch
+is dropped: memory holds one batch and one number per query, metric and budget, however many queries and
+grid points. A run file is written (by Java, batch by batch) only when asked for; a metric
+:mod:`~qlog_pyserini.eval.metrics` does not compute is the one exception: that pass's run goes to a
+temporary file for the trec_eval binary.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from typing import Mapping, Sequence
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -26,7 +31,28 @@ from qlog_pyserini.search.results import BatchResults
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.system.outputs import atomic_output
 
+if TYPE_CHECKING:
+    from qlog_pyserini.predict.query_rule import QueryRuleSettings
+    from qlog_pyserini.predict.rule import Prediction
+
 SWEEP_BATCH = 512  # queries per Java call in a sweep: few calls, and one batch of a k = 1000 run is ~4 MB
+
+
+@dataclass(frozen=True)
+class PassResult:
+    """What one search pass measured.
+
+    ``metrics`` are trec_eval's ``-q -c`` values (rows = the qrels' queries); ``recall`` is
+    Recall@K-tokens per qrels query (1.0/0.0, one column per budget, labelled by the integer budget),
+    or None when no budget was asked for.
+    """
+
+    metrics: EvalResult
+    recall: pd.DataFrame | None = None
+
+    def recall_means(self) -> dict[str, float]:
+        """Recall@K-tokens per budget, ``{"8192": mean over the qrels' queries}`` (empty without budgets)."""
+        return {} if self.recall is None else {str(k): float(v) for k, v in self.recall.mean().items()}
 
 
 class PointScorer:
@@ -57,40 +83,77 @@ class PointScorer:
             self._judged = QrelsArrays.build(self.qrels, self.table)
         return self._judged
 
-    def _batches(self):
-        return search_batches(self.searcher, self.topics, self.hits, self.threads, progress=False,
-                              batch_size=SWEEP_BATCH)
+    @property
+    def tokens(self) -> TokenCounts:
+        """Token counts of the index's documents, shared by every pass of this scorer."""
+        if self._tokens is None:
+            self._tokens = TokenCounts(self.table, self.searcher.doc_text)
+        return self._tokens
 
     def _arrays(self, batch: BatchResults) -> RunArrays:
         return RunArrays(np.array(batch.qids, dtype=object), batch.offsets, batch.docs, batch.scores, self.table)
 
-    def score_pass(self, run_path: str | os.PathLike, tag: str) -> EvalResult:
-        """Search every topic with the installed model, write the run at ``run_path``, return its metrics.
+    def score_pass(self, run_path: str | os.PathLike | None = None, tag: str = "run",
+                   budgets: Sequence[int] = ()) -> PassResult:
+        """Search every topic with the installed model and measure the pass.
 
-        The metrics are trec_eval's ``-q -c`` values on that run: rows are the qrels' queries, a query
-        without hits scores 0, the aggregate is the mean over the qrels.
+        The metrics are trec_eval's ``-q -c`` values on the pass's run: rows are the qrels' queries, a
+        query without hits scores 0, the aggregate is the mean over the qrels. ``budgets`` asks for
+        Recall@K-tokens at those token budgets. The run is written at ``run_path`` (tagged ``tag``) only
+        when one is given.
         """
-        frames = []
-        judged = set(self.qrels)
-        with atomic_output(run_path, "wb") as f:
-            for batch in self._batches():
-                batch.write_run(f, tag)
-                if self.in_process and any(q in judged for q in batch.qids):
-                    frames.append(evaluate(self._arrays(batch), self.judged, self.metrics, complete=False).per_query)
-        if not self.in_process:
-            return trec_eval(self.qrels_path, run_path, metrics=self.metrics, per_query=True, complete=True)
-        per_query = _complete(frames, self.judged.qids, self.metrics)
-        return EvalResult(aggregate={m: float(per_query[m].mean()) for m in per_query.columns}, per_query=per_query)
+        batches = search_batches(self.searcher, self.topics, self.hits, self.threads, progress=False,
+                                 batch_size=SWEEP_BATCH)
+        return self.score_batches(batches, run_path, tag, budgets)
 
-    def recall_at_tokens(self, budgets: Sequence[int]) -> dict[str, float]:
-        """Recall@K-tokens of a pass with the installed model: the mean over the qrels' queries per budget."""
-        if self._tokens is None:
-            self._tokens = TokenCounts(self.table, self.searcher.doc_text)
-        frames = [recall_from_arrays(self._arrays(batch), self.judged, self._tokens, budgets)
-                  for batch in self._batches()]
-        # a qrels query is found in at most one batch: the others give it 0
-        table = pd.concat(frames).groupby(level=0, sort=False).max().reindex(self.judged.qids, fill_value=0.0)
-        return {str(k): float(v) for k, v in table.mean().items()}
+    def score_auto_query(self, prediction: Prediction, rule: QueryRuleSettings | None = None,
+                         run_path: str | os.PathLike | None = None, tag: str = "run",
+                         budgets: Sequence[int] = ()) -> tuple[PassResult, list[float]]:
+        """Every topic at its own label-free q (:class:`qlog_pyserini.search.per_query.AutoQueryQ`, one pass),
+        measured as :meth:`score_pass` measures a pass; also the q of each topic, in topic order."""
+        from qlog_pyserini.search.per_query import AutoQueryQ
+
+        q_of = AutoQueryQ(self.searcher, prediction, rule)
+        batches = search_batches(self.searcher, self.topics, self.hits, self.threads, progress=False,
+                                 batch_size=SWEEP_BATCH, q_of=q_of)
+        return self.score_batches(batches, run_path, tag, budgets), q_of.chosen
+
+    def score_batches(self, batches: Iterable[BatchResults], run_path: str | os.PathLike | None = None,
+                      tag: str = "run", budgets: Sequence[int] = ()) -> PassResult:
+        """Measure a pass given as its batches (each topic in one batch); see :meth:`score_pass`."""
+        with contextlib.ExitStack() as stack:
+            if run_path is None and not self.in_process:
+                # trec_eval reads a file: this pass's run lives only as long as its evaluation
+                run_path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="qlog-point-"))) / "run.txt"
+            frames: list[pd.DataFrame] = []
+            found: np.ndarray | None = None
+            judged = set(self.qrels)
+            with atomic_output(run_path, "wb") if run_path is not None else contextlib.nullcontext() as f:
+                for batch in batches:
+                    if f is not None:
+                        batch.write_run(f, tag)
+                    if not any(q in judged for q in batch.qids):
+                        continue
+                    arrays = self._arrays(batch)
+                    if self.in_process:
+                        frames.append(evaluate(arrays, self.judged, self.metrics, complete=False).per_query)
+                    if budgets:
+                        # every qrels query is a row; one missing from this batch is 0 here, its own batch says
+                        hits = recall_from_arrays(arrays, self.judged, self.tokens, budgets).to_numpy()
+                        found = hits if found is None else np.maximum(found, hits)
+            if self.in_process:
+                per_query = _complete(frames, self.judged.qids, self.metrics)
+                metrics = EvalResult(aggregate={m: float(per_query[m].mean()) for m in per_query.columns},
+                                     per_query=per_query)
+            else:
+                metrics = trec_eval(self.qrels_path, run_path, metrics=self.metrics, per_query=True, complete=True)
+        recall = None
+        if budgets:
+            labels = [int(k) for k in budgets]
+            if found is None:
+                found = np.zeros((len(self.judged.qids), len(labels)))
+            recall = pd.DataFrame(found, index=pd.Index(self.judged.qids, name="qid"), columns=labels)
+        return PassResult(metrics, recall)
 
 
 def _complete(frames: list[pd.DataFrame], qids: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:

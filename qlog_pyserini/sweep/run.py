@@ -13,11 +13,16 @@ and the label-free q when one is given, are compared with BM25 by the same paire
 (:func:`qlog_pyserini.eval.significance.compare_scores`: two-sided randomization p first, t-test,
 bootstrap interval and reversal share).
 
-Written to ``--out``: ``runs/`` (one TREC run per point), ``sweep.csv`` (metrics per point),
+Every point's metrics and Recall@K-tokens are computed in process from the pass's arrays
+(:mod:`qlog_pyserini.sweep.measure`; the same values trec_eval gives on the point's run), so no run
+file is written unless asked for.
+
+Written to ``--out``: ``sweep.csv`` (metrics and Recall@K-tokens per point),
 ``per_query.csv`` (the sweep metric per query and point, then each query's fold, the value it was
 scored at and its cross-validated score), ``summary.json`` (everything a table needs),
 ``comparison.md`` and ``sweep.png`` (metric against the parameter, BM25 as a reference line, the
-oracle marked).
+oracle marked); with ``keep_runs`` (``--keep-runs``) also ``runs/``, one TREC run per point
+(``run.q0.5.txt``, ...; ``run.auto-query.txt`` for the per-query label-free q).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.compare.comparison import MARKDOWN_HEADER, format_markdown, markdown_row
+from qlog_pyserini.eval.budget import check_budgets
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, choose_best, cross_validate
@@ -49,6 +55,7 @@ from qlog_pyserini.sweep.measure import PointScorer
 from qlog_pyserini.search.similarities import model
 
 DEFAULT_GRID = "0.05,0.1,...,1.0,1.25,1.5"
+RECALL_COLUMN = "recall_tokens"  # sweep.csv's Recall@K-tokens columns: recall_tokens.8192, ...
 BM25_EQUIVALENT = {"q": 1.0, "gamma": 1.0}  # the parameter value at which the model is BM25
 
 
@@ -103,7 +110,9 @@ class SweepSettings:
     """What a sweep searches and measures: the model, its fixed parameters, the grid, the tests.
 
     ``folds`` and ``cv_seed`` set the k-fold cross-validation over queries
-    (:mod:`qlog_pyserini.sweep.crossval`); ``resamples`` and ``seed`` the paired tests.
+    (:mod:`qlog_pyserini.sweep.crossval`); ``resamples`` and ``seed`` the paired tests; ``budgets``
+    the token budgets of Recall@K-tokens. ``keep_runs`` writes every point's TREC run under ``runs/``
+    (the metrics are the same either way: they come from the pass's arrays).
     """
 
     grid: tuple[float, ...]
@@ -119,10 +128,11 @@ class SweepSettings:
     seed: int = 0
     folds: int = DEFAULT_FOLDS
     cv_seed: int = 0
+    keep_runs: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "grid", tuple(float(v) for v in self.grid))
-        object.__setattr__(self, "budgets", tuple(int(v) for v in self.budgets))
+        object.__setattr__(self, "budgets", tuple(check_budgets(self.budgets)))
         object.__setattr__(self, "idf_form", check_form(self.idf_form))
         if not self.grid:
             raise QLogError("empty grid")
@@ -142,7 +152,7 @@ class _Measured:
 
     table: pd.DataFrame  # one row per grid value: the parameter, then every metric
     per_query: pd.DataFrame  # rows = judged queries, columns = grid values, the sweep metric
-    runs: dict[float, Path]
+    recall: dict[float, dict[str, float]]  # Recall@K-tokens per grid value: {budget: mean over the qrels}
 
 
 def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrels_path: str | os.PathLike,
@@ -157,8 +167,9 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
     itself), so a leave-one-family-out evaluation holds a corpus out with its subsamples. ``prediction`` (a :class:`qlog_pyserini.predict.rule.Prediction`) adds its
     q to the grid and records it, with its score and comparison, as ``auto`` in the summary. With
     ``query_rule`` too (a :class:`qlog_pyserini.predict.query_rule.QueryRuleSettings`), each query is also
-    searched at its own label-free q in one more pass (``runs/run.auto-query.txt``), recorded as
-    ``auto_query`` (rule, score, comparison with BM25, how many queries got each q).
+    searched at its own label-free q in one more pass (its run ``runs/run.auto-query.txt`` with
+    ``keep_runs``), recorded as ``auto_query`` (rule, score, comparison with BM25, how many queries got each q).
+    Recall@K-tokens of BM25 and of the oracle come from the grid's own passes.
     """
     started = time.perf_counter()
     parameter, reference = _check_model(settings.similarity)
@@ -176,7 +187,8 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
     searcher = QLogSearcher(index_dir, k1=settings.k1, b=settings.b, idf_form=settings.idf_form)
     stage = staging_dir(out, "sweep")
     try:
-        (stage / "runs").mkdir()
+        if settings.keep_runs:
+            (stage / "runs").mkdir()
         scorer = PointScorer(searcher, topics, qrels, qrels_path, list(dict.fromkeys([settings.metric, *DEFAULT_METRICS])),
                              settings.hits, settings.threads)
         measured = _search_grid(scorer, settings, parameter, grid, stage, progress)
@@ -186,8 +198,11 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
         candidates = [v for v in grid if v in set(settings.grid) or v == reference]
         oracle = choose_oracle({v: scores[v] for v in candidates}, reference)
         # Every comparison pairs per-query values already measured (trec_eval's -q -c values).
-        bm25 = (measured.per_query[reference] if reference is not None
-                else _bm25_scores(scorer, settings, stage)).rename(settings.metric)
+        if reference is not None:
+            bm25, bm25_recall = measured.per_query[reference], measured.recall[reference]
+        else:
+            bm25, bm25_recall = _bm25_scores(scorer, settings, stage)
+        bm25 = bm25.rename(settings.metric)
         bm25_score = float(bm25.mean())
         comparison = compare_scores(bm25, measured.per_query[oracle].reindex(bm25.index),
                                     resamples=settings.resamples, seed=settings.seed)
@@ -202,8 +217,7 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
                                                         resamples=settings.resamples, seed=settings.seed))}
         auto_query = None
         if prediction is not None and query_rule is not None:
-            auto_query = _auto_query(searcher, settings, prediction, query_rule, topics, qrels_path, bm25,
-                                     stage, measured)
+            auto_query = _auto_query(scorer, settings, prediction, query_rule, bm25, stage, measured)
         summary = {
             "name": name or index_dir.name, "family": family or name or index_dir.name, "index": str(index_dir.resolve()),
             "topics": str(Path(topics_path).resolve()), "qrels": str(Path(qrels_path).resolve()),
@@ -216,7 +230,7 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
             "comparison": asdict(comparison), "p_text": comparison.p_text(),
             "reversal_text": comparison.reversal_text(), "p_bootstrap_text": comparison.p_bootstrap_text(),
             "cv": {**cv.record(), "comparison": asdict(cv_comparison), "p_text": cv_comparison.p_text()},
-            "recall_at_tokens": _budget_recall(scorer, settings, parameter, reference, oracle),
+            "recall_at_tokens": {"bm25": bm25_recall, "oracle": measured.recall[oracle]},
             "docs": searcher.num_docs, "queries": len(topics), "judged_queries": len(judged),
             "hits": settings.hits, "similarity_string": searcher.similarity, **(extra or {}),
             **({"auto": auto} if auto is not None else {}),
@@ -231,23 +245,17 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
     return summary
 
 
-def _auto_query(searcher: QLogSearcher, settings: SweepSettings, prediction: Any, rule: Any,
-                topics: dict[str, str], qrels_path: str | os.PathLike, bm25: pd.Series, stage: Path,
-                measured: _Measured) -> dict[str, Any]:
+def _auto_query(scorer: PointScorer, settings: SweepSettings, prediction: Any, rule: Any, bm25: pd.Series,
+                stage: Path, measured: _Measured) -> dict[str, Any]:
     """Every query at its own label-free q (:mod:`qlog_pyserini.predict.query_rule`), one pass; its record."""
-    from qlog_pyserini.eval.trec_eval import per_query_scores
-    from qlog_pyserini.formats.trec import write_run
     from qlog_pyserini.predict.query_rule import corpus_move, distribution
-    from qlog_pyserini.search.per_query import search_topics_auto_query
 
     if settings.similarity != "qlog":
         raise QLogError("the per-query label-free q needs --similarity qlog")
-    results, qs = search_topics_auto_query(searcher, topics, prediction, rule, hits=settings.hits,
-                                           threads=settings.threads)
-    path = stage / "runs" / "run.auto-query.txt"
-    write_run(path, results, tag=f"{settings.similarity}-auto-query", qids=list(topics))
-    scores = per_query_scores(qrels_path, path, settings.metric).reindex(bm25.index)
-    chosen = dict(zip(topics, qs))
+    run_path = stage / "runs" / "run.auto-query.txt" if settings.keep_runs else None
+    result, qs = scorer.score_auto_query(prediction, rule, run_path, tag=f"{settings.similarity}-auto-query")
+    scores = result.metrics.per_query[settings.metric].reindex(bm25.index)
+    chosen = dict(zip(scorer.topics, qs))
     measured.per_query["auto_query_q"] = pd.Series(chosen)
     measured.per_query["auto_query_score"] = scores
     comparison = compare_scores(bm25, scores, resamples=settings.resamples, seed=settings.seed)
@@ -266,23 +274,27 @@ def _check_model(similarity: str) -> tuple[str, float | None]:
 
 def _search_grid(scorer: PointScorer, settings: SweepSettings, parameter: str, grid: Sequence[float],
                  stage: Path, progress: bool) -> _Measured:
-    """One search pass per grid value, its run written under ``stage/runs`` and scored as it is searched."""
-    runs: dict[float, Path] = {}
-    rows, per_query = [], {}
+    """One search pass per grid value, measured from its arrays (its run under ``stage/runs`` with ``keep_runs``)."""
+    rows, per_query, recall = [], {}, {}
     for value in progress_bar(grid, desc=f"sweep {parameter}", unit="pt", quiet=not progress):
         scorer.searcher.set_similarity(settings.similarity, **settings.similarity_args(parameter, value))
-        run_path = stage / "runs" / f"run.{point_label(parameter, value)}.txt"
-        ev = scorer.score_pass(run_path, tag=f"{settings.similarity}-{point_label(parameter, value)}")
-        runs[value] = run_path
-        rows.append({parameter: value, **ev.aggregate})
-        per_query[value] = ev.per_query[settings.metric]
-    return _Measured(table=pd.DataFrame(rows), per_query=pd.DataFrame(per_query), runs=runs)
+        label = point_label(parameter, value)
+        run_path = stage / "runs" / f"run.{label}.txt" if settings.keep_runs else None
+        result = scorer.score_pass(run_path, tag=f"{settings.similarity}-{label}", budgets=settings.budgets)
+        recall[value] = result.recall_means()
+        rows.append({parameter: value, **result.metrics.aggregate,
+                     **{f"{RECALL_COLUMN}.{k}": v for k, v in recall[value].items()}})
+        per_query[value] = result.metrics.per_query[settings.metric]
+    return _Measured(table=pd.DataFrame(rows), per_query=pd.DataFrame(per_query), recall=recall)
 
 
-def _bm25_scores(scorer: PointScorer, settings: SweepSettings, stage: Path) -> pd.Series:
-    """BM25's per-query sweep metric with the sweep's k1 and b, for models that have no BM25-equivalent value."""
+def _bm25_scores(scorer: PointScorer, settings: SweepSettings, stage: Path) -> tuple[pd.Series, dict[str, float]]:
+    """BM25's per-query sweep metric and Recall@K-tokens with the sweep's k1 and b, for models that have no
+    BM25-equivalent value."""
     scorer.searcher.set_similarity("bm25", k1=settings.k1, b=settings.b)
-    return scorer.score_pass(stage / "runs" / "run.bm25.txt", tag="bm25").per_query[settings.metric]
+    result = scorer.score_pass(stage / "runs" / "run.bm25.txt" if settings.keep_runs else None, tag="bm25",
+                               budgets=settings.budgets)
+    return result.metrics.per_query[settings.metric], result.recall_means()
 
 
 def _write_outputs(stage: Path, summary: dict, measured: _Measured, cv: CrossValidated, comparison: Any,
@@ -343,19 +355,6 @@ def summary_line(summary: dict[str, Any]) -> str:
         a = summary["auto_query"]
         text += f"; auto-query: {a['score']:.4f} ({rel(a['comparison'])})"
     return text + "; p two-sided randomization"
-
-
-def _budget_recall(scorer: PointScorer, settings: SweepSettings, parameter: str, reference: float | None,
-                   oracle: float) -> dict:
-    """Recall@K-tokens of BM25 and of the oracle, each from one more search pass (texts read once per sweep)."""
-    out = {}
-    for label, value in (("bm25", reference), ("oracle", oracle)):
-        if value is None:
-            scorer.searcher.set_similarity("bm25", k1=settings.k1, b=settings.b)
-        else:
-            scorer.searcher.set_similarity(settings.similarity, **settings.similarity_args(parameter, value))
-        out[label] = scorer.recall_at_tokens(settings.budgets)
-    return out
 
 
 def plot_sweep(table: pd.DataFrame, parameter: str, metric: str, bm25_score: float, oracle: float,

@@ -151,8 +151,8 @@ def test_killed_sweep_leaves_no_staging_and_no_child(big, tmp_path, sig):
     out = tmp_path / "sw"
     proc = _start("sweep", "--index", big["index"], "--topics", big["topics"], "--qrels", big["qrels"],
                   "--out", out, "--q-grid", "0.3,0.5,1", "--no-auto", "--hits", "1000", "--threads", "2",
-                  "--resamples", "200", "--quiet")
-    # Killed once the first run is written and trec_eval (a Java child) may be running on it.
+                  "--resamples", "200", "--quiet", "--keep-runs")
+    # Killed once the first run is written (--keep-runs: the sign that the grid passes are under way).
     _wait_for(lambda: any(p.is_dir() and any((p / "runs").glob("run.*")) for p in _hidden(tmp_path, "sw")), proc)
     kids = children_of(proc.pid)
     proc.send_signal(sig)

@@ -8,7 +8,11 @@ import pandas as pd
 import pytest
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.budget import recall_at_budgets, recall_at_token_budgets
 from qlog_pyserini.eval.trec_eval import trec_eval
+from qlog_pyserini.formats.topics import read_topics
+from qlog_pyserini.formats.trec import read_qrels, read_run
+from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.sweep.run import SweepSettings, choose_oracle, parse_grid, run_sweep
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
@@ -31,28 +35,55 @@ def test_choose_oracle_breaks_ties_towards_bm25():
     assert choose_oracle({0.2: 0.3, 0.8: 0.3, 1.0: 0.1}, 1.0) == 0.8
 
 
+def _written_run(index, topics_path, path, hits, **model):
+    """A run of ``topics_path`` written by the search verb's library (not the sweep), with ``model`` installed."""
+    from qlog_pyserini.search.batch import write_topics_run
+
+    with QLogSearcher(index) as searcher:
+        if model:
+            searcher.set_similarity(model.pop("similarity", "qlog"), **model)
+        write_topics_run(searcher, read_topics(topics_path), path, "ref", hits=hits, threads=2, progress=False)
+    return path
+
+
+def _recall_of_run(index, run_path, qrels_path, budgets):
+    """Recall@K-tokens of a run file, walked over ``{qid: [Hit]}`` with the index's texts."""
+    with QLogSearcher(index) as searcher:
+        table = recall_at_token_budgets(read_run(run_path), read_qrels(qrels_path), searcher.doc_text, budgets)
+    return {str(k): float(v) for k, v in recall_at_budgets(table).items()}
+
+
 def test_sweep_end_to_end(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
     out = tmp_path / "sweep"
     settings = SweepSettings(grid=(0.3, 0.7), hits=50, threads=2, resamples=500, budgets=(512, 4096))
     summary = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out, settings, progress=False, name="stdlib-sub",
                         family="stdlib")
     files = {p.name for p in out.iterdir()}
-    assert {"runs", "sweep.csv", "per_query.csv", "summary.json", "comparison.md", "sweep.png"} <= files
+    assert {"sweep.csv", "per_query.csv", "summary.json", "comparison.md", "sweep.png"} <= files
+    assert "runs" not in files  # no run file unless asked for: the metrics come from the arrays
     assert (out / "sweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     table = pd.read_csv(out / "sweep.csv")
     assert list(table["q"]) == [0.3, 0.7, 1.0]  # q = 1 always added
-    # oracle is the best row; BM25 is the q = 1 row and equals an independent trec_eval of that run
+    # oracle is the best row; BM25 is the q = 1 row and equals trec_eval on a run the search verb writes
     assert summary["oracle_score"] == table["ndcg_cut.10"].max()
-    bm25 = trec_eval(stdlib_qrels, out / "runs" / "run.q1.txt", metrics=["ndcg_cut.10"], per_query=False)
+    run = _written_run(stdlib_index, stdlib_code[1], tmp_path / "bm25.txt", 50)
+    bm25 = trec_eval(stdlib_qrels, run, metrics=["ndcg_cut.10"], per_query=False)
     # computed in process from the arrays; trec_eval prints 4 decimals
     assert f"{summary['baseline_score']:.4f}" == f"{bm25.aggregate['ndcg_cut.10']:.4f}"
     assert summary["baseline_score"] == float(table.loc[table["q"] == 1.0, "ndcg_cut.10"].iloc[0])
     saved = json.loads((out / "summary.json").read_text())
     assert (saved["name"], saved["family"]) == ("stdlib-sub", "stdlib")  # what leave-one-family-out holds out together
     assert saved["docs"] > 300 and saved["queries"] == saved["judged_queries"]
-    assert set(saved["recall_at_tokens"]["bm25"]) == {"512", "4096"}
+    # Recall@K-tokens from the grid's own passes: BM25's equals the walk over the written run's hits
     r = saved["recall_at_tokens"]["bm25"]
+    assert set(r) == {"512", "4096"}
+    assert r == pytest.approx(_recall_of_run(stdlib_index, run, stdlib_qrels, (512, 4096)), abs=1e-12)
     assert 0 <= r["512"] <= r["4096"] <= 1  # a larger budget admits at least as much
+    assert 0 < r["4096"]
+    for budget in ("512", "4096"):  # one column per budget in sweep.csv, the summary's values at BM25 and the oracle
+        column = table.set_index("q")[f"recall_tokens.{budget}"]
+        assert column[1.0] == r[budget]
+        assert column[saved["oracle_value"]] == saved["recall_at_tokens"]["oracle"][budget]
     per_query = pd.read_csv(out / "per_query.csv", index_col=0)
     assert list(per_query.columns) == ["q0.3", "q0.7", "q1", "cv_fold", "cv_q", "cv_score"]
     assert abs(per_query["q1"].mean() - summary["baseline_score"]) < 1e-3
@@ -60,12 +91,16 @@ def test_sweep_end_to_end(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
 
 
 def test_sweep_metrics_equal_trec_eval_on_its_runs(tmp_path, csn_ruby):
+    """With keep_runs every point's run is written; trec_eval on it gives the sweep's in-process metrics, and
+    the walk over its hits the sweep's Recall@K-tokens."""
     prepared, index = csn_ruby
     out = tmp_path / "sweep"
-    settings = SweepSettings(grid=(0.3, 0.7), hits=1000, threads=2, resamples=200, budgets=(512,))
-    run_sweep(index, prepared / "topics.tsv", prepared / "qrels.txt", out, settings, progress=False)
+    settings = SweepSettings(grid=(0.3, 0.7), hits=1000, threads=2, resamples=200, budgets=(512, 8192),
+                             keep_runs=True)
+    summary = run_sweep(index, prepared / "topics.tsv", prepared / "qrels.txt", out, settings, progress=False)
     table = pd.read_csv(out / "sweep.csv")
     per_query = pd.read_csv(out / "per_query.csv", index_col=0, dtype={0: str})
+    assert sorted(p.name for p in (out / "runs").iterdir()) == ["run.q0.3.txt", "run.q0.7.txt", "run.q1.txt"]
     for q in (0.3, 0.7, 1.0):
         ev = trec_eval(prepared / "qrels.txt", out / "runs" / f"run.q{q:g}.txt")
         row = table.loc[table["q"] == q].iloc[0]
@@ -74,6 +109,31 @@ def test_sweep_metrics_equal_trec_eval_on_its_runs(tmp_path, csn_ruby):
         want = ev.per_query["ndcg_cut.10"]
         got = per_query[f"q{q:g}"].reindex(want.index.astype(str))
         assert [f"{x:.4f}" for x in got] == [f"{x:.4f}" for x in want], q
+        recall = _recall_of_run(index, out / "runs" / f"run.q{q:g}.txt", prepared / "qrels.txt", (512, 8192))
+        assert {b: row[f"recall_tokens.{b}"] for b in recall} == pytest.approx(recall, abs=1e-12), q
+    assert summary["recall_at_tokens"]["bm25"] == pytest.approx(
+        _recall_of_run(index, out / "runs" / "run.q1.txt", prepared / "qrels.txt", (512, 8192)), abs=1e-12)
+    oracle = summary["oracle_value"]
+    assert summary["recall_at_tokens"]["oracle"] == pytest.approx(
+        _recall_of_run(index, out / "runs" / f"run.q{oracle:g}.txt", prepared / "qrels.txt", (512, 8192)), abs=1e-12)
+
+
+def test_a_model_without_a_bm25_value_gets_bm25s_recall_from_its_bm25_pass(tmp_path, stdlib_index, stdlib_code,
+                                                                          stdlib_qrels):
+    """qld has no parameter value at which it is BM25: BM25's metric and Recall@K-tokens come from one BM25
+    pass, and equal those of the q-log sweep's q = 1 point (q-log BM25 at q = 1 is BM25)."""
+    common = dict(hits=40, threads=2, resamples=100, budgets=(256, 2048))
+    qld = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, tmp_path / "qld",
+                    SweepSettings(grid=(500.0, 1000.0), similarity="qld", **common), progress=False)
+    qlog = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, tmp_path / "qlog", SweepSettings(grid=(1.0,), **common),
+                     progress=False)
+    assert qld["baseline_value"] is None and qld["parameter"] == "mu"
+    assert qld["baseline_score"] == qlog["baseline_score"]
+    assert qld["recall_at_tokens"]["bm25"] == qlog["recall_at_tokens"]["bm25"]
+    assert qlog["recall_at_tokens"]["bm25"]["2048"] > 0
+    oracle = pd.read_csv(tmp_path / "qld" / "sweep.csv").set_index("mu").loc[qld["oracle_value"]]
+    assert qld["recall_at_tokens"]["oracle"] == {b: oracle[f"recall_tokens.{b}"] for b in ("256", "2048")}
+    assert not (tmp_path / "qld" / "runs").exists()
 
 
 def test_sweep_refusals(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
@@ -120,8 +180,12 @@ def test_sweep_cli_auto_adds_the_predicted_q(tmp_path, stdlib_index, stdlib_code
 
     out = tmp_path / "sweep"
     assert main(["--index", str(stdlib_index), "--topics", str(stdlib_code[1]), "--qrels", str(stdlib_qrels),
-                 "--out", str(out), "--q-grid", "0.5,auto", "--hits", "20", "--resamples", "100", "--quiet"]) == 0
+                 "--out", str(out), "--q-grid", "0.5,auto", "--hits", "20", "--resamples", "100", "--quiet",
+                 "--keep-runs"]) == 0
     saved = json.loads((out / "summary.json").read_text())
+    # --keep-runs: one run per point (the label-free q's included) and the per-query q's run
+    labels = sorted(f"run.q{v:g}.txt" for v in saved["grid"]) + ["run.auto-query.txt"]
+    assert sorted(p.name for p in (out / "runs").iterdir()) == sorted(labels)
     want = predict_q(stdlib_index)
     assert saved["auto"]["q"] == pytest.approx(want.q)
     table = pd.read_csv(out / "sweep.csv")
@@ -158,7 +222,7 @@ def test_sweep_auto_query_run_equals_the_grid_runs_at_each_querys_q(tmp_path, st
     prediction = predict_q(stdlib_index)
     # a steep rule, so that on this small corpus the queries are spread over several q values
     rule = QueryRuleSettings(rare_df=3, gain=12.0, q_floor=0.5)
-    settings = SweepSettings(grid=tuple(x / 20 for x in range(10, 21)), hits=30, resamples=100)
+    settings = SweepSettings(grid=tuple(x / 20 for x in range(10, 21)), hits=30, resamples=100, keep_runs=True)
     summary = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out, settings, progress=False,
                         prediction=prediction, query_rule=rule)
     per_query = pd.read_csv(out / "per_query.csv", index_col=0)
@@ -175,7 +239,12 @@ def test_sweep_auto_query_run_equals_the_grid_runs_at_each_querys_q(tmp_path, st
     assert sum(aq["q_distribution"].values()) == len(per_query)
     assert aq["rule"]["gain"] == 12.0 and aq["corpus_q"] == prediction.q
     assert summary["per_query_oracle_score"] >= max(summary["scores"].values())
-    assert (out / "runs" / "run.auto-query.txt").is_file() and "auto-query" in (out / "comparison.md").read_text()
+    assert "auto-query" in (out / "comparison.md").read_text()
+    # the in-process scores of the one-pass run are trec_eval's on the run it wrote (kept with keep_runs)
+    want = trec_eval(stdlib_qrels, out / "runs" / "run.auto-query.txt", metrics=["ndcg_cut.10"]).per_query
+    want.index = want.index.astype(str)
+    got = per_query["auto_query_score"].rename(index=str).reindex(want.index)
+    assert [f"{x:.4f}" for x in got] == [f"{x:.4f}" for x in want["ndcg_cut.10"]]
 
 
 def test_table_current_auto_query_reads_what_the_one_pass_run_measured(tmp_path, stdlib_index, stdlib_code,
