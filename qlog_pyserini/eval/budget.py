@@ -53,7 +53,7 @@ def code_token_count(text: str) -> int:
 
     ``x = foo(1.5)`` is 6 tokens: ``x``, ``=``, ``foo``, ``(``, ``1.5``, ``)``.
     """
-    return sum(1 for _ in _CODE_TOKEN_RE.finditer(text))
+    return len(_CODE_TOKEN_RE.findall(text))
 
 
 def check_budgets(budgets: Iterable[int]) -> list[int]:
@@ -73,30 +73,45 @@ def check_budgets(budgets: Iterable[int]) -> list[int]:
 class TokenCounts:
     """Token counts of a docid table's documents, each counted at most once and kept as an array.
 
-    ``counts[key]`` is -1 until the walk first reads document ``key``; then its text is fetched with
-    ``doc_text(docid)`` and counted with ``count_tokens``. Keep one per open index: every run of a
-    sweep (every q) then reads each document's text once, not once per query per q.
+    ``counts[key]`` is -1 until the walk first reads document ``key``; then its text is fetched and
+    counted with ``count_tokens``. The text comes from ``doc_text(docid)`` (a mapping or a function
+    of the docid), or, with ``texts_of``, from ``texts_of(keys)``: the texts of many documents at
+    once, by key (an index's Lucene doc numbers, see
+    :class:`qlog_pyserini.search.stored.StoredTexts`), asked for in ascending key order. Keep one per
+    open index: every run of a sweep (every q) then reads each document's text once, not once per
+    query per q.
     """
 
-    def __init__(self, docids: DocidTable, doc_text: Mapping[str, str] | Callable[[str], str],
-                 count_tokens: Callable[[str], int] = code_token_count) -> None:
+    def __init__(self, docids: DocidTable, doc_text: Mapping[str, str] | Callable[[str], str] | None = None,
+                 count_tokens: Callable[[str], int] = code_token_count, *,
+                 texts_of: Callable[[np.ndarray], Sequence[str]] | None = None) -> None:
+        if (doc_text is None) == (texts_of is None):
+            raise QLogError("token counts need the documents' texts: give doc_text or texts_of, not both")
         self.docids = docids
-        self._lookup = doc_text.__getitem__ if isinstance(doc_text, Mapping) else doc_text
+        if texts_of is None:
+            lookup = doc_text.__getitem__ if isinstance(doc_text, Mapping) else doc_text
+            texts_of = lambda keys: [lookup(self.docids.docids[k]) for k in keys.tolist()]  # noqa: E731
+        self._texts_of = texts_of
         self._count = count_tokens
         self.counts = np.full(len(docids), -1, dtype=np.int64)
 
     def of(self, keys: np.ndarray) -> np.ndarray:
         """Token counts of documents ``keys``, counting the ones not seen before."""
-        for key in np.unique(keys[self.counts[keys] < 0]).tolist():
-            docid = self.docids.docids[key]
+        new = np.unique(keys[self.counts[keys] < 0])
+        if new.size:
             try:
-                text = self._lookup(docid)
-            except KeyError:
-                raise QLogError(f"no text for document {docid!r}, ranked in the run") from None
-            n = self._count(text)
-            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-                raise QLogError(f"token counter returned {n!r} for document {docid!r}; it must return an integer >= 0")
-            self.counts[key] = int(n)
+                texts = self._texts_of(new)
+            except KeyError as e:
+                missing = e.args[0] if e.args else "?"
+                raise QLogError(f"no text for document {missing!r}, ranked in the run") from None
+            if len(texts) != new.size:
+                raise QLogError(f"{len(texts)} texts for {new.size} documents")
+            for key, text in zip(new.tolist(), texts):
+                n = self._count(text)
+                if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+                    raise QLogError(f"token counter returned {n!r} for document {self.docids.docids[key]!r}; "
+                                    "it must return an integer >= 0")
+                self.counts[key] = int(n)
         return self.counts[keys]
 
 
@@ -113,20 +128,20 @@ def tokens_to_first_relevant(run: RunArrays, qrels: QrelsArrays, tokens: TokenCo
     holds no relevant document (a miss whatever the counts).
     """
     position = qrels.query_positions(run.qids)
-    starts, lengths = run.offsets[:-1], np.diff(run.offsets)
-    per_hit = np.repeat(position, lengths)
-    relevant = np.zeros(run.docs.size, dtype=bool)
-    judged = per_hit >= 0
-    relevant[judged] = qrels.grades(per_hit[judged], run.docids.lex_rank[run.docs[judged]]) > 0
-    rank = np.arange(run.docs.size) - np.repeat(starts, lengths)
+    starts = run.offsets[:-1]
+    # Only judged documents can be relevant: grade those hits alone, not the whole run.
+    candidates = np.flatnonzero(qrels.judged_lex[run.docids.lex_rank[run.docs]])
+    query = np.searchsorted(run.offsets, candidates, side="right") - 1
+    judged = position[query] >= 0
+    candidates, query = candidates[judged], query[judged]
+    relevant = qrels.grades(position[query], run.docids.lex_rank[run.docs[candidates]]) > 0
     # Hits are query-major, rank-minor: a query's first relevant hit is its first in array order.
-    hits = np.flatnonzero(relevant)
-    queries, where = np.unique(np.repeat(np.arange(run.qids.size), lengths)[hits], return_index=True)
+    queries, where = np.unique(query[relevant], return_index=True)
     first = np.full(run.qids.size, -1, dtype=np.int64)
-    first[queries] = rank[hits[where]]
+    first[queries] = candidates[relevant][where] - starts[queries]
 
     need = np.full(len(qrels.qids), np.inf)
-    active = np.flatnonzero((first >= 0) & (position >= 0))  # run queries that rank a relevant document
+    active = np.flatnonzero(first >= 0)  # judged run queries that rank a relevant document
     total = np.zeros(run.qids.size)
     r = 0
     while active.size:

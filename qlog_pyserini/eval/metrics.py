@@ -201,6 +201,7 @@ class QrelsArrays:
     ideal_grades: np.ndarray
     ideal_rank: np.ndarray       # 0-based position of each ideal grade within its query
     table: DocidTable
+    judged_lex: np.ndarray       # per lex rank of the table: judged for some query (any grade)
 
     @classmethod
     def build(cls, qrels: Mapping[str, Mapping[str, int]], table: DocidTable) -> "QrelsArrays":
@@ -217,20 +218,24 @@ class QrelsArrays:
         positive = grades > 0
         ideal = np.lexsort((-grades[positive], query[positive]))
         ideal_query = query[positive][ideal]
+        judged_lex = np.zeros(len(table.distinct), dtype=bool)
+        judged_lex[lex[inside]] = True
         return cls(qids=qids,
                    num_rel=np.bincount(query[grades >= 1], minlength=len(qids)),
                    judged_keys=keys[order], judged_grades=grades[inside][order],
                    ideal_query=ideal_query, ideal_grades=grades[positive][ideal],
-                   ideal_rank=_rank_in_group(ideal_query), table=table)
+                   ideal_rank=_rank_in_group(ideal_query), table=table, judged_lex=judged_lex)
 
     def grades(self, query: np.ndarray, lex: np.ndarray) -> np.ndarray:
         """The grade of each (qrels query index, lexicographic docid rank) pair; 0 where not judged."""
-        keys = query * max(len(self.table), 1) + lex
-        grade = np.zeros(keys.size, dtype=np.int64)
+        grade = np.zeros(np.size(lex), dtype=np.int64)
         if self.judged_keys.size:
+            # a document no query judges has grade 0 everywhere: only the others are looked up
+            maybe = np.flatnonzero(self.judged_lex[lex])
+            keys = query[maybe] * max(len(self.table), 1) + lex[maybe]
             pos = np.minimum(np.searchsorted(self.judged_keys, keys), self.judged_keys.size - 1)
             hit = self.judged_keys[pos] == keys
-            grade[hit] = self.judged_grades[pos[hit]]
+            grade[maybe[hit]] = self.judged_grades[pos[hit]]
         return grade
 
     def query_positions(self, qids: np.ndarray) -> np.ndarray:

@@ -29,6 +29,7 @@ from qlog_pyserini.eval.trec_eval import EvalResult, trec_eval
 from qlog_pyserini.search.batch import search_batches
 from qlog_pyserini.search.results import BatchResults
 from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.search.stored import StoredTexts
 from qlog_pyserini.system.outputs import atomic_output
 
 if TYPE_CHECKING:
@@ -87,7 +88,8 @@ class PointScorer:
     def tokens(self) -> TokenCounts:
         """Token counts of the index's documents, shared by every pass of this scorer."""
         if self._tokens is None:
-            self._tokens = TokenCounts(self.table, self.searcher.doc_text)
+            # the table's keys are Lucene doc numbers: texts read by number, many per call
+            self._tokens = TokenCounts(self.table, texts_of=StoredTexts(self.searcher))
         return self._tokens
 
     def _arrays(self, batch: BatchResults) -> RunArrays:

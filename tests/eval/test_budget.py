@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -216,3 +217,29 @@ def test_real_runs_csn_ruby_equal_the_per_hit_walk(csn_ruby):
         new = recall_at_token_budgets(run, qrels, searcher.doc_text, budgets=budgets)
         pd.testing.assert_frame_equal(new, old_recall_at_token_budgets(run, qrels, searcher.doc_text, budgets))
         assert 0.2 < new[8192].mean() < 1.0
+
+
+def test_texts_by_key_give_the_same_walk_and_are_asked_for_in_key_order():
+    """texts_of (many documents per call, by key, as an index's stored fields are read) against doc_text."""
+    run, qrels, docs = random_case(3)
+    table = DocidTable(sorted(docs))
+    calls: list[list[int]] = []
+
+    def texts_of(keys):
+        calls.append(keys.tolist())
+        return [docs[table.docids[k]] for k in keys.tolist()]
+
+    judged = QrelsArrays.build(qrels, table)
+    arrays = RunArrays.from_hits(run, table)
+    by_key = recall_from_arrays(arrays, judged, TokenCounts(table, texts_of=texts_of), budgets=(8, 100, 400))
+    by_docid = recall_from_arrays(arrays, judged, TokenCounts(table, docs), budgets=(8, 100, 400))
+    pd.testing.assert_frame_equal(by_key, by_docid)
+    pd.testing.assert_frame_equal(by_key, old_recall_at_token_budgets(run, qrels, docs.__getitem__, (8, 100, 400)))
+    read = [k for call in calls for k in call]
+    assert all(call == sorted(set(call)) for call in calls) and len(read) == len(set(read))
+    with pytest.raises(QLogError, match="not both"):
+        TokenCounts(table, docs, texts_of=texts_of)
+    with pytest.raises(QLogError, match="give doc_text or texts_of"):
+        TokenCounts(table)
+    with pytest.raises(QLogError, match="1 texts for 2 documents"):
+        TokenCounts(table, texts_of=lambda keys: ["x"]).of(np.array([0, 1]))

@@ -1,0 +1,62 @@
+"""Stored document texts by Lucene doc number: what a run's doc numbers point at, with no docid lookup.
+
+:meth:`QLogSearcher.doc_text <qlog_pyserini.search.searcher.QLogSearcher.doc_text>` finds a document by
+its external docid (a term lookup in the index, then the stored fields); a run held as arrays
+already has each hit's Lucene doc number, so :class:`StoredTexts` reads the stored fields directly,
+many documents per call, in ascending doc number (the order Lucene's compressed stored-field blocks
+are laid out in). The text is the one ``doc_text`` gives: the stored raw document's ``contents``
+when it is a JSON object (Anserini's ``JsonCollection``), the raw document itself otherwise, the
+stored ``contents`` field when there is no raw document.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+import numpy as np
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.jvm.bridge import jclass
+from qlog_pyserini.search.searcher import QLogSearcher, instance_call
+
+SEARCHER = "io.qlog.search.QLogSearcher"
+RAW, CONTENTS = "raw", "contents"  # Anserini's stored fields (io.anserini.index.Constants)
+
+
+def text_of_raw(raw: str) -> str:
+    """The indexed text of a stored raw document: its ``contents`` when it is a JSON object, else itself."""
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return raw
+    return obj.get(CONTENTS, raw) if isinstance(obj, dict) else raw
+
+
+class StoredTexts:
+    """``texts(doc_numbers)``: the indexed texts of documents of ``searcher``'s open index, by Lucene doc number."""
+
+    def __init__(self, searcher: QLogSearcher) -> None:
+        self.searcher = searcher
+
+    def __call__(self, doc_numbers: Sequence[int] | np.ndarray) -> list[str]:
+        numbers = np.asarray(doc_numbers, dtype=np.int64)
+        reader = jclass(SEARCHER).reader_of(self.searcher._open())  # a closed searcher is one clear error
+        count = int(instance_call(reader, "maxDoc"))
+        if numbers.size and (numbers.min() < 0 or numbers.max() >= count):
+            raise QLogError(f"doc numbers must lie in [0, {count}), the index's doc numbers")
+        # a StoredFields reader is per thread: one per call; every Java instance call under the bridge's lock
+        fields = instance_call(reader, "storedFields")
+        order = np.argsort(numbers, kind="stable")
+        texts: list[str] = [""] * numbers.size
+        for i in order.tolist():
+            doc = instance_call(fields, "document", int(numbers[i]))
+            raw = instance_call(doc, "get", RAW)
+            if raw is None:
+                raw = instance_call(doc, "get", CONTENTS)
+                if raw is None:
+                    raise QLogError(f"document {int(numbers[i])} of {self.searcher.index_dir} stores no text")
+                texts[i] = raw
+            else:
+                texts[i] = text_of_raw(raw)
+        return texts

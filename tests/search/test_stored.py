@@ -1,0 +1,32 @@
+"""Stored texts by Lucene doc number: the texts QLogSearcher.doc_text gives by docid."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.search.stored import StoredTexts, text_of_raw
+
+pytestmark = pytest.mark.jvm
+
+
+def test_texts_by_doc_number_equal_doc_text_by_docid_in_any_order(stdlib_index):
+    with QLogSearcher(stdlib_index) as searcher:
+        ids = searcher.docids.ids
+        numbers = np.random.default_rng(5).permutation(len(ids))
+        texts = StoredTexts(searcher)(numbers)
+        assert texts == [searcher.doc_text(ids[n]) for n in numbers.tolist()]
+        assert all(texts) and StoredTexts(searcher)([]) == []
+        with pytest.raises(QLogError, match="doc numbers must lie in"):
+            StoredTexts(searcher)([len(ids)])
+    with pytest.raises(QLogError, match="closed"):
+        StoredTexts(searcher)([0])
+
+
+def test_text_of_raw_reads_contents_of_a_json_object_only():
+    assert text_of_raw('{"id": "a", "contents": "def f(x)"}') == "def f(x)"
+    assert text_of_raw('{"id": "a"}') == '{"id": "a"}'
+    assert text_of_raw('["a", "b"]') == '["a", "b"]'
+    assert text_of_raw("plain text") == "plain text"
