@@ -77,6 +77,7 @@ class DocidTable:
         self.lex_rank = np.empty(values.size, dtype=np.int64)
         self.lex_rank[order] = ranks
         self.distinct = ordered[new]
+        self.repeats = bool(self.distinct.size < values.size)  # some docid is held by two keys
 
     def __len__(self) -> int:
         return int(self.docids.size)
@@ -113,6 +114,9 @@ class RunArrays:
 
     ``qids`` are unique; ``docs`` are integer keys into ``docids`` (a :class:`DocidTable`, or
     anything :class:`DocidTable` takes); ``scores`` are float32 (trec_eval reads a C float).
+    ``distinct_docs`` promises that no key appears twice within one query (a Lucene top-k never
+    returns a document twice), which spares :func:`evaluate` its check for a docid listed twice
+    when the table holds every docid once.
     """
 
     qids: np.ndarray
@@ -120,6 +124,7 @@ class RunArrays:
     docs: np.ndarray
     scores: np.ndarray
     docids: DocidTable
+    distinct_docs: bool = False
 
     def __post_init__(self) -> None:
         table = self.docids if isinstance(self.docids, DocidTable) else DocidTable(self.docids)
@@ -157,7 +162,7 @@ class RunArrays:
         object with ``qids``, ``offsets``, ``docs``, ``scores`` and a ``table`` whose ``ids`` are the
         index's docids by Lucene doc number); no copy of the hits, one :class:`DocidTable` per index."""
         return cls(np.asarray(batch.qids, dtype=object), batch.offsets, batch.docs, batch.scores,
-                   docid_table_for(batch.table))
+                   docid_table_for(batch.table), distinct_docs=True)
 
     @classmethod
     def from_hits(cls, run: Mapping[str, Sequence[Hit]], docids: DocidTable | None = None) -> "RunArrays":
@@ -296,7 +301,8 @@ def _as_run(run: RunArrays | Mapping[str, Sequence[Hit]], table: DocidTable | No
 
 @dataclass(frozen=True)
 class _Ranked:
-    """The evaluated hits of a run, in trec_eval's order: qrels query index, rank, grade."""
+    """The relevant hits of a run (grade >= 1; no other hit changes a measure here), in trec_eval's
+    order: qrels query index, rank among all of the query's evaluated hits, grade."""
 
     query: np.ndarray
     rank: np.ndarray
@@ -335,9 +341,8 @@ def _ranked(run: RunArrays, qrels: QrelsArrays, order: str) -> _Ranked:
     idx = _trec_eval_order(query, scores, lex, width) if order == "score" else None
     if idx is not None:
         query, lex = query[idx], lex[idx]
-    keys = query * width + lex
-    if keys.size > 1:
-        seen = np.sort(keys)
+    if query.size > 1 and not (run.distinct_docs and not run.docids.repeats):
+        seen = np.sort(query * width + lex)
         dup = np.flatnonzero(seen[1:] == seen[:-1])
         if dup.size:
             k = int(seen[dup[0]])
@@ -346,13 +351,15 @@ def _ranked(run: RunArrays, qrels: QrelsArrays, order: str) -> _Ranked:
     grade = qrels.grades(query, lex)
     present = np.zeros(len(qrels.qids), dtype=bool)
     present[query] = True
-    return _Ranked(query=query, rank=_rank_in_group(query), grade=grade, present=present)
+    relevant = np.flatnonzero(grade >= 1)
+    return _Ranked(query=query[relevant], rank=_rank_in_group(query)[relevant], grade=grade[relevant],
+                   present=present)
 
 
 def _measure(ranked: _Ranked, qrels: QrelsArrays, measure: str, cutoff: int | None) -> np.ndarray:
     n = len(qrels.qids)
-    q, rank, grade = ranked.query, ranked.rank, ranked.grade
-    relevant = grade >= 1
+    q, rank, grade = ranked.query, ranked.rank, ranked.grade  # relevant hits only, grouped by query in rank order
+    relevant = np.ones(q.size, dtype=bool)
 
     def per_query(mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
         return np.bincount(q[mask], weights=None if weights is None else weights[mask], minlength=n).astype(float)
@@ -371,10 +378,8 @@ def _measure(ranked: _Ranked, qrels: QrelsArrays, measure: str, cutoff: int | No
         np.minimum.at(first, q[relevant], rank[relevant] + 1.0)
         return 1.0 / first
     if measure == "map":
-        # rel_so_far at each hit: the running count of relevant hits within its query.
-        running = np.cumsum(relevant)
-        start = np.arange(rank.size) - rank  # index of the query's first hit
-        precision = (running - running[start] + relevant[start]) / (rank + 1.0)
+        # rel_so_far at each relevant hit: its place among its query's relevant hits, from 1.
+        precision = (_rank_in_group(q) + 1.0) / (rank + 1.0)
         return divide(per_query(relevant, precision), qrels.num_rel.astype(float))
     found = per_query(relevant & (rank < cutoff))
     if measure == "P":

@@ -93,7 +93,9 @@ class PointScorer:
         return self._tokens
 
     def _arrays(self, batch: BatchResults) -> RunArrays:
-        return RunArrays(np.array(batch.qids, dtype=object), batch.offsets, batch.docs, batch.scores, self.table)
+        # a Lucene top-k lists a document once per query
+        return RunArrays(np.array(batch.qids, dtype=object), batch.offsets, batch.docs, batch.scores, self.table,
+                         distinct_docs=True)
 
     def score_pass(self, run_path: str | os.PathLike | None = None, tag: str = "run",
                    budgets: Sequence[int] = ()) -> PassResult:
