@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,6 +53,47 @@ def _not_quiet() -> None:
     from qlog_pyserini.system import progress
 
     progress.set_quiet(False)
+
+
+def run_verb(name: str, *args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``python -m qlog_pyserini.<name> args...`` run in this process, as ``run_cli`` runs it, output captured.
+
+    What a child process would show is what this returns (exit code, stdout, stderr), without the second or
+    two a fresh interpreter spends importing numpy, pandas and scipy: so a test of a verb's refusals or
+    messages runs in milliseconds. A crash is not turned into an exit code: its traceback fails the test.
+    The real entry point (``python -m`` in a fresh process) keeps its own tests, one per verb at least.
+    """
+    import contextlib
+    import importlib
+    import io
+    import signal
+
+    from qlog_pyserini.cli.parser import run_cli
+    from qlog_pyserini.system import progress
+
+    module = importlib.import_module(f"qlog_pyserini.{name}.__main__")
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    here = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                run_cli(module.main, argv)
+                code = 0
+            except SystemExit as e:  # run_cli always ends in sys.exit, as the process would
+                code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+                if not isinstance(e.code, (int, type(None))):
+                    print(e.code, file=sys.stderr)
+    finally:
+        os.chdir(here)
+        for s, handler in handlers.items():  # run_cli installs its SIGTERM/SIGHUP handlers; the runner keeps its own
+            signal.signal(s, handler)
+        progress.set_quiet(False)  # a --quiet run silences the process; the next test starts talkative
+    return subprocess.CompletedProcess([sys.executable, "-m", f"qlog_pyserini.{name}", *argv], code,
+                                       out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="session")

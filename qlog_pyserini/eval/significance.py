@@ -34,7 +34,6 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from qlog_pyserini.errors import QLogError
 
@@ -176,6 +175,10 @@ def paired_t_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarr
     # bits) has zero variance: certain evidence of a shift, where scipy would report ~1e16 or warn.
     if np.all(np.abs(d - d[0]) <= tol):
         return TTestResult(math.copysign(math.inf, d[0]), 0.0)
+    # imported here: scipy.stats takes over a second to import, and most verbs that import this module
+    # (sweep, table, reproduce, solr) never reach a t-test before their first output or error
+    from scipy import stats
+
     res = stats.ttest_rel(np.asarray(b, dtype=float), np.asarray(a, dtype=float))
     return TTestResult(float(res.statistic), float(res.pvalue))
 

@@ -182,7 +182,10 @@ def apt_download(packages: Sequence[PackageInfo], dest: Path) -> dict[str, Path 
         return path if path.is_file() else None
 
     errors = {pkg.name: "not downloaded" for pkg in packages}
-    if attempt(packages):
+    failed = attempt(packages)
+    if failed and len(packages) == 1:  # a batch of one was that package's attempt: apt-get is not asked twice
+        errors[packages[0].name] = failed
+    elif failed:
         for pkg in packages:
             if found(pkg) is None:
                 errors[pkg.name] = attempt([pkg]) or "not downloaded"

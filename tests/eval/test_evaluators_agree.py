@@ -17,15 +17,15 @@ from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import read_qrels, read_run, to_dict, write_run
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
-ir_measures = pytest.importorskip("ir_measures")
-ranx = pytest.importorskip("ranx")
-
 OURS = ("ndcg_cut.10", "recip_rank", "map")
 
 
 def means_by_evaluator(qrels_path, run_path, in_memory) -> dict[str, tuple[float, float, float]]:
     """(NDCG@10, MRR, MAP) over every qrels query (absent = 0), from each evaluator."""
+    # imported by the test, not at collection: ranx brings numba and matplotlib (about a second)
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    ir_measures = pytest.importorskip("ir_measures")
+    ranx = pytest.importorskip("ranx")
     qrels, run = read_qrels(qrels_path), to_dict(read_run(run_path))
     n = len(qrels)
     cli = trec_eval(qrels_path, run_path, metrics=OURS, per_query=False).aggregate

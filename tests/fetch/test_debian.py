@@ -281,3 +281,23 @@ def test_plans_leave_out_generated_code_packages():
             return {n: PackageInfo(n, "1", "all", 1, "x") for n in names}
 
     assert [p.name for p in sources.candidates("go", Names())] == ["golang-1.21-src", "golang-github-azure-go-autorest-dev"]
+
+
+def test_apt_download_retries_a_failed_batch_one_package_at_a_time(tmp_path, monkeypatch):
+    # apt-get on PATH is a script that logs each call and fails: a batch of two is tried once, then each
+    # package alone (three calls); a batch of one was already that package's own attempt (one call).
+    bin_dir, log = tmp_path / "bin", tmp_path / "calls.log"
+    bin_dir.mkdir()
+    (bin_dir / "apt-get").write_text(f'#!/bin/sh\necho "$*" >> {log}\necho "E: Unable to locate package" >&2\nexit 100\n')
+    (bin_dir / "apt-get").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    a, b = (PackageInfo(name, "1.0", "all", 0, "0" * 64) for name in ("pkg-a", "pkg-b"))
+    for batch, calls in (([a, b], ["download -q pkg-a=1.0 pkg-b=1.0", "download -q pkg-a=1.0",
+                                   "download -q pkg-b=1.0"]), ([a], ["download -q pkg-a=1.0"])):
+        log.unlink(missing_ok=True)
+        dest = tmp_path / f"dest-{len(batch)}"
+        dest.mkdir()
+        result = sources.apt_download(batch, dest)
+        assert result == {pkg.name: "E: Unable to locate package" for pkg in batch}
+        assert log.read_text().splitlines() == calls
+        assert list(dest.iterdir()) == []

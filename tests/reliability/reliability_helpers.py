@@ -93,7 +93,8 @@ def answering(body: str | bytes) -> Iterator[str]:
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # serve_forever looks for shutdown() every poll_interval (0.5 s by default): each test would wait that long
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/solr"
     finally:

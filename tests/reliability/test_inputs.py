@@ -14,6 +14,7 @@ import numpy as np
 import subprocess
 
 import pytest
+from conftest import run_verb
 from reliability.reliability_helpers import assert_one_error, can_drop_root, tree, verb
 
 from qlog_pyserini.errors import QLogError
@@ -49,9 +50,9 @@ def test_eval_and_compare_refuse_a_nan_score_with_file_and_line(tmp_path, verb_a
     good.write_text("q1 Q0 d1 1 2.0 t\n")
     bad.write_text("q1 Q0 d2 1 3.0 t\nq1 Q0 d1 2 nan t\n")
     if verb_args[0] == "eval":
-        proc = verb("eval", "--qrels", qrels, "--run", bad)
+        proc = run_verb("eval", "--qrels", qrels, "--run", bad)
     else:
-        proc = verb("compare", "--qrels", qrels, "--runs", good, bad, "--resamples", "10")
+        proc = run_verb("compare", "--qrels", qrels, "--runs", good, bad, "--resamples", "10")
     assert_one_error(proc, "bad.txt:2: score 'nan' is not a finite number")
 
 
@@ -100,7 +101,7 @@ def test_largest_idf_grows_with_index_size_at_low_q():
 
 
 def test_search_help_states_the_q_range():
-    proc = verb("search", "--help")
+    proc = run_verb("search", "--help")
     assert proc.returncode == 0 and f"{Q_MIN:g}" in proc.stdout and f"{Q_MAX:g}" in proc.stdout
 
 
@@ -156,7 +157,7 @@ def inputs(tmp_path) -> dict[str, Path]:
                                             ("{dir}/missing/run.txt", "does not exist")])
 def test_search_refuses_an_unusable_output_before_searching(inputs, output, needle):
     before = tree(inputs["dir"])
-    proc = verb("search", "--index", inputs["idx"], "--topics", inputs["topics"],
+    proc = run_verb("search", "--index", inputs["idx"], "--topics", inputs["topics"],
                 "--output", output.format(**inputs))
     assert_one_error(proc, needle)
     assert tree(inputs["dir"]) == before
@@ -204,7 +205,7 @@ def test_verbs_refuse_bad_arguments_in_one_line(inputs, args, needle):
     (inputs["dir"] / "sw1").mkdir(exist_ok=True)
     (inputs["dir"] / "sw1" / "summary.json").write_text(json.dumps({"name": "x", "docs": 3}))
     before = tree(inputs["dir"])
-    proc = verb(args[0], *(a.format(**inputs) for a in args[1:]))
+    proc = run_verb(args[0], *(a.format(**inputs) for a in args[1:]))
     assert_one_error(proc, needle)
     assert tree(inputs["dir"]) == before
 

@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
-from reliability.reliability_helpers import assert_one_error, tree, verb
+from conftest import run_verb
+from reliability.reliability_helpers import assert_one_error, tree
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.outputs import MARKER, check_output_dir, is_owned, publish_dir, staging_dir, sweep_stale
@@ -38,7 +39,7 @@ def _fake_index(folder: Path) -> Path:
 def test_index_overwrite_refuses_current_folder_and_parents(work, target):
     (work / "sub").mkdir()
     before = tree(work)
-    proc = verb("index", "--corpus", "corpus.jsonl", "--index", target, "--overwrite", "--quiet", cwd=work)
+    proc = run_verb("index", "--corpus", "corpus.jsonl", "--index", target, "--overwrite", "--quiet", cwd=work)
     assert_one_error(proc, "--index")
     assert tree(work) == before
 
@@ -48,7 +49,7 @@ def test_index_overwrite_refuses_a_folder_that_is_not_an_index(work):
     folder.mkdir()
     (folder / "keep.txt").write_text("precious")
     before = tree(work)
-    proc = verb("index", "--corpus", work / "corpus.jsonl", "--index", folder, "--overwrite", "--quiet")
+    proc = run_verb("index", "--corpus", work / "corpus.jsonl", "--index", folder, "--overwrite", "--quiet")
     assert_one_error(proc, "not an index folder this tool wrote")
     assert tree(work) == before
 
@@ -58,7 +59,7 @@ def test_index_refuses_the_corpus_folder_itself(work):
     corpus_dir.mkdir()
     (corpus_dir / "docs.jsonl").write_text(json.dumps({"id": "d1", "contents": "x"}) + "\n")
     before = tree(work)
-    proc = verb("index", "--corpus", corpus_dir, "--index", corpus_dir, "--overwrite", "--quiet")
+    proc = run_verb("index", "--corpus", corpus_dir, "--index", corpus_dir, "--overwrite", "--quiet")
     assert_one_error(proc, "input")
     assert tree(work) == before
 
@@ -67,7 +68,7 @@ def test_index_refuses_the_corpus_folder_itself(work):
 def test_sweep_overwrite_refuses_current_folder_and_parents(work, target):
     _fake_index(work / "idx")
     before = tree(work)
-    proc = verb("sweep", "--index", "idx", "--topics", "topics.tsv", "--qrels", "qrels.txt", "--out", target,
+    proc = run_verb("sweep", "--index", "idx", "--topics", "topics.tsv", "--qrels", "qrels.txt", "--out", target,
                 "--overwrite", "--quiet", cwd=work)
     assert_one_error(proc, "--out")
     assert tree(work) == before
@@ -78,7 +79,7 @@ def test_sweep_overwrite_refuses_a_folder_that_is_not_a_sweep(work):
     (work / "results").mkdir()
     (work / "results" / "paper.md").write_text("draft")
     before = tree(work)
-    proc = verb("sweep", "--index", work / "idx", "--topics", work / "topics.tsv", "--qrels", work / "qrels.txt",
+    proc = run_verb("sweep", "--index", work / "idx", "--topics", work / "topics.tsv", "--qrels", work / "qrels.txt",
                 "--out", work / "results", "--overwrite", "--quiet")
     assert_one_error(proc, "not a sweep folder this tool wrote")
     assert tree(work) == before
@@ -88,7 +89,7 @@ def test_sweep_refuses_the_folder_holding_its_index(work):
     _fake_index(work / "data" / "idx") if (work / "data").mkdir() is None else None
     (work / "data" / "topics.tsv").write_text("q1\tparse\n")
     before = tree(work)
-    proc = verb("sweep", "--index", work / "data" / "idx", "--topics", work / "topics.tsv", "--qrels",
+    proc = run_verb("sweep", "--index", work / "data" / "idx", "--topics", work / "topics.tsv", "--qrels",
                 work / "qrels.txt", "--out", work / "data", "--overwrite", "--quiet")
     assert_one_error(proc, "input")
     assert tree(work) == before
@@ -99,7 +100,7 @@ def test_corpus_overwrite_refuses_current_folder_and_parents(work, target):
     (work / "src").mkdir()
     (work / "src" / "a.py").write_text('def f(x):\n    """Double the value of x."""\n    return 2 * x\n')
     before = tree(work)
-    proc = verb("corpus", "--source", "src", "--out", target, "--overwrite", "--quiet", cwd=work)
+    proc = run_verb("corpus", "--source", "src", "--out", target, "--overwrite", "--quiet", cwd=work)
     assert_one_error(proc, "--out")
     assert tree(work) == before
 
@@ -108,14 +109,14 @@ def test_corpus_refuses_the_source_folder(work):
     (work / "src").mkdir()
     (work / "src" / "a.py").write_text('def f(x):\n    """Double the value of x."""\n    return 2 * x\n')
     before = tree(work)
-    proc = verb("corpus", "--source", work / "src", "--out", work / "src", "--overwrite", "--quiet")
+    proc = run_verb("corpus", "--source", work / "src", "--out", work / "src", "--overwrite", "--quiet")
     assert_one_error(proc, "input")
     assert tree(work) == before
 
 
 def test_prepare_refuses_the_folder_holding_its_input(work):
     before = tree(work)
-    proc = verb("prepare", "--format", "trec", "--corpus", work / "corpus.jsonl", "--topics", work / "topics.tsv",
+    proc = run_verb("prepare", "--format", "trec", "--corpus", work / "corpus.jsonl", "--topics", work / "topics.tsv",
                 "--qrels", work / "qrels.txt", "--out", work, "--overwrite")
     assert_one_error(proc, "--out")
     assert tree(work) == before
@@ -187,7 +188,7 @@ def test_stale_temporaries_of_dead_processes_are_swept_live_ones_kept(work):
 @pytest.mark.parametrize("target", ["/", ".", ".."])
 def test_reproduce_refuses_a_work_folder_it_does_not_own(work, target):
     before = tree(work)
-    assert_one_error(verb("reproduce", "--quick", "--work", target, cwd=work), "--work")
+    assert_one_error(run_verb("reproduce", "--quick", "--work", target, cwd=work), "--work")
     assert tree(work) == before
 
 
@@ -195,7 +196,7 @@ def test_reproduce_refuses_a_work_folder_holding_other_files(work):
     (work / "w" / "quick").mkdir(parents=True)
     (work / "w" / "quick" / "notes.md").write_text("mine")
     before = tree(work)
-    assert_one_error(verb("reproduce", "--quick", "--work", work / "w"), "not a reproduce folder")
+    assert_one_error(run_verb("reproduce", "--quick", "--work", work / "w"), "not a reproduce folder")
     assert tree(work) == before
 
 
@@ -203,5 +204,5 @@ def test_demo_refuses_a_work_folder_that_is_not_a_demo(work):
     (work / "d").mkdir()
     (work / "d" / "notes.md").write_text("mine")
     before = tree(work)
-    assert_one_error(verb("demo", "--work", work / "d"), "not a demo folder")
+    assert_one_error(run_verb("demo", "--work", work / "d"), "not a demo folder")
     assert tree(work) == before

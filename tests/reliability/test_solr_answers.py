@@ -10,7 +10,8 @@ from __future__ import annotations
 import socket
 
 import pytest
-from reliability.reliability_helpers import answering, assert_one_error, tree, verb
+from conftest import run_verb
+from reliability.reliability_helpers import answering, assert_one_error, tree
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.solr.client import SolrClient
@@ -26,7 +27,7 @@ def test_json_that_is_not_solr_is_one_error_line(body, tmp_path):
     topics.write_text("q1\tparse file\n")
     before = tree(tmp_path)
     with answering(body) as url:
-        proc = verb("solr", "search", "--solr", url, "--collection", "c", "--topics", topics,
+        proc = run_verb("solr", "search", "--solr", url, "--collection", "c", "--topics", topics,
                     "--output", tmp_path / "r.txt")
     assert_one_error(proc, "not a Solr response")
     assert tree(tmp_path) == before
@@ -53,7 +54,7 @@ def test_a_password_in_the_url_is_never_printed(tmp_path):
     url = f"http://admin:s3cr3t-pw@127.0.0.1:{_free_port()}/solr"
     for argv in (["search", "--solr", url, "--collection", "c", "--topics", topics, "--output", tmp_path / "r.txt"],
                  ["deploy", "--solr", url, "--collection", "c"]):
-        proc = verb("solr", *argv)
+        proc = run_verb("solr", *argv)
         line = assert_one_error(proc, "cannot reach Solr")
         assert "s3cr3t-pw" not in proc.stderr + proc.stdout and "admin" not in line
         assert "***@127.0.0.1" in line

@@ -36,17 +36,18 @@ def _wait(condition, proc: subprocess.Popen, timeout: float = 240.0) -> None:
         time.sleep(0.05)
 
 
-def test_pool_workers_die_with_a_killed_parent():
-    script = textwrap.dedent("""
+def test_pool_workers_die_with_a_killed_parent(tmp_path):
+    # each task marks that a worker runs it, then blocks: the parent is killed while both workers are busy
+    script = textwrap.dedent(f"""
         import time
         from qlog_pyserini.system.processes import process_pool
         pool = process_pool(2)
-        futures = [pool.submit(time.sleep, 60) for _ in range(2)]
+        task = "import pathlib, os, time; pathlib.Path({str(tmp_path)!r}, str(os.getpid())).touch(); time.sleep(60)"
+        futures = [pool.submit(exec, task, {{}}) for _ in range(2)]
         time.sleep(600)
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": str(ROOT)})
-    _wait(lambda: len(_python_children(proc.pid)) >= 2, proc)
-    time.sleep(1.0)  # the workers have started their tasks
+    _wait(lambda: len(list(tmp_path.iterdir())) >= 2, proc)
     family = children_of(proc.pid)  # the workers and multiprocessing's resource tracker
     proc.send_signal(signal.SIGKILL)
     proc.wait()
