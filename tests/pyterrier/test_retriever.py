@@ -14,21 +14,30 @@ import sys
 import pandas as pd
 import pytest
 from conftest import ROOT
-from scipy import stats
 
-pt = pytest.importorskip("pyterrier")
-
-from qlog_pyserini.eval.trec_eval import trec_eval  # noqa: E402
-from qlog_pyserini.formats.frames import (read_qrels_frame, read_run_frame, read_topics_frame,  # noqa: E402
-                                          run_frame)
-from qlog_pyserini.formats.trec import write_run  # noqa: E402
-from qlog_pyserini.search.batch import search_topics  # noqa: E402
-from qlog_pyserini.search.searcher import QLogSearcher  # noqa: E402
-from qlog_pyserini.sweep.frames import sweep_on_frames  # noqa: E402
-from qlog_pyserini.sweep.run import SweepSettings  # noqa: E402
-from qlog_pyserini.pyterrier import QLogRetriever, TextLoader  # noqa: E402
+from qlog_pyserini.eval.trec_eval import trec_eval
+from qlog_pyserini.formats.frames import read_qrels_frame, read_run_frame, read_topics_frame, run_frame
+from qlog_pyserini.formats.trec import write_run
+from qlog_pyserini.search.batch import search_topics
+from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.sweep.frames import sweep_on_frames
+from qlog_pyserini.sweep.run import SweepSettings
 
 pytestmark = pytest.mark.jvm
+
+
+@pytest.fixture(scope="module")
+def pt():
+    """PyTerrier, imported by the first test that runs (not at collection: it takes most of a second)."""
+    return pytest.importorskip("pyterrier")
+
+
+@pytest.fixture(scope="module")
+def terrier(pt):
+    """Our transformers (:mod:`qlog_pyserini.pyterrier` imports PyTerrier)."""
+    from qlog_pyserini import pyterrier
+
+    return pyterrier
 
 HITS = 100
 # ir_measures names beside the trec_eval measures our eval reports
@@ -59,7 +68,8 @@ def cli_runs(csn_ruby, tmp_path_factory):
             for name, flags in (("bm25", ["--similarity", "bm25"]), ("qlog", ["--q", "0.7"]))}
 
 
-def test_results_equal_the_search_cli_run(csn_ruby, searcher, cli_runs):
+def test_results_equal_the_search_cli_run(csn_ruby, searcher, cli_runs, terrier):
+    QLogRetriever = terrier.QLogRetriever
     topics = read_topics_frame(csn_ruby[0] / "topics.tsv")
     for name, retriever in (("qlog", QLogRetriever(searcher, q=0.7, num_results=HITS)),
                             ("bm25", QLogRetriever(searcher, similarity="bm25", num_results=HITS))):
@@ -71,7 +81,10 @@ def test_results_equal_the_search_cli_run(csn_ruby, searcher, cli_runs):
         assert (got["query"] == got["qid"].map(dict(zip(topics["qid"], topics["query"])))).all()
 
 
-def test_experiment_gives_our_eval_figures_and_scipy_p_values(csn_ruby, searcher, cli_runs):
+def test_experiment_gives_our_eval_figures_and_scipy_p_values(csn_ruby, searcher, cli_runs, pt, terrier):
+    from scipy import stats
+
+    QLogRetriever = terrier.QLogRetriever
     data = csn_ruby[0]
     topics, qrels = read_topics_frame(data / "topics.tsv"), read_qrels_frame(data / "qrels.txt")
     bm25 = QLogRetriever(searcher, similarity="bm25", num_results=HITS)
@@ -92,7 +105,8 @@ def test_experiment_gives_our_eval_figures_and_scipy_p_values(csn_ruby, searcher
     assert table.loc["qlog", "nDCG@10 p-value"] < 0.05
 
 
-def test_grid_search_over_q_agrees_with_our_sweep(csn_ruby, searcher, tmp_path):
+def test_grid_search_over_q_agrees_with_our_sweep(csn_ruby, searcher, tmp_path, pt, terrier):
+    QLogRetriever = terrier.QLogRetriever
     data, index = csn_ruby
     topics, qrels = read_topics_frame(data / "topics.tsv"), read_qrels_frame(data / "qrels.txt")
     grid = [0.5, 0.7, 1.0]
@@ -114,7 +128,8 @@ def test_grid_search_over_q_agrees_with_our_sweep(csn_ruby, searcher, tmp_path):
     assert len(swept.per_query) == len(grid) * qrels["qid"].nunique()
 
 
-def test_pipelines_cutoffs_text_and_auto(csn_ruby, searcher):
+def test_pipelines_cutoffs_text_and_auto(csn_ruby, searcher, terrier):
+    QLogRetriever, TextLoader = terrier.QLogRetriever, terrier.TextLoader
     data, index = csn_ruby
     topics = read_topics_frame(data / "topics.tsv").head(20)
     qlog = QLogRetriever(searcher, q=0.7, num_results=HITS)
@@ -136,8 +151,10 @@ def test_pipelines_cutoffs_text_and_auto(csn_ruby, searcher):
     pd.testing.assert_frame_equal(frame[["qid", "docno", "rank", "score"]], expected)
 
 
-def test_bad_parameters_fail_at_once(csn_ruby, searcher):
+def test_bad_parameters_fail_at_once(csn_ruby, searcher, terrier):
     from qlog_pyserini.errors import QLogError
+
+    QLogRetriever = terrier.QLogRetriever
 
     with pytest.raises(QLogError, match="q"):
         QLogRetriever(searcher, q=-2)

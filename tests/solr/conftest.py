@@ -36,7 +36,8 @@ def fake_select() -> Iterator[Callable[[Callable[[dict], list[dict]]], str]]:
 
         server = HTTPServer(("127.0.0.1", 0), Select)
         servers.append(server)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        # serve_forever looks for shutdown() every poll_interval (0.5 s by default): each test would wait that long
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
         return f"http://127.0.0.1:{server.server_port}/solr"
 
     start.seen = []
