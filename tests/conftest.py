@@ -55,13 +55,15 @@ def _not_quiet() -> None:
     progress.set_quiet(False)
 
 
-def run_verb(name: str, *args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run_verb(name: str, *args: object, cwd: Path | None = None,
+             timeout: float | None = None) -> subprocess.CompletedProcess:
     """``python -m qlog_pyserini.<name> args...`` run in this process, as ``run_cli`` runs it, output captured.
 
     What a child process would show is what this returns (exit code, stdout, stderr), without the second or
     two a fresh interpreter spends importing numpy, pandas and scipy: so a test of a verb's refusals or
     messages runs in milliseconds. A crash is not turned into an exit code: its traceback fails the test.
     The real entry point (``python -m`` in a fresh process) keeps its own tests, one per verb at least.
+    ``timeout`` (seconds) fails a verb that runs longer, as ``subprocess.run``'s would.
     """
     import contextlib
     import importlib
@@ -74,11 +76,18 @@ def run_verb(name: str, *args: object, cwd: Path | None = None) -> subprocess.Co
     module = importlib.import_module(f"qlog_pyserini.{name}.__main__")
     argv = [str(a) for a in args]
     out, err = io.StringIO(), io.StringIO()
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGALRM)}
     here = os.getcwd()
+
+    def timed_out(*_):
+        raise TimeoutError(f"python -m qlog_pyserini.{name} ran for more than {timeout} s")
+
     try:
         if cwd is not None:
             os.chdir(cwd)
+        if timeout is not None:
+            signal.signal(signal.SIGALRM, timed_out)
+            signal.setitimer(signal.ITIMER_REAL, timeout)
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 run_cli(module.main, argv)
@@ -88,6 +97,8 @@ def run_verb(name: str, *args: object, cwd: Path | None = None) -> subprocess.Co
                 if not isinstance(e.code, (int, type(None))):
                     print(e.code, file=sys.stderr)
     finally:
+        if timeout is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
         os.chdir(here)
         for s, handler in handlers.items():  # run_cli installs its SIGTERM/SIGHUP handlers; the runner keeps its own
             signal.signal(s, handler)

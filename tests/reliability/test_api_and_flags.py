@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 import pytest
-from reliability.reliability_helpers import assert_one_error, verb
+from reliability.reliability_helpers import assert_one_error
 
-from conftest import ROOT
+from conftest import ROOT, run_verb
 from qlog_pyserini.errors import QLogError
 
 pytestmark = pytest.mark.jvm
@@ -65,7 +65,7 @@ def test_every_call_after_close_says_closed(tiny_index):
 def test_q_with_a_model_without_q_is_refused(flags, tiny_index, tmp_path):
     topics = tmp_path / "t.tsv"
     topics.write_text("q1\tz0001\n")
-    proc = verb("search", "--index", tiny_index, "--topics", topics, "--output", tmp_path / "r.txt", *flags)
+    proc = run_verb("search", "--index", tiny_index, "--topics", topics, "--output", tmp_path / "r.txt", *flags)
     assert_one_error(proc, "--q applies to --similarity qlog only")
     assert not (tmp_path / "r.txt").exists()
 
@@ -82,7 +82,7 @@ def judged(tmp_path):
                                            (["--resamples", "0"], "--resamples must be an integer from 1"),
                                            (["--metric", "P.5,10"], "gives several values")])
 def test_compare_refuses_before_any_work(flags, needle, judged):
-    proc = verb("compare", "--qrels", judged / "qrels.txt", "--runs", judged / "a.txt", judged / "b.txt", *flags,
+    proc = run_verb("compare", "--qrels", judged / "qrels.txt", "--runs", judged / "a.txt", judged / "b.txt", *flags,
                 timeout=120)
     assert_one_error(proc, needle)
 
@@ -90,7 +90,7 @@ def test_compare_refuses_before_any_work(flags, needle, judged):
 def test_sweep_quiet_prints_no_q_auto_line(tiny_index, tmp_path):
     (tmp_path / "t.tsv").write_text("q1\tz0001 z0002\nq2\tz0010\n")
     (tmp_path / "qrels.txt").write_text("q1 0 doc/000.go:F0 1\nq2 0 doc/006.go:F6 1\n")
-    proc = verb("sweep", "--index", tiny_index, "--topics", tmp_path / "t.tsv", "--qrels", tmp_path / "qrels.txt",
+    proc = run_verb("sweep", "--index", tiny_index, "--topics", tmp_path / "t.tsv", "--qrels", tmp_path / "qrels.txt",
                 "--q-grid", "0.5,1", "--hits", "5", "--resamples", "10", "--out", tmp_path / "sw", "--quiet")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "q auto" not in proc.stderr, proc.stderr

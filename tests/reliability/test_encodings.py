@@ -16,10 +16,11 @@ import time
 from pathlib import Path
 
 import pytest
-from reliability.reliability_helpers import assert_one_error, children_of, tree, verb
+from reliability.reliability_helpers import assert_one_error, children_of, tree
 
-from conftest import ROOT
+from conftest import ROOT, run_verb
 from qlog_pyserini.eval.trec_eval import trec_eval
+from qlog_pyserini.system.processes import wait_gone
 
 pytestmark = pytest.mark.jvm
 
@@ -55,8 +56,8 @@ def test_a_byte_order_mark_changes_no_metric(which, judged):
 
 def test_eval_verb_reads_a_run_with_a_byte_order_mark(judged, tmp_path):
     qrels, run = judged
-    plain = verb("eval", "--qrels", qrels, "--run", run, "--metrics", "recip_rank")
-    marked = verb("eval", "--qrels", qrels, "--run", _with_bom(run), "--metrics", "recip_rank")
+    plain = run_verb("eval", "--qrels", qrels, "--run", run, "--metrics", "recip_rank")
+    marked = run_verb("eval", "--qrels", qrels, "--run", _with_bom(run), "--metrics", "recip_rank")
     assert plain.returncode == marked.returncode == 0, marked.stderr
     assert marked.stdout == plain.stdout and "0.8333" in plain.stdout
 
@@ -79,9 +80,10 @@ def test_a_killed_eval_leaves_no_trec_eval_binary_in_the_java_temp_folder(tmp_pa
         if any(javatmp.iterdir()) or any(b"trec_eval-" in _cmdline(c) for c in children_of(proc.pid)):
             break
         time.sleep(0.005)
+    family = children_of(proc.pid)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    time.sleep(1.0)  # its children die with it (PR_SET_PDEATHSIG)
+    assert wait_gone(family, timeout=20) == []  # its children die with it (PR_SET_PDEATHSIG)
     assert list(javatmp.iterdir()) == []
 
 
@@ -100,7 +102,7 @@ def test_a_lone_surrogate_in_a_corpus_is_one_error_naming_the_line(tmp_path):
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text('{"id": "d1", "contents": "parse"}\n{"id": "d2", "contents": "bad \\ud800 text"}\n')
     before = tree(tmp_path)
-    line = assert_one_error(verb("index", "--corpus", corpus, "--index", tmp_path / "idx", "--quiet"), "surrogate")
+    line = assert_one_error(run_verb("index", "--corpus", corpus, "--index", tmp_path / "idx", "--quiet"), "surrogate")
     assert f"{corpus}:2" in line
     assert tree(tmp_path) == before
 
@@ -112,8 +114,8 @@ def test_a_lone_surrogate_in_a_query_is_one_error_naming_the_line(field, tmp_pat
     query[field] += "\ud800"
     topics.write_text('{"_id": "q0", "text": "z0002"}\n' + json.dumps(query) + "\n")
     before = tree(tmp_path)
-    line = assert_one_error(verb("search", "--index", tiny_index, "--topics", topics, "--output", tmp_path / "r.txt"),
-                            "surrogate")
+    proc = run_verb("search", "--index", tiny_index, "--topics", topics, "--output", tmp_path / "r.txt")
+    line = assert_one_error(proc, "surrogate")
     assert f"{topics}:2" in line
     assert tree(tmp_path) == before
 
@@ -124,7 +126,7 @@ def test_a_lone_surrogate_in_a_query_is_one_error_naming_the_line(field, tmp_pat
 
 def _docs_of(index_dir: Path, tmp_path: Path, topics: Path, name: str) -> str:
     run = tmp_path / f"{name}.txt"
-    proc = verb("search", "--index", index_dir, "--topics", topics, "--output", run, "--hits", "100", "--quiet")
+    proc = run_verb("search", "--index", index_dir, "--topics", topics, "--output", run, "--hits", "100", "--quiet")
     assert proc.returncode == 0, proc.stderr[-2000:]
     return run.read_text()
 
@@ -138,10 +140,10 @@ def test_a_beir_folder_contributes_its_corpus_only(tmp_path):
     (beir / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
     (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i}\t1\n" for i in range(6)))
     (beir / ".qlog-pyserini.json").write_text('{"kind": "corpus"}\n')
-    proc = verb("index", "--corpus", beir, "--index", tmp_path / "from-folder", "--quiet", "--threads", "1")
+    proc = run_verb("index", "--corpus", beir, "--index", tmp_path / "from-folder", "--quiet", "--threads", "1")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "indexed 6 documents" in proc.stderr
-    reference = verb("index", "--corpus", beir / "corpus.jsonl", "--index", tmp_path / "from-file", "--quiet",
+    reference = run_verb("index", "--corpus", beir / "corpus.jsonl", "--index", tmp_path / "from-file", "--quiet",
                      "--threads", "1")
     assert reference.returncode == 0, reference.stderr[-2000:]
     topics = beir / "queries.jsonl"
@@ -163,7 +165,7 @@ def test_index_reads_an_anserini_corpus_in_place_and_builds_the_same_index(tmp_p
     collection_folder([packed], converted)
     assert not any(p.is_symlink() for p in converted.iterdir())
     for name, corpus in (("in-place", tiny_corpus), ("converted", packed)):
-        proc = verb("index", "--corpus", corpus, "--index", tmp_path / name, "--quiet", "--threads", "1")
+        proc = run_verb("index", "--corpus", corpus, "--index", tmp_path / name, "--quiet", "--threads", "1")
         assert proc.returncode == 0, proc.stderr[-2000:]
     topics = tmp_path / "topics.tsv"
     topics.write_text("q1\tz0001 z0010\nq2\tz0025 z0040\nq3\tz0002\n")

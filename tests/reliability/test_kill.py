@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
-from reliability.reliability_helpers import children_of, verb
+from conftest import ROOT, run_verb
+from reliability.reliability_helpers import children_of
 
 from qlog_pyserini.system.processes import wait_gone
 
@@ -94,7 +94,7 @@ def big(tmp_path_factory) -> dict[str, Path]:
             t.write(f"q{i}\t{' '.join(rng.choices(vocab[:3000], k=6))}\n")
             q.write(f"q{i} 0 d{rng.randrange(DOCS)} 1\n")
     index = folder / "index"
-    proc = verb("index", "--corpus", corpus, "--index", index, "--threads", "2", "--quiet")
+    proc = run_verb("index", "--corpus", corpus, "--index", index, "--threads", "2", "--quiet")
     assert proc.returncode == 0, proc.stderr
     return {"corpus": corpus, "topics": topics, "qrels": qrels, "index": index, "folder": folder}
 
@@ -119,7 +119,7 @@ def test_killed_index_leaves_no_java_child_and_no_staging(big, tmp_path, sig):
         assert stale, "SIGKILL cannot be caught: the staging folder stays until the next run"
         small = tmp_path / "small.jsonl"
         small.write_text(json.dumps({"id": "a", "contents": "hello world"}) + "\n")
-        again = verb("index", "--corpus", small, "--index", out, "--threads", "1", "--quiet")
+        again = run_verb("index", "--corpus", small, "--index", out, "--threads", "1", "--quiet")
         assert again.returncode == 0, again.stderr
         assert "left behind by an earlier run" in again.stderr
         assert _hidden(tmp_path, "idx") == [] and (out / ".qlog-pyserini.json").is_file()
@@ -141,7 +141,8 @@ def test_killed_search_leaves_no_temporary_run(big, tmp_path, sig):
     else:
         assert _hidden(tmp_path, "run.txt"), "SIGKILL cannot be caught: the temporary stays until the next run"
         (tmp_path / "one.tsv").write_text("q1\tw1 w2\n")
-        again = verb("search", "--index", big["index"], "--topics", tmp_path / "one.tsv", "--output", out, "--quiet")
+        again = run_verb("search", "--index", big["index"], "--topics", tmp_path / "one.tsv", "--output", out,
+                         "--quiet")
         assert again.returncode == 0, again.stderr
         assert _hidden(tmp_path, "run.txt") == [] and out.is_file()
 
@@ -171,7 +172,7 @@ def test_killed_sweep_leaves_no_staging_and_no_child(big, tmp_path, sig):
         assert _hidden(tmp_path, "sw")
         small_topics = tmp_path / "t.tsv"
         small_topics.write_text("q1\tw1 w2\nq2\tw3\n")
-        again = verb("sweep", "--index", big["index"], "--topics", small_topics, "--qrels", big["qrels"],
+        again = run_verb("sweep", "--index", big["index"], "--topics", small_topics, "--qrels", big["qrels"],
                      "--out", out, "--q-grid", "0.5", "--no-auto", "--hits", "10", "--resamples", "50", "--quiet")
         assert again.returncode == 0, again.stderr
         assert _hidden(tmp_path, "sw") == [] and (out / "summary.json").is_file()

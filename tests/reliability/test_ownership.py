@@ -1,8 +1,9 @@
 """An output is never an input, ``--overwrite`` replaces only what this tool wrote, and awkward output
 places (a link, a mount point, a full disk) are refused or reported as one line, before or without damage.
 
-Every verb runs in a fresh process as a user runs it, on real inputs (the tiny index, a small corpus),
-so a verb that skipped a check would really destroy the file the test then finds changed.
+Every verb runs as ``python -m`` runs it (its ``main`` under ``run_cli``, in this process), on real inputs
+(the tiny index, a small corpus), so a verb that skipped a check would really destroy the file the test then
+finds changed.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from reliability.reliability_helpers import assert_one_error, tree, verb
+from conftest import run_verb
+from reliability.reliability_helpers import assert_one_error, tree
 
 from qlog_pyserini.system.outputs import MARKER
 
@@ -54,14 +56,14 @@ def _output_is_input_cases(work: Path, index: Path) -> list[tuple[str, list, Pat
 def test_an_output_that_is_an_input_is_refused(case, work, tiny_index):
     name, argv, victim = _output_is_input_cases(work, tiny_index)[case]
     before = tree(work)
-    assert_one_error(verb(name, *argv), "input")
+    assert_one_error(run_verb(name, *argv), "input")
     assert tree(work) == before, f"{victim.name} was changed"
 
 
 def test_a_hard_link_to_an_input_is_refused(work, tiny_index):
     os.link(work / "topics.tsv", work / "alias.tsv")
     before = tree(work)
-    assert_one_error(verb("search", "--index", tiny_index, "--topics", work / "topics.tsv",
+    assert_one_error(run_verb("search", "--index", tiny_index, "--topics", work / "topics.tsv",
                           "--output", work / "alias.tsv"), "input")
     assert tree(work) == before
 
@@ -69,21 +71,21 @@ def test_a_hard_link_to_an_input_is_refused(work, tiny_index):
 def test_a_symlink_to_an_input_is_refused(work):
     (work / "link.txt").symlink_to(work / "run.txt")
     before = tree(work)
-    assert_one_error(verb("eval", "--qrels", work / "qrels.txt", "--run", work / "run.txt",
+    assert_one_error(run_verb("eval", "--qrels", work / "qrels.txt", "--run", work / "run.txt",
                           "--output", work / "link.txt"), "input")
     assert tree(work) == before
 
 
 def test_two_outputs_of_one_command_may_not_be_one_file(work):
     before = tree(work)
-    assert_one_error(verb("compare", "--qrels", work / "qrels.txt", "--runs", work / "run.txt", work / "other.txt",
+    assert_one_error(run_verb("compare", "--qrels", work / "qrels.txt", "--runs", work / "run.txt", work / "other.txt",
                           "--resamples", "10", "--markdown", work / "x.md", "--csv", work / "x.md"), "input")
     assert tree(work) == before
 
 
 def test_an_output_inside_the_index_is_refused(work, tiny_index):
     before = tree(tiny_index)
-    assert_one_error(verb("search", "--index", tiny_index, "--topics", work / "topics.tsv",
+    assert_one_error(run_verb("search", "--index", tiny_index, "--topics", work / "topics.tsv",
                           "--output", tiny_index / "run.txt"), "inside the input folder")
     assert tree(tiny_index) == before
 
@@ -108,7 +110,7 @@ def _first_run(name: str, work: Path, index: Path, out: Path) -> list:
 def test_overwrite_refuses_a_folder_holding_one_foreign_file(name, foreign, work, tiny_corpus, tiny_index):
     (work / "corpus.jsonl").write_bytes(tiny_corpus.read_bytes())
     out = work / "out"
-    first = verb(name, *_first_run(name, work, tiny_index, out))
+    first = run_verb(name, *_first_run(name, work, tiny_index, out))
     assert first.returncode == 0, first.stderr[-2000:]
     assert json.loads((out / MARKER).read_text())["kind"] == name
     # One file the user added: beside our entries, or inside one of our folders.
@@ -118,13 +120,13 @@ def test_overwrite_refuses_a_folder_holding_one_foreign_file(name, foreign, work
     mine = (inner if foreign == "inner" else out) / "notes.txt"
     mine.write_text("my notes")
     before = tree(work)
-    proc = verb(name, *_first_run(name, work, tiny_index, out), "--overwrite")
+    proc = run_verb(name, *_first_run(name, work, tiny_index, out), "--overwrite")
     line = assert_one_error(proc, "did not write")
     assert mine.relative_to(out).as_posix() in line
     assert tree(work) == before
     # Without the foreign file, the same command replaces our own output.
     mine.unlink()
-    again = verb(name, *_first_run(name, work, tiny_index, out), "--overwrite")
+    again = run_verb(name, *_first_run(name, work, tiny_index, out), "--overwrite")
     assert again.returncode == 0, again.stderr[-2000:]
 
 
@@ -133,7 +135,7 @@ def test_reproduce_refuses_a_results_folder_holding_files_it_did_not_write(work)
     results.mkdir()
     (results / "main.md").write_text("my own table")
     before = tree(work)
-    proc = verb("reproduce", "--quick", "--work", work / "w", "--out", results, "--shared", work / "none",
+    proc = run_verb("reproduce", "--quick", "--work", work / "w", "--out", results, "--shared", work / "none",
                 "--cache", work / "cache")
     assert_one_error(proc, "main.md")
     assert tree(work) == before
@@ -147,7 +149,7 @@ def test_index_into_a_symlink_to_an_empty_folder_publishes_into_its_target(work,
     target = work / "real"
     target.mkdir()
     (work / "link").symlink_to(target)
-    proc = verb("index", "--corpus", tiny_corpus, "--index", work / "link", "--quiet", "--threads", "1")
+    proc = run_verb("index", "--corpus", tiny_corpus, "--index", work / "link", "--quiet", "--threads", "1")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert (work / "link").is_symlink() and any(p.name.startswith("segments_") for p in target.iterdir())
     assert [p.name for p in work.iterdir() if p.name.startswith(".")] == []
@@ -169,7 +171,7 @@ def tmpfs(tmp_path: Path):
 
 def test_index_refuses_a_mount_point_before_building(work, tiny_corpus, tmpfs):
     (tmpfs / "segments_1").write_bytes(b"")
-    proc = verb("index", "--corpus", tiny_corpus, "--index", tmpfs, "--overwrite", "--quiet", "--threads", "1")
+    proc = run_verb("index", "--corpus", tiny_corpus, "--index", tmpfs, "--overwrite", "--quiet", "--threads", "1")
     assert_one_error(proc, "mount point")
     assert sorted(p.name for p in tmpfs.iterdir()) == ["segments_1"]
     assert [p.name for p in work.iterdir() if p.name.startswith(".")] == []
@@ -197,7 +199,7 @@ def test_a_full_disk_is_one_error_line_naming_the_path(name, work, tiny_index, t
             "search": ["--index", tiny_index, "--topics", topics, "--hits", "60", "--output", out],
             "prepare": ["--format", "trec", "--corpus", big, "--topics", work / "topics.tsv",
                         "--qrels", work / "qrels.txt", "--out", out, "--quiet"]}[name]
-    line = assert_one_error(verb(name, *argv), "no space left")
+    line = assert_one_error(run_verb(name, *argv), "no space left")
     assert str(tmpfs) in line, line
     assert list(tmpfs.iterdir()) == [], "something half-written was left on the full disk"
 

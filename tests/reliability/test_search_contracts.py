@@ -1,7 +1,7 @@
 """The search contracts against a real JVM: scores a run can hold, identifiers, threads, clause limits, corrupt indexes.
 
-Each test drives the real searcher (Anserini and Lucene through pyjnius) or the real verb in a fresh
-process, and checks the contract the README's "Command line" section states.
+Each test drives the real searcher (Anserini and Lucene through pyjnius) or the real verb (its ``main`` under
+``run_cli``, as ``python -m`` runs it), and checks the contract the README's "Command line" section states.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
-from reliability.reliability_helpers import assert_one_error, tree, verb
+from conftest import ROOT, run_verb
+from reliability.reliability_helpers import assert_one_error, tree
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import read_topics
@@ -43,7 +43,7 @@ def test_idf_gamma_whose_scores_overflow_is_refused_at_construction(searcher):
 
 
 def test_search_verb_refuses_gamma_50_in_one_line(tmp_path, stdlib_index, stdlib_code):
-    proc = verb("search", "--index", stdlib_index, "--topics", stdlib_code[1], "--output", tmp_path / "r.txt",
+    proc = run_verb("search", "--index", stdlib_index, "--topics", stdlib_code[1], "--output", tmp_path / "r.txt",
                 "--similarity", "idf-gamma", "--gamma", "50")
     assert_one_error(proc, "gamma")
     assert not (tmp_path / "r.txt").exists()
@@ -69,7 +69,7 @@ def test_low_q_is_refused_on_an_index_too_large_for_it(tmp_path):
 @pytest.mark.parametrize("q", ["0.05", "0.3", "1", "2"])
 def test_written_scores_strictly_decrease_within_each_query(tmp_path, stdlib_index, stdlib_code, q):
     out = tmp_path / "run.txt"
-    proc = verb("search", "--index", stdlib_index, "--topics", stdlib_code[1], "--output", out, "--q", q,
+    proc = run_verb("search", "--index", stdlib_index, "--topics", stdlib_code[1], "--output", out, "--q", q,
                 "--hits", "200", "--quiet")
     assert proc.returncode == 0, proc.stderr
     for qid, hits in read_run(out).items():
@@ -109,7 +109,7 @@ def test_search_verb_refuses_a_whitespace_docid_and_writes_nothing(tmp_path, ans
     topics = tmp_path / "t.tsv"
     topics.write_text("q1\tmy\n")
     before = tree(tmp_path)
-    assert_one_error(verb("search", "--index", anserini_index_with_spaces, "--topics", topics,
+    assert_one_error(run_verb("search", "--index", anserini_index_with_spaces, "--topics", topics,
                           "--output", tmp_path / "run.txt"), "my doc")
     assert tree(tmp_path) == before
 
@@ -159,14 +159,14 @@ def test_corrupt_index_is_one_error_line(tmp_path, stdlib_index, stdlib_code):
     segments.write_bytes(segments.read_bytes()[:20])
     with pytest.raises(QLogError, match="cannot open index"):
         QLogSearcher(broken)
-    assert_one_error(verb("search", "--index", broken, "--topics", stdlib_code[1], "--output", tmp_path / "r.txt"),
+    assert_one_error(run_verb("search", "--index", broken, "--topics", stdlib_code[1], "--output", tmp_path / "r.txt"),
                      "index")
     assert not (tmp_path / "r.txt").exists()
-    assert_one_error(verb("bench", "--index", broken, "--topics", stdlib_code[1]), "cannot open index")
+    assert_one_error(run_verb("bench", "--index", broken, "--topics", stdlib_code[1]), "cannot open index")
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("".join(f"{q} 0 x 1\n" for q in read_topics(stdlib_code[1])))
     for auto in ([], ["--no-auto"]):
-        assert_one_error(verb("sweep", "--index", broken, "--topics", stdlib_code[1], "--qrels", qrels,
+        assert_one_error(run_verb("sweep", "--index", broken, "--topics", stdlib_code[1], "--qrels", qrels,
                               "--out", tmp_path / "sw", *auto), "index")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "qrels.txt"]
 
@@ -204,7 +204,7 @@ def test_short_lived_threads_leave_no_java_thread(searcher):
 def test_stopword_only_queries_are_counted(tmp_path, stdlib_index):
     topics = tmp_path / "t.tsv"
     topics.write_text("q1\tparse the file\nq2\tthe and of\nq3\t \n")
-    proc = verb("search", "--index", stdlib_index, "--topics", topics, "--output", tmp_path / "r.txt")
+    proc = run_verb("search", "--index", stdlib_index, "--topics", topics, "--output", tmp_path / "r.txt")
     assert proc.returncode == 0, proc.stderr
     assert "1 queries have empty text" in proc.stderr and "1 more queries got no hits" in proc.stderr
     assert set(read_run(tmp_path / "r.txt")) == {"q1"}
