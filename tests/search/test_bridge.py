@@ -58,12 +58,15 @@ def check_against_oracle(searcher: QLogSearcher, topics: dict[str, str], k: int)
     got = searcher.batch_search(queries, qids, k=k, threads=2)
     assert list(got) == qids
     differ = 0
+    run_lines: list[str] = []
     for qid in qids:
+        hits = got[qid]  # built from the arrays at each access: once per query here (k = 1000: a million hits)
         expected = strictly_decreasing(want[qid])
-        assert [h.docid for h in got[qid]] == [h.docid for h in expected], qid
-        assert [h.score for h in got[qid]] == [h.score for h in expected], qid
-        assert [h.lucene_docid for h in got[qid]] == [h.lucene_docid for h in want[qid]], qid
-        written = list(format_run_lines(qid, got[qid], "t"))
+        assert [h.docid for h in hits] == [h.docid for h in expected], qid
+        assert [h.score for h in hits] == [h.score for h in expected], qid
+        assert [h.lucene_docid for h in hits] == [h.lucene_docid for h in want[qid]], qid
+        written = list(format_run_lines(qid, hits, "t"))
+        run_lines += written
         theirs = pyserini_lines(qid, want[qid])
         for i, (mine, pyserini) in enumerate(zip(written, theirs)):
             if mine != pyserini:
@@ -72,7 +75,7 @@ def check_against_oracle(searcher: QLogSearcher, topics: dict[str, str], k: int)
                 here, above = (np.float32(float(line.split()[4])) for line in (pyserini, theirs[i - 1]))
                 assert i > 0 and (not here < above or written[i - 1] != theirs[i - 1]), (mine, pyserini)
     # the Java writer writes what the Python reference writes
-    assert got.run_bytes("t") == "".join(line for qid in qids for line in format_run_lines(qid, got[qid], "t")).encode()
+    assert got.run_bytes("t") == "".join(run_lines).encode()
     return differ
 
 

@@ -9,17 +9,23 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT  # noqa: E402
+from conftest import ROOT, run_verb
 
 from qlog_pyserini.formats.trec import read_run
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
 
 
-def cli(verb: str, *args: str) -> subprocess.CompletedProcess:
+def fresh(verb: str, *args: object) -> subprocess.CompletedProcess:
+    """The verb as a user starts it: ``python -m`` in a new interpreter (and a new JVM)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", f"qlog_pyserini.{verb}", *map(str, args)],
                           capture_output=True, text=True, env=env, timeout=600)
+
+
+def cli(verb: str, *args: object) -> subprocess.CompletedProcess:
+    """The verb's ``main`` under ``run_cli``, in this process: the same code as ``fresh``, without a JVM start."""
+    return run_verb(verb, *args)
 
 
 def one_error_line(proc: subprocess.CompletedProcess, needle: str) -> None:
@@ -33,7 +39,7 @@ def one_error_line(proc: subprocess.CompletedProcess, needle: str) -> None:
 
 def test_search_cli_writes_trec_run_equal_to_api(tmp_path, stdlib_index, stdlib_code):
     out = tmp_path / "run.txt"
-    proc = cli("search", "--index", stdlib_index, "--topics", stdlib_code[1], "--output", out,
+    proc = fresh("search", "--index", stdlib_index, "--topics", stdlib_code[1], "--output", out,
                "--q", "0.3", "--hits", "20", "--threads", "2", "--run-tag", "mytag")
     assert proc.returncode == 0, proc.stderr
     assert "QLogBM25(k1=0.9,b=0.4,q=0.3,form=lucene)" in proc.stderr  # the log names the similarity
@@ -145,7 +151,7 @@ def test_index_cli_beir_corpus_with_unusual_docids(tmp_path):
             {"_id": "a/b.go:12", "title": "", "text": "func parseJSONValue reads a value"},
             {"_id": "c#3", "title": "x", "text": "plain words about sockets"}]
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    proc = cli("index", "--corpus", corpus, "--index", tmp_path / "idx", "--threads", "1")
+    proc = fresh("index", "--corpus", corpus, "--index", tmp_path / "idx", "--threads", "1")
     assert proc.returncode == 0, proc.stderr
     from qlog_pyserini.search.searcher import QLogSearcher
 
