@@ -17,7 +17,7 @@ SHARED_DATA = Path(os.environ.get("QLOG_SHARED_DATA", ROOT.parent / "shared" / "
 # ones on a machine without a JDK (most of their time goes to the command-line contract tests, which
 # run verbs as child processes): a test using one of these fixtures is marked here; modules that
 # start the JVM otherwise mark themselves with `pytestmark = pytest.mark.jvm`.
-JVM_FIXTURES = frozenset({"tiny_index", "stdlib_index", "csn_ruby"})
+JVM_FIXTURES = frozenset({"tiny_index", "stdlib_index", "csn_ruby", "csn_ruby_runs"})
 
 
 def pytest_collection_modifyitems(config, items) -> None:
@@ -227,6 +227,40 @@ def csn_ruby(shared_data, tmp_path_factory) -> tuple[Path, Path]:
     prepared = prepare_csn([folder / "test.jsonl", folder / "valid.jsonl"], work / "data")
     build_index(prepared.out / "corpus", work / "index", threads=2, progress=False)
     return prepared.out, work / "index"
+
+
+#: the q values the CSN-Ruby runs are searched at: BM25 itself, the headline q, and a small q whose large
+#: scores are closer than a float's step when written with 6 decimals
+CSN_RUBY_QS = (1.0, 0.7, 0.3)
+
+
+@pytest.fixture(scope="session")
+def csn_ruby_runs(csn_ruby, tmp_path_factory) -> dict[float, Path]:
+    """CSN-Ruby's topics searched once per session at each q of ``CSN_RUBY_QS`` (1000 hits): q -> TREC run file.
+
+    Several evaluations read the same runs (our metrics, trec_eval, pytrec_eval, ir_measures, ranx); each
+    search of 1261 topics to depth 1000 takes seconds, so it is done once. Each file is checked here to hold
+    the searcher's ranking in its order, so a test reading the file in rank order evaluates that ranking.
+    """
+    from qlog_pyserini.formats.topics import read_topics
+    from qlog_pyserini.formats.trec import read_run, write_run
+    from qlog_pyserini.search.batch import search_topics
+    from qlog_pyserini.search.searcher import QLogSearcher
+
+    data, index = csn_ruby
+    folder = tmp_path_factory.mktemp("csn-ruby-runs")
+    topics = read_topics(data / "topics.tsv")
+    runs: dict[float, Path] = {}
+    with QLogSearcher(index) as searcher:
+        for q in CSN_RUBY_QS:
+            searcher.set_q(q)
+            results = search_topics(searcher, topics, hits=1000, threads=2, progress=False)
+            runs[q] = folder / f"run.q{q}.txt"
+            write_run(runs[q], results, tag=f"q{q}")
+            written = read_run(runs[q])
+            assert all([h.docid for h in written.get(qid, [])] == [h.docid for h in hits]
+                       for qid, hits in results.items()), f"the run file at q = {q} is not the searcher's ranking"
+    return runs
 
 
 def same_ranking(got: list[tuple[str, float]], want: list[tuple[str, float]], rel: float = 0.0,

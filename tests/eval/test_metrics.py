@@ -79,18 +79,9 @@ def test_constructed_run_with_float_ties(constructed, complete):
 
 
 @pytest.mark.jvm
-def test_real_runs_csn_ruby(csn_ruby, tmp_path):
-    from qlog_pyserini.search.batch import search_topics
-    from qlog_pyserini.search.searcher import QLogSearcher
-
-    data, index = csn_ruby
-    topics = read_topics(data / "topics.tsv")
-    searcher = QLogSearcher(index)
-    for q in (1.0, 0.7, 0.3):
-        searcher.set_q(q)
-        run = tmp_path / f"run.q{q}.txt"
-        write_run(run, search_topics(searcher, topics, hits=1000, threads=2, progress=False), tag=f"q{q}")
-        assert assert_same_as_trec_eval(data / "qrels.txt", run) == 1261
+def test_real_runs_csn_ruby(csn_ruby, csn_ruby_runs):
+    for run in csn_ruby_runs.values():
+        assert assert_same_as_trec_eval(csn_ruby[0] / "qrels.txt", run) == 1261
 
 
 @pytest.fixture(scope="module")
