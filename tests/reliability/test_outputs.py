@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_verb
-from reliability.reliability_helpers import assert_one_error, tree
+from reliability.reliability_helpers import assert_one_error, tree, verb
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.outputs import MARKER, check_output_dir, is_owned, publish_dir, staging_dir, sweep_stale
@@ -204,5 +204,6 @@ def test_demo_refuses_a_work_folder_that_is_not_a_demo(work):
     (work / "d").mkdir()
     (work / "d" / "notes.md").write_text("mine")
     before = tree(work)
-    assert_one_error(run_verb("demo", "--work", work / "d"), "not a demo folder")
+    # a fresh process: the demo verb's real entry point (python -m), which no other test starts
+    assert_one_error(verb("demo", "--work", work / "d"), "not a demo folder")
     assert tree(work) == before

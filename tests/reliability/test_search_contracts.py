@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, run_verb
-from reliability.reliability_helpers import assert_one_error, tree
+from reliability.reliability_helpers import assert_one_error, tree, verb
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import read_topics
@@ -162,7 +162,8 @@ def test_corrupt_index_is_one_error_line(tmp_path, stdlib_index, stdlib_code):
     assert_one_error(run_verb("search", "--index", broken, "--topics", stdlib_code[1], "--output", tmp_path / "r.txt"),
                      "index")
     assert not (tmp_path / "r.txt").exists()
-    assert_one_error(run_verb("bench", "--index", broken, "--topics", stdlib_code[1]), "cannot open index")
+    # a fresh process: the bench verb's real entry point (python -m), which no other test starts
+    assert_one_error(verb("bench", "--index", broken, "--topics", stdlib_code[1]), "cannot open index")
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("".join(f"{q} 0 x 1\n" for q in read_topics(stdlib_code[1])))
     for auto in ([], ["--no-auto"]):
