@@ -33,6 +33,16 @@ from qlog_pyserini.analysis.analyzers import check_analyzer, index_analyzer, jav
 from qlog_pyserini.search.results import SEARCHER, BatchResults, DocidTable
 
 
+def text_of_raw(raw: str) -> str:
+    """The indexed text of a stored raw document: its ``contents`` when it is a JSON object (Anserini's
+    ``JsonCollection``), else the raw document itself."""
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return raw
+    return obj.get("contents", raw) if isinstance(obj, dict) else raw
+
+
 def check_index_dir(index_dir: str | os.PathLike) -> Path:
     """``index_dir`` if it holds a Lucene index (a ``segments_N`` file), else :class:`QLogError`."""
     if not isinstance(index_dir, (str, os.PathLike)):
@@ -319,11 +329,7 @@ class QLogSearcher:
             if contents is None:
                 raise QLogError(f"docid {docid!r} is not in the index")
             return contents
-        try:
-            obj = json.loads(raw)
-        except ValueError:
-            return raw
-        return obj.get("contents", raw) if isinstance(obj, dict) else raw
+        return text_of_raw(raw)
 
     def _open(self) -> Any:
         """The Java searcher, or one clear error once :meth:`close` ran."""

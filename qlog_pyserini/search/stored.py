@@ -11,26 +11,16 @@ stored ``contents`` field when there is no raw document.
 
 from __future__ import annotations
 
-import json
 from typing import Sequence
 
 import numpy as np
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.jvm.bridge import jclass
-from qlog_pyserini.search.searcher import QLogSearcher, instance_call
+from qlog_pyserini.search.searcher import QLogSearcher, instance_call, text_of_raw
 
 SEARCHER = "io.qlog.search.QLogSearcher"
 RAW, CONTENTS = "raw", "contents"  # Anserini's stored fields (io.anserini.index.Constants)
-
-
-def text_of_raw(raw: str) -> str:
-    """The indexed text of a stored raw document: its ``contents`` when it is a JSON object, else itself."""
-    try:
-        obj = json.loads(raw)
-    except ValueError:
-        return raw
-    return obj.get(CONTENTS, raw) if isinstance(obj, dict) else raw
 
 
 class StoredTexts:

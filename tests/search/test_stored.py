@@ -7,7 +7,8 @@ import pytest
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.search.searcher import QLogSearcher
-from qlog_pyserini.search.stored import StoredTexts, text_of_raw
+from qlog_pyserini.search.searcher import text_of_raw
+from qlog_pyserini.search.stored import StoredTexts
 
 pytestmark = pytest.mark.jvm
 
