@@ -116,7 +116,7 @@ def jvm_versions() -> dict[str, Any]:
     system = jclass("java.lang.System")
     runtime = jclass("java.lang.Runtime").getRuntime()
     return {"java": f"{system.getProperty('java.vm.name')} {system.getProperty('java.runtime.version')}",
-            "jdk_home": str(find_jdk().home), "jvm_max_heap_bytes": int(runtime.maxMemory()),
+            "java_vendor": str(system.getProperty("java.vm.vendor")), "jvm_max_heap_bytes": int(runtime.maxMemory()),
             "lucene": str(jclass("org.apache.lucene.util.Version").LATEST.toString()),
             "anserini_jar": pyserini_jar().name, "pyserini": _version("pyserini"),
             "qlog_pyserini": git_commit(), "similarity_jar": similarity_jar().name}
