@@ -36,8 +36,6 @@ from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.search.batch import write_topics_run
 from qlog_pyserini.search.searcher import QLogSearcher
 
-SIDES = ("lucene", "batch", "batch, q per query", "run", "sweep point", "bm25s")
-
 
 def measure_loop(bench: Any, index_path: Path, topics: dict[str, str], ks: Sequence[int], threads: int, q: float,
                  k1: float, b: float, repeats: int, qrels: str | os.PathLike | None, model: Any,
