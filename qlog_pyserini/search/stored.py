@@ -20,33 +20,37 @@ from qlog_pyserini.jvm.bridge import jclass
 from qlog_pyserini.search.searcher import QLogSearcher, instance_call, text_of_raw
 
 SEARCHER = "io.qlog.search.QLogSearcher"
-RAW, CONTENTS = "raw", "contents"  # Anserini's stored fields (io.anserini.index.Constants)
+PACKER = "io.qlog.search.StoredTexts"
+RAW, CONTENTS, NONE = ord("r"), ord("c"), ord("-")  # the kind bytes of io.qlog.search.StoredTexts
 
 
 class StoredTexts:
-    """``texts(doc_numbers)``: the indexed texts of documents of ``searcher``'s open index, by Lucene doc number."""
+    """``texts(doc_numbers)``: the indexed texts of documents of ``searcher``'s open index, by Lucene doc number.
+
+    One Java call per list (``io.qlog.search.StoredTexts``), however many documents: a call per
+    document through the bridge would cost more than reading the documents.
+    """
 
     def __init__(self, searcher: QLogSearcher) -> None:
         self.searcher = searcher
 
     def __call__(self, doc_numbers: Sequence[int] | np.ndarray) -> list[str]:
         numbers = np.asarray(doc_numbers, dtype=np.int64)
+        if not numbers.size:
+            return []
         reader = jclass(SEARCHER).reader_of(self.searcher._open())  # a closed searcher is one clear error
         count = int(instance_call(reader, "maxDoc"))
-        if numbers.size and (numbers.min() < 0 or numbers.max() >= count):
+        if numbers.min() < 0 or numbers.max() >= count:
             raise QLogError(f"doc numbers must lie in [0, {count}), the index's doc numbers")
-        # a StoredFields reader is per thread: one per call; every Java instance call under the bridge's lock
-        fields = instance_call(reader, "storedFields")
         order = np.argsort(numbers, kind="stable")
+        blob = jclass(PACKER).packed(reader, numbers[order].tolist()).tostring()
         texts: list[str] = [""] * numbers.size
+        at = 0
         for i in order.tolist():
-            doc = instance_call(fields, "document", int(numbers[i]))
-            raw = instance_call(doc, "get", RAW)
-            if raw is None:
-                raw = instance_call(doc, "get", CONTENTS)
-                if raw is None:
-                    raise QLogError(f"document {int(numbers[i])} of {self.searcher.index_dir} stores no text")
-                texts[i] = raw
-            else:
-                texts[i] = text_of_raw(raw)
+            kind, size = blob[at], int.from_bytes(blob[at + 1:at + 5], "little")
+            text = blob[at + 5:at + 5 + size].decode("utf-8")
+            at += 5 + size
+            if kind == NONE:
+                raise QLogError(f"document {int(numbers[i])} of {self.searcher.index_dir} stores no text")
+            texts[i] = text_of_raw(text) if kind == RAW else text
         return texts
