@@ -26,7 +26,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import TokenCounts, recall_from_arrays
 from qlog_pyserini.eval.metrics import DocidTable, QrelsArrays, RunArrays, evaluate, parse_supported
 from qlog_pyserini.eval.trec_eval import EvalResult, trec_eval
-from qlog_pyserini.search.batch import search_batches
+from qlog_pyserini.search.batch import prefetched, search_batches
 from qlog_pyserini.search.results import BatchResults
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.search.stored import StoredTexts
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from qlog_pyserini.predict.query_rule import QueryRuleSettings
     from qlog_pyserini.predict.rule import Prediction
 
-SWEEP_BATCH = 512  # queries per Java call in a sweep: few calls, and one batch of a k = 1000 run is ~4 MB
+SWEEP_BATCH = 128  # queries per Java call in a sweep: the next batch is searched while this one is measured
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ class PointScorer:
         """
         batches = search_batches(self.searcher, self.topics, self.hits, self.threads, progress=False,
                                  batch_size=SWEEP_BATCH)
-        return self.score_batches(batches, run_path, tag, budgets)
+        return self.score_batches(prefetched(batches), run_path, tag, budgets)
 
     def score_auto_query(self, prediction: Prediction, rule: QueryRuleSettings | None = None,
                          run_path: str | os.PathLike | None = None, tag: str = "run",
@@ -120,7 +120,7 @@ class PointScorer:
         q_of = AutoQueryQ(self.searcher, prediction, rule)
         batches = search_batches(self.searcher, self.topics, self.hits, self.threads, progress=False,
                                  batch_size=SWEEP_BATCH, q_of=q_of)
-        return self.score_batches(batches, run_path, tag, budgets), q_of.chosen
+        return self.score_batches(prefetched(batches), run_path, tag, budgets), q_of.chosen
 
     def score_batches(self, batches: Iterable[BatchResults], run_path: str | os.PathLike | None = None,
                       tag: str = "run", budgets: Sequence[int] = ()) -> PassResult:
