@@ -19,7 +19,8 @@ Definitions (each repeated where it is computed):
   observed assignment as one of the permutations, so ``p`` is never 0 and the test stays valid
   with a finite number of resamples (Phipson & Smyth, 2010).
 - **Paired t-test**: ``t = mean(d) / (sd(d) / sqrt(n))`` with the n-1 standard deviation,
-  two-sided, from :func:`scipy.stats.ttest_rel`; identical vectors give ``t = 0, p = 1``.
+  two-sided, :func:`scipy.stats.ttest_rel`'s arithmetic (the t tail from :func:`scipy.special.stdtr`);
+  identical vectors give ``t = 0, p = 1``.
 
 "Zero" means ``|x| <= 1e-12 * max(1, max|d_i|)`` wherever a mean difference is compared
 with 0 or with another one, so summing the same differences in another order (which changes
@@ -175,12 +176,13 @@ def paired_t_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarr
     # bits) has zero variance: certain evidence of a shift, where scipy would report ~1e16 or warn.
     if np.all(np.abs(d - d[0]) <= tol):
         return TTestResult(math.copysign(math.inf, d[0]), 0.0)
-    # imported here: scipy.stats takes over a second to import, and most verbs that import this module
-    # (sweep, table, reproduce, solr) never reach a t-test before their first output or error
-    from scipy import stats
+    # scipy.stats.ttest_rel's arithmetic, with the t distribution's tail from scipy.special: scipy.stats
+    # alone takes most of a second to import, a fixed cost of every sweep and table that tests.
+    from scipy.special import stdtr
 
-    res = stats.ttest_rel(np.asarray(b, dtype=float), np.asarray(a, dtype=float))
-    return TTestResult(float(res.statistic), float(res.pvalue))
+    diff = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
+    t = float(np.mean(diff) / np.sqrt(np.var(diff, ddof=1) / diff.size))
+    return TTestResult(t, float(min(1.0, 2.0 * stdtr(diff.size - 1, -abs(t)))))
 
 
 def win_tie_loss(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, eps: float = 0.0) -> tuple[int, int, int]:

@@ -87,6 +87,20 @@ def test_t_test_p_matches_table(quantile_t, p):
     assert paired_t_test(np.zeros(5), d).p == pytest.approx(p, abs=1e-5)
 
 
+@pytest.mark.parametrize("seed, n", [(1, 5), (2, 52), (3, 1000)])
+def test_t_test_equals_scipy_stats(seed, n):
+    # scipy.stats.ttest_rel is the reference the lighter computation must reproduce
+    from scipy import stats
+
+    rng = np.random.default_rng(seed)
+    a = rng.random(n)
+    b = np.clip(a + rng.normal(0.02, 0.2, n), 0, 1)
+    ref = stats.ttest_rel(b, a)
+    ours = paired_t_test(a, b)
+    assert ours.t == pytest.approx(float(ref.statistic), rel=1e-12)
+    assert ours.p == pytest.approx(float(ref.pvalue), rel=1e-10)
+
+
 def test_t_test_edge_cases():
     assert paired_t_test([0.1, 0.2], [0.3, 0.4]) == (math.inf, 0.0)
     t, p = paired_t_test([0.5], [0.7])
