@@ -231,19 +231,43 @@ def test_qlog_java_opts_reach_the_jvm_options(monkeypatch):
         jvm_options()
 
 
-@pytest.mark.jvm  # the JVM itself reports the heap it was started with
-@pytest.mark.parametrize("user, initial_mb", [("", 64), ("-Xms128m", 128), ("-Xmx512m -Xms32m", 32)])
-def test_the_initial_heap_is_small_unless_the_user_sizes_it(monkeypatch, user, initial_mb):
-    from qlog_pyserini.jvm.toolchain import embedded_jvm_options, find_jdk
+def _final_flags(opts: list[str]) -> dict[str, str]:
+    from qlog_pyserini.jvm.toolchain import find_jdk
+
+    out = subprocess.run([str(find_jdk().java), *opts, "-XX:+PrintFlagsFinal", "-version"], capture_output=True,
+                         text=True, check=True).stdout
+    return {line.split()[1]: line.split()[3] for line in out.splitlines() if len(line.split()) >= 4}
+
+
+@pytest.mark.jvm  # the JVM itself reports the heap and collector it was started with
+@pytest.mark.parametrize("user, initial_mb, ours", [("", 64, True), ("-Xms128m", 128, False),
+                                                    ("-Xmx512m -Xms32m", 32, False), ("-XX:+UseG1GC", None, False)])
+def test_the_heap_and_collector_are_ours_unless_the_user_picks_them(monkeypatch, user, initial_mb, ours):
+    from qlog_pyserini.jvm.toolchain import embedded_jvm_options
 
     monkeypatch.setenv("QLOG_JAVA_OPTS", user)
     opts = embedded_jvm_options()
-    flags = subprocess.run([str(find_jdk().java), *opts, "-XX:+PrintFlagsFinal", "-version"], capture_output=True,
-                           text=True, check=True).stdout
-    initial = next(int(line.split()[3]) for line in flags.splitlines() if line.split()[1:2] == ["InitialHeapSize"])
-    assert initial == initial_mb << 20
-    assert (opts.count("-Xms64m") == 1) == (user == "")
+    flags = _final_flags(opts)
+    if initial_mb is not None:
+        assert int(flags["InitialHeapSize"]) == initial_mb << 20
+    assert (flags["UseParallelGC"] == "true") == ours
+    assert (flags["UseG1GC"] == "true") == (not ours)  # the user's choice, or the JVM's default
+    if ours:
+        assert int(flags["NewSize"]) == int(flags["MaxNewSize"]) == 32 << 20
+        assert flags["UseAdaptiveSizePolicy"] == "false"
+    assert (opts.count("-Xms64m") == 1) == ours
     assert "-Xms64m" not in jvm_options()  # the indexer's own java process keeps the JVM's default
+
+
+@pytest.mark.jvm
+def test_the_native_heap_is_trimmed_unless_the_user_sets_the_interval(monkeypatch):
+    from qlog_pyserini.jvm.toolchain import NATIVE_TRIM_SINCE, embedded_jvm_options, find_jdk
+
+    monkeypatch.setenv("QLOG_JAVA_OPTS", "")
+    expected = "1000" if find_jdk().version >= NATIVE_TRIM_SINCE else "0"
+    assert _final_flags(embedded_jvm_options())["TrimNativeHeapInterval"] == expected
+    monkeypatch.setenv("QLOG_JAVA_OPTS", "-XX:TrimNativeHeapInterval=0")
+    assert _final_flags(embedded_jvm_options())["TrimNativeHeapInterval"] == "0"
 
 
 @pytest.mark.parametrize("name, params", [("qld", {"mu": 1e39}), ("idf-gamma", {"gamma": float("inf")}),
