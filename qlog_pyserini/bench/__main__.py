@@ -95,13 +95,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     result["command"] = "python -m qlog_pyserini.bench " + shlex.join(sys.argv[1:] if argv is None else list(argv))
     text = format_markdown(result)
     if args.end_to_end:
-        from qlog_pyserini.bench.endtoend import format_end_to_end, measure_end_to_end
+        from qlog_pyserini.bench.endtoend import format_end_to_end, lucene_pass_seconds, measure_end_to_end
 
         result["end_to_end"] = measure_end_to_end(
             args.index, args.topics, args.end_to_end, args.qrels, args.python_q, max(args.k),
             max(args.threads or [os.cpu_count() or 1]), args.repeats, args.scale, "0.1,0.2,...,1.0",
-            say=(lambda msg: None) if args.quiet else info)
-        text += format_end_to_end(result["end_to_end"])
+            say=(lambda msg: None) if args.quiet else info, k1=args.k1, b=args.b)
+        text += format_end_to_end(result["end_to_end"], lucene_pass_seconds(result, max(args.k),
+                                                                        result["end_to_end"]["queries"]))
     print(text)
     if args.output:
         write_text(args.output, text)

@@ -1,11 +1,15 @@
-"""End to end, each in a fresh process: the search verb, a bm25s script writing the same run, and the sweep verb.
+"""End to end, each in a fresh process: the search verb, a bm25s script writing the same run, the sweep
+verb, and Lucene alone making the sweep's passes in a fresh JVM.
 
 Each command runs as a child process (JVM start, reading, writing included); its wall time and peak
 resident memory are recorded by :func:`measure_command`, through a small launcher process (see
 there for why the benchmark cannot simply ``wait4`` its own child). The commands
-alternate, ``repeats`` rounds, order reversed every other round. The search verb also runs on the
-topics repeated ``scale`` times (fresh qids), to show its peak memory does not grow with the number
-of queries.
+alternate, ``repeats`` rounds, order reversed every other round. The search verb also runs once on
+the topics repeated ``scale`` times (fresh qids), to show its peak memory does not grow with the
+number of queries. ``Lucene alone`` (``io.qlog.bench.SearchBenchmark``'s ``main``: open the index,
+parse the queries, one top-k pass per grid point, exit) is the cold-start yardstick of the sweep verb:
+a fresh process pays the JVM's start and JIT warm-up that the in-JVM passes of the Python-path table
+have behind them.
 """
 
 from __future__ import annotations
@@ -104,10 +108,26 @@ def measure_command(cmd: Sequence[str]) -> Measured:
     return Measured(float(report["wall_s"]), int(report["maxrss_kib"]) * 1024)
 
 
+def lucene_alone(index: str | os.PathLike, topics: str | os.PathLike, k: int, threads: int, passes: int,
+                 k1: float, b: float, q: float) -> list[str]:
+    """The command of Lucene alone in a fresh JVM: ``passes`` top-k passes of q-log BM25 over ``topics``,
+    with the searching JVM's own options (collector and heap as :func:`embedded_jvm_options` sets them)."""
+    from qlog_pyserini.build.jar import similarity_jar
+    from qlog_pyserini.jvm.toolchain import embedded_jvm_options, find_jdk, pyserini_jar
+
+    classpath = os.pathsep.join([str(pyserini_jar()), str(similarity_jar())])
+    return [str(find_jdk().java), *embedded_jvm_options(), "-cp", classpath, "io.qlog.bench.SearchBenchmark",
+            str(index), str(topics), str(k), str(threads), str(passes), f"{k1:g}", f"{b:g}", f"{q:g}"]
+
+
 def measure_end_to_end(index: str | os.PathLike, topics: str | os.PathLike, corpus: str | os.PathLike,
                        qrels: str | os.PathLike | None, q: float, k: int, threads: int, repeats: int,
-                       scale: int, grid: str, say: Callable[[str], None]) -> dict[str, Any]:
-    """Wall time and peak RSS of each command, medians over ``repeats`` alternating rounds."""
+                       scale: int, grid: str, say: Callable[[str], None], k1: float = 0.9,
+                       b: float = 0.4) -> dict[str, Any]:
+    """Wall time and peak RSS of each command, medians over ``repeats`` alternating rounds (the search
+    verb on ``scale`` times the topics runs in the first round only: it is the memory check)."""
+    from qlog_pyserini.sweep.run import parse_grid
+
     py = sys.executable
     with tempfile.TemporaryDirectory(prefix="qlog-e2e-") as tmp:
         work = Path(tmp)
@@ -132,36 +152,91 @@ def measure_end_to_end(index: str | os.PathLike, topics: str | os.PathLike, corp
                                         str(threads)]
         except ImportError:
             pass
+        passes = len(parse_grid(grid))
         if qrels is not None:
             commands["sweep verb"] = [py, "-m", "qlog_pyserini.sweep", "--index", str(index), "--topics", str(tsv),
                                       "--qrels", str(qrels), "--q-grid", grid, "--hits", str(k), "--threads",
                                       str(threads), "--resamples", "1000", "--no-auto", "--quiet", "--overwrite",
                                       "--out", str(work / "sweep")]
+            commands[f"Lucene alone, {passes} passes"] = lucene_alone(index, tsv, k, threads, passes, k1, b, q)
+        once = f"search verb, {scale}x queries"
         runs: dict[str, list[tuple[float, int]]] = {name: [] for name in commands}
         names = list(commands)
         for r in range(repeats):
             for name in (names if r % 2 == 0 else names[::-1]):
+                if name == once and runs[name]:
+                    continue
                 say(f"end to end: round {r + 1}/{repeats}: {name}")
                 m = measure_command(commands[name])
                 runs[name].append((m.wall_s, m.peak_rss_bytes))
+                if name == once:
+                    (work / "run-x.txt").unlink(missing_ok=True)  # k hits for each of scale x the queries
     return {"q": q, "k": k, "threads": threads, "queries": len(queries), "scale": scale, "grid": grid,
+            "passes": passes, "once": once,
             "rows": {name: {"median_s": float(np.median([w for w, _ in v])),
                             "peak_rss_bytes": int(max(m for _, m in v)), "values_s": [w for w, _ in v]}
                      for name, v in runs.items()},
-            "commands": {name: " ".join(cmd[1:]).replace(str(work), "TMP") for name, cmd in commands.items()}}
+            "commands": {name: _shown(cmd, work) for name, cmd in commands.items()}}
 
 
-def format_end_to_end(result: dict[str, Any]) -> str:
-    """The end-to-end table as markdown."""
+def _shown(cmd: Sequence[str], work: Path) -> str:
+    """A command as the report prints it: ``python ...`` or ``java ... CLASS ARGS`` (the JVM's options and
+    class path left out: they are the searching JVM's own), the temporary folder as TMP."""
+    if Path(cmd[0]).name == "java":
+        start = list(cmd).index("-cp") + 2
+        cmd = ["java", "-cp", "CLASSPATH", *cmd[start:]]
+    else:
+        cmd = ["python", *cmd[1:]]
+    return " ".join(cmd).replace(str(work), "TMP")
+
+
+def lucene_pass_seconds(result: dict[str, Any], k: int, queries: int) -> float | None:
+    """One Lucene top-k pass at ``k`` over ``queries`` queries in the benchmark's own (warm) JVM: the
+    Python-path table's ``lucene`` median, or None when those rounds did not run or ran another number
+    of queries (``--max-queries``)."""
+    timed = result.get("python_path") or {}
+    if timed.get("queries") != queries:
+        return None
+    for row in timed.get("rows", []):
+        if row["k"] == k and "lucene" in row["sides"]:
+            return float(row["sides"]["lucene"]["median_s"])
+    return None
+
+
+def end_to_end_ratios(result: dict[str, Any], lucene_pass_s: float | None) -> list[tuple[str, float]]:
+    """The ratios the end-to-end table is read for: the sweep verb against ten (``passes``) Lucene passes,
+    warm (``lucene_pass_s``, one pass in the benchmark's own JVM) and from a fresh JVM; the search verb
+    against the bm25s script; the memory check's peak against the plain search verb's."""
+    rows, out = result["rows"], []
+    sweep, alone = rows.get("sweep verb"), rows.get(f"Lucene alone, {result['passes']} passes")
+    if sweep is not None and lucene_pass_s:
+        out.append((f"sweep verb / {result['passes']} Lucene passes in a warm JVM",
+                    sweep["median_s"] / (result["passes"] * lucene_pass_s)))
+    if sweep is not None and alone is not None:
+        out.append((f"sweep verb / Lucene alone, {result['passes']} passes from a fresh JVM",
+                    sweep["median_s"] / alone["median_s"]))
+    if "bm25s script" in rows:
+        out.append(("search verb / bm25s script", rows["search verb"]["median_s"] / rows["bm25s script"]["median_s"]))
+    out.append((f"peak RSS, {result['once']} / search verb",
+                rows[result["once"]]["peak_rss_bytes"] / rows["search verb"]["peak_rss_bytes"]))
+    return out
+
+
+def format_end_to_end(result: dict[str, Any], lucene_pass_s: float | None = None) -> str:
+    """The end-to-end table as markdown, with :func:`end_to_end_ratios` under it."""
     rows = result["rows"]
     lines = ["", "## End to end, each in a fresh process", "",
              f"q = {result['q']:g}, k = {result['k']}, {result['threads']} threads, {result['queries']:,} queries "
-             f"(and {result['scale']}x as many for the memory check); wall time includes the JVM start; medians "
-             "of alternating rounds; peak RSS is the command's own (`wait4` in a small launcher process, so it "
-             "does not inherit the benchmark's).", "",
-             "| command | seconds | peak RSS |", "|---|---:|---:|"]
+             f"(and {result['scale']}x as many, run once, for the memory check); wall time includes the JVM start; "
+             "medians of alternating rounds; peak RSS is the command's own (`wait4` in a small launcher process, "
+             "so it does not inherit the benchmark's).", "",
+             "| command | runs | seconds | peak RSS |", "|---|---:|---:|---:|"]
     for name, row in rows.items():
-        lines.append(f"| {name} | {row['median_s']:.2f} | {row['peak_rss_bytes'] / 2**20:.0f} MiB |")
-    lines += ["", "Commands (TMP is the run's temporary folder):", ""]
-    lines += [f"- {name}: `python {cmd}`" for name, cmd in result["commands"].items()]
+        lines.append(f"| {name} | {len(row['values_s'])} | {row['median_s']:.2f} | "
+                     f"{row['peak_rss_bytes'] / 2**20:.0f} MiB |")
+    lines += ["", "| ratio | value |", "|---|---:|"]
+    lines += [f"| {name} | {value:.2f}x |" for name, value in end_to_end_ratios(result, lucene_pass_s)]
+    lines += ["", "Commands (TMP is the run's temporary folder; CLASSPATH the Anserini fatjar and this project's jar, "
+              "the JVM options the searching JVM's own):", ""]
+    lines += [f"- {name}: `{cmd}`" for name, cmd in result["commands"].items()]
     return "\n".join(lines) + "\n"

@@ -43,3 +43,38 @@ def test_a_failing_command_is_an_error_naming_it():
         measure_command([sys.executable, "-c", "import sys; sys.stderr.write('boom'); sys.exit(3)"])
     with pytest.raises(RuntimeError, match="cannot run"):
         measure_command(["/nonexistent/program"])
+
+
+@pytest.mark.jvm
+def test_lucene_alone_searches_every_topic_once_per_pass_in_a_fresh_jvm(stdlib_index, stdlib_code):
+    from qlog_pyserini.bench.endtoend import lucene_alone
+    from qlog_pyserini.formats.topics import read_topics
+
+    _, topics = stdlib_code
+    cmd = lucene_alone(stdlib_index, topics, k=100, threads=2, passes=3, k1=0.9, b=0.4, q=0.5)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"{len(read_topics(topics))} queries, 3 passes: ")
+    bad = subprocess.run(cmd[:-1], capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "usage: SearchBenchmark" in bad.stderr
+
+
+def test_end_to_end_ratios_read_the_rows_they_name():
+    from qlog_pyserini.bench.endtoend import end_to_end_ratios, lucene_pass_seconds
+
+    row = lambda s, mib: {"median_s": s, "peak_rss_bytes": mib * MIB, "values_s": [s]}  # noqa: E731
+    result = {"passes": 10, "once": "search verb, 100x queries",
+              "rows": {"search verb": row(4.0, 200), "search verb, 100x queries": row(90.0, 210),
+                       "bm25s script": row(16.0, 300), "sweep verb": row(12.0, 400),
+                       "Lucene alone, 10 passes": row(6.0, 250)}}
+    ratios = dict(end_to_end_ratios(result, lucene_pass_s=0.3))
+    assert ratios == {"sweep verb / 10 Lucene passes in a warm JVM": pytest.approx(4.0),
+                      "sweep verb / Lucene alone, 10 passes from a fresh JVM": pytest.approx(2.0),
+                      "search verb / bm25s script": pytest.approx(0.25),
+                      "peak RSS, search verb, 100x queries / search verb": pytest.approx(1.05)}
+    assert len(end_to_end_ratios(result, lucene_pass_s=None)) == 3
+    timed = {"python_path": {"queries": 1000, "rows": [{"k": 10, "sides": {"lucene": {"median_s": 0.1}}},
+                                                       {"k": 1000, "sides": {"lucene": {"median_s": 0.3}}}]}}
+    assert lucene_pass_seconds(timed, 1000, 1000) == 0.3
+    assert lucene_pass_seconds(timed, 1000, 200) is None  # a pass over other queries is no yardstick
+    assert lucene_pass_seconds({}, 1000, 1000) is None

@@ -183,6 +183,40 @@ public final class SearchBenchmark implements Closeable {
     return new SearchBenchmark(reader, true, IndexCollection.DEFAULT_ANALYZER, queryTexts);
   }
 
+  /**
+   * Lucene alone from a cold start, the yardstick of a verb started in a fresh process: {@code java
+   * io.qlog.bench.SearchBenchmark INDEX TOPICS K THREADS PASSES K1 B Q} opens the index, parses the
+   * queries of the TREC topics file {@code TOPICS} ({@code qid<TAB>text} lines), runs {@code PASSES}
+   * top-k passes of q-log BM25 at {@code Q} and prints their total wall seconds; the process's own wall
+   * time (JVM start, JIT warm-up and parsing included) is what the benchmark compares.
+   */
+  public static void main(String[] args) throws IOException {
+    if (args.length != 8) {
+      System.err.println("usage: SearchBenchmark INDEX TOPICS K THREADS PASSES K1 B Q");
+      System.exit(2);
+    }
+    List<String> texts = new ArrayList<>();
+    for (String line : java.nio.file.Files.readAllLines(Paths.get(args[1]), java.nio.charset.StandardCharsets.UTF_8)) {
+      int tab = line.indexOf('\t');
+      if (tab >= 0) {
+        texts.add(line.substring(tab + 1));
+      }
+    }
+    int k = Integer.parseInt(args[2]);
+    int threads = Integer.parseInt(args[3]);
+    int passes = Integer.parseInt(args[4]);
+    Similarity model = new io.qlog.similarities.QLogBM25Similarity(
+        Float.parseFloat(args[5]), Float.parseFloat(args[6]), Double.parseDouble(args[7]), "lucene");
+    try (SearchBenchmark bench = open(args[0], texts)) {
+      long total = 0;
+      for (long wall : bench.sweep(java.util.Collections.nCopies(passes, model), k, threads, "top-k")) {
+        total += wall;
+      }
+      System.out.printf(Locale.ROOT, "%d queries, %d passes: %.3f s%n", texts.size(), passes, total / 1e9);
+    }
+    System.exit(0); // the search pools' threads are not daemons
+  }
+
   public int numQueries() {
     return queries.length;
   }
