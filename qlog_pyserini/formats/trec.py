@@ -52,13 +52,13 @@ def check_id(value: str, kind: str, where: str = "") -> str:
     """Return ``value`` if it is a usable TREC identifier, else raise :class:`QLogError`."""
     if not isinstance(value, str) or value == "":
         raise QLogError(f"empty {kind}{where}")
-    if _UNWRITABLE.search(value):
+    if UNWRITABLE_ID.search(value):
         # trec_eval splits on whitespace and, being C, stops reading a field at a NUL byte.
         raise QLogError(f"{kind} {value!r}{where} contains whitespace or a NUL byte, which TREC files cannot hold")
     return value
 
 
-_UNWRITABLE = re.compile(r"[\s\x00]")
+UNWRITABLE_ID = re.compile(r"[\s\x00]")  # what a TREC identifier cannot hold
 
 
 def run_scores(qid: str, hits: Sequence[Hit]) -> list[str]:

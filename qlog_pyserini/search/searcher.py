@@ -26,7 +26,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.trec import Hit, check_id
+from qlog_pyserini.formats.trec import UNWRITABLE_ID, Hit, check_id
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q, check_qlog, check_score_range, max_idf
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends, jclass
 from qlog_pyserini.analysis.analyzers import check_analyzer, index_analyzer, java_analyzer
@@ -294,13 +294,18 @@ class QLogSearcher:
         for name, values in (("queries", queries), ("qids", qids)):
             if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
                 raise QLogError(f"{name} must be a list of strings, not {type(values).__name__}")
-        queries, qids = [check_query(x) for x in queries], list(qids)
+        queries, qids = list(queries), list(qids)
+        # One regex pass over each list joined (joining makes no surrogate, whitespace or NUL); only a
+        # list that fails is checked item by item, for the error naming the first bad one.
+        if not (all(isinstance(x, str) for x in queries) and not _LONE_SURROGATE.search("".join(queries))):
+            queries = [check_query(x) for x in queries]
         if len(queries) != len(qids):
             raise QLogError(f"{len(queries)} queries but {len(qids)} qids")
         if len(set(qids)) != len(qids):
             raise QLogError("qids must be unique")
-        for qid in qids:
-            check_id(qid, "qid")  # a tab or newline in a qid would corrupt the run line it starts
+        if not (all(isinstance(q, str) and q for q in qids) and not UNWRITABLE_ID.search("".join(qids))):
+            for qid in qids:
+                check_id(qid, "qid")  # a tab or newline in a qid would corrupt the run line it starts
         return queries, qids
 
     def _call(self, method: Any, *args: Any) -> Any:

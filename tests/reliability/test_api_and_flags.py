@@ -32,6 +32,11 @@ def searcher(tiny_index):
     (lambda s: s.batch_search("abc", ["a", "b", "c"]), "queries must be a list of strings"),
     (lambda s: s.batch_search(["z0001", None], ["a", "b"]), "query must be a string"),
     (lambda s: s.batch_search(["z0001"], "a"), "qids must be a list of strings"),
+    (lambda s: s.batch_search(["z0001", "z0002 \ud800"], ["a", "b"]), "query 'z0002 .ud800' holds a lone surrogate"),
+    (lambda s: s.batch_search(["z0001", "z0002"], ["a", "b c"]), "qid 'b c' contains whitespace"),
+    (lambda s: s.batch_search(["z0001", "z0002"], ["a", "b\x00"]), "qid 'b.x00' contains whitespace or a NUL"),
+    (lambda s: s.batch_search(["z0001", "z0002"], ["a", ""]), "empty qid"),
+    (lambda s: s.batch_search(["z0001", "z0002"], ["a", 7]), "empty qid"),
     (lambda s: s.set_similarity(None), "similarity must be a model name"),
     (lambda s: s.set_similarity(42), "similarity must be a model name"),
 ])
