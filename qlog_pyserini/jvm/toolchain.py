@@ -204,7 +204,8 @@ def jvm_options() -> list[str]:
 def embedded_jvm_options() -> list[str]:
     """:func:`jvm_options` for the JVM inside this process (searching): unless ``$QLOG_JAVA_OPTS``
     picks a collector or sizes the heap, :data:`EMBEDDED_MEMORY` (see there why); unless it sets
-    its own interval, :data:`NATIVE_TRIM`. The indexer's own ``java`` process keeps the JVM's default."""
+    its own interval, :data:`NATIVE_TRIM`; unless it configures log4j, :data:`SIMPLE_LOG4J`. The
+    indexer's own ``java`` process keeps the JVM's defaults."""
     opts = jvm_options()
     user = user_java_options()
     ours = []
@@ -213,6 +214,8 @@ def embedded_jvm_options() -> list[str]:
     if find_jdk().version >= NATIVE_TRIM_SINCE and not any(o.startswith(NATIVE_TRIM.split("=", 1)[0] + "=")
                                                            for o in user):
         ours.append(NATIVE_TRIM)
+    if not os.environ.get("PYSERINI_VERBOSE_JVM") and not any(o.startswith(LOG4J_PROPERTIES) for o in user):
+        ours += SIMPLE_LOG4J
     opts[len(opts) - len(user):len(opts) - len(user)] = ours
     return opts
 
@@ -234,5 +237,13 @@ GC_CHOICE = re.compile(r"-XX:[+-]Use\w*GC")
 # had it only as an experimental backport, so it is left out there.
 NATIVE_TRIM = "-XX:TrimNativeHeapInterval=1000"
 NATIVE_TRIM_SINCE = 22
+# Anserini logs through log4j 2, whose core reads the fatjar's XML configuration and loads some 500
+# classes when the first Anserini class is initialised: 0.7 s of every searching process's start here,
+# for messages a search never needs. log4j's own simple logger (in log4j-api) prints warnings and errors
+# to stderr instead. The indexer's java process keeps Anserini's configuration (its progress is INFO);
+# PYSERINI_VERBOSE_JVM=1, or any log4j2 property in $QLOG_JAVA_OPTS, keeps it too.
+SIMPLE_LOG4J = ("-Dlog4j2.loggerContextFactory=org.apache.logging.log4j.simple.SimpleLoggerContextFactory",
+                "-Dorg.apache.logging.log4j.simplelog.level=WARN")
+LOG4J_PROPERTIES = ("-Dlog4j2.", "-Dlog4j.", "-Dorg.apache.logging.log4j.")
 HEAP_SIZE_OPTIONS = ("-Xms", "-Xmx", "-XX:InitialHeapSize", "-XX:MaxHeapSize", "-XX:MinHeapSize", "-Xmn",
                      "-XX:NewSize", "-XX:MaxNewSize")

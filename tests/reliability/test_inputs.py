@@ -261,6 +261,33 @@ def test_the_heap_and_collector_are_ours_unless_the_user_picks_them(monkeypatch,
 
 
 @pytest.mark.jvm
+def test_anserini_logs_through_log4j_simple_logger_unless_the_user_configures_log4j(monkeypatch, tmp_path):
+    from qlog_pyserini.jvm.toolchain import SIMPLE_LOG4J, embedded_jvm_options, find_jdk, jvm_options
+
+    monkeypatch.setenv("QLOG_JAVA_OPTS", "")
+    monkeypatch.delenv("PYSERINI_VERBOSE_JVM", raising=False)
+    opts = embedded_jvm_options()
+    assert all(o in opts for o in SIMPLE_LOG4J) and not any(o in jvm_options() for o in SIMPLE_LOG4J)
+    # the factory named is in the fatjar's log4j-api: an Anserini logger made under these options is
+    # log4j's simple logger, at WARN
+    from qlog_pyserini.jvm.toolchain import pyserini_jar
+
+    probe = tmp_path / "Probe.java"
+    probe.write_text("public class Probe { public static void main(String[] a) { var l = "
+                     "org.apache.logging.log4j.LogManager.getLogger(\"x\"); "
+                     "System.out.println(l.getClass().getName() + \" \" + l.getLevel()); } }")
+    out = subprocess.run([str(find_jdk().java), *SIMPLE_LOG4J, "-cp", str(pyserini_jar()), str(probe)],
+                         capture_output=True, text=True, timeout=120)
+    assert "org.apache.logging.log4j.simple.SimpleLogger WARN" in out.stdout, out.stdout + out.stderr
+    for user in ("-Dlog4j2.configurationFile=/x.xml", "-Dorg.apache.logging.log4j.simplelog.level=INFO"):
+        monkeypatch.setenv("QLOG_JAVA_OPTS", user)
+        assert not any(o in embedded_jvm_options() for o in SIMPLE_LOG4J)
+    monkeypatch.setenv("QLOG_JAVA_OPTS", "")
+    monkeypatch.setenv("PYSERINI_VERBOSE_JVM", "1")
+    assert not any(o in embedded_jvm_options() for o in SIMPLE_LOG4J)
+
+
+@pytest.mark.jvm
 def test_the_native_heap_is_trimmed_unless_the_user_sets_the_interval(monkeypatch):
     from qlog_pyserini.jvm.toolchain import NATIVE_TRIM_SINCE, embedded_jvm_options, find_jdk
 
