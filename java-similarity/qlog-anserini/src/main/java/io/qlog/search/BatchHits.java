@@ -90,6 +90,21 @@ public final class BatchHits {
       size++;
     }
 
+    /** Adds a query's hits at once (then {@link #endQuery}). */
+    void addAll(int[] queryDocs, float[] queryScores) {
+      if (queryDocs.length != queryScores.length) {
+        throw new IllegalArgumentException(queryDocs.length + " docs but " + queryScores.length + " scores");
+      }
+      if (size + queryDocs.length > docs.length) {
+        int grown = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(2L * docs.length, (long) size + queryDocs.length));
+        docs = Arrays.copyOf(docs, grown);
+        scores = Arrays.copyOf(scores, grown);
+      }
+      System.arraycopy(queryDocs, 0, docs, size, queryDocs.length);
+      System.arraycopy(queryScores, 0, scores, size, queryScores.length);
+      size += queryDocs.length;
+    }
+
     /** Closes the current query's hits. */
     void endQuery() {
       offsets[++query] = size;
@@ -99,7 +114,9 @@ public final class BatchHits {
       if (query != offsets.length - 1) {
         throw new IllegalStateException(query + " of " + (offsets.length - 1) + " queries ended");
       }
-      return new BatchHits(offsets, Arrays.copyOf(docs, size), Arrays.copyOf(scores, size));
+      // the arrays as they are when the expected size was exact (a batch's total is counted first)
+      return size == docs.length ? new BatchHits(offsets, docs, scores)
+          : new BatchHits(offsets, Arrays.copyOf(docs, size), Arrays.copyOf(scores, size));
     }
   }
 }

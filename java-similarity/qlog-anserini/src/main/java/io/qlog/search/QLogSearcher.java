@@ -346,9 +346,7 @@ public class QLogSearcher extends SimpleSearcher {
     }
     BatchHits.Builder out = new BatchHits.Builder(queries.length, total);
     for (int i = 0; i < queries.length; i++) {
-      for (int j = 0; j < docs[i].length; j++) {
-        out.add(docs[i][j], scores[i][j]);
-      }
+      out.addAll(docs[i], scores[i]);
       out.endQuery();
     }
     return out.build();
