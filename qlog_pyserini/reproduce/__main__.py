@@ -20,9 +20,11 @@ from qlog_pyserini.reproduce.pipeline import (
     QUICK_SCALING,
     QUICK_SUBSAMPLES,
     RESULT_FILES,
+    STAGES,
     Config,
     main_markdown,
     reproduce,
+    select_stages,
 )
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.project import PROJECT_ROOT
@@ -36,10 +38,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Build the code-search benchmarks that are missing, sweep q on each (both IDF odds forms), "
                     "predict q without labels, run the scaling curve and the tokenizer ablation, then the "
                     "label-free-q evidence (cross-validated tables, nested subsamples, the other models' sweeps, "
-                    "leave-one-family-out), and write tables and plots with their provenance.")
+                    "leave-one-family-out), the per-query label-free q, the query-time benchmark and the engine "
+                    "tests' tables, and write tables and plots with their provenance. Stages, in order: "
+                    + "; ".join(f"{name} ({what})" for name, what in STAGES)
+                    + ". The engines stage runs Maven offline (mvn on PATH, a warm ~/.m2) and skips its Maven "
+                    "tables with one line when mvn is absent; bench and engines time queries: run them on an idle "
+                    "machine (e.g. alone, --stages bench,engines).")
     parser.add_argument("--quick", action="store_true",
                         help="minutes instead of an hour: local code only (Python stdlib, JDK src.zip), small slices, "
                              "a coarse q grid")
+    names = ",".join(name for name, _ in STAGES)
+    parser.add_argument("--stages", default=None, metavar="S[,S...]",
+                        help=f"run only these stages (default: all of {names}); the corpora are built when a "
+                             "stage that sweeps them runs, every step read from the --work cache when its inputs match")
+    parser.add_argument("--skip", default=None, metavar="S[,S...]", help="do not run these stages")
     parser.add_argument("--out", default=None, help="results folder (default results/, or results/quick/ with --quick)")
     parser.add_argument("--work", default=str(PROJECT_ROOT / "work" / "reproduce"), help="cache of corpora, indexes, sweeps")
     parser.add_argument("--cache", default=str(PROJECT_ROOT / "cache" / "sources"), help="downloaded Debian packages")
@@ -53,15 +65,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--go-target", type=int, default=180_000, help="documented Go functions to fetch (default 180000)")
     args = parser.parse_args(argv)
     quick = args.quick
+    stages = select_stages(args.stages, args.skip)
     languages = tuple(args.languages.split(",")) if args.languages else (("python", "java") if quick else CODE_LANGUAGES)
     bad = [lang for lang in languages if lang not in CODE_LANGUAGES]
     if bad:
         raise QLogError(f"unknown language(s) {', '.join(bad)}; choose from {', '.join(CODE_LANGUAGES)}")
+    # absolute: the bench and engines stages hand these paths to child processes run from the project root
+    args.work, args.cache, args.shared = (str(Path(p).absolute()) for p in (args.work, args.cache, args.shared))
     work = Path(args.work) / ("quick" if quick else "full")
     # Stale cache entries under the work folder are deleted and rebuilt, so it must be new, empty or
     # reproduce's own (safety.check_output_dir: never '.', a parent of it, home, or someone's folder).
     check_not_precious(args.work, "--work", inputs=[args.shared, args.cache])
-    out = Path(args.out or (PROJECT_ROOT / "results" / ("quick" if quick else "")))
+    out = Path(args.out or (PROJECT_ROOT / "results" / ("quick" if quick else ""))).absolute()
     check_results_dir(out, RESULT_FILES, inputs=[args.work, args.cache, args.shared])
     Path(args.work).mkdir(parents=True, exist_ok=True)
     check_output_dir(work, "reproduce", option="--work", overwrite=True)
@@ -76,9 +91,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         ablation=("python-code", "csn-ruby") if quick else (*[f"{l}-code" for l in CODE_LANGUAGES], "csn-ruby", "cosqa"),
         threads=args.threads, resamples=args.resamples, go_target=args.go_target,
         subsamples=QUICK_SUBSAMPLES if quick else FULL_SUBSAMPLES, models=QUICK_MODELS if quick else FULL_MODELS,
+        stages=stages,
         command=command_line("scripts/reproduce", argv).replace("python -m scripts/reproduce", "scripts/reproduce"))
     tables = reproduce(cfg)
-    print(main_markdown(tables["main"]))
+    if "main" in tables:
+        print(main_markdown(tables["main"]))
     info(f"wrote {cfg.out} in {cfg.timings['total'] / 60:.1f} min")
     return 0
 

@@ -25,7 +25,7 @@ from qlog_pyserini.lolo.report import lolo_report
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.provenance import provenance, provenance_markdown
-from qlog_pyserini.table.rows import NOTE, format_markdown, table_rows
+from qlog_pyserini.table.rows import NOTE, current_auto, current_auto_query, format_markdown, table_rows
 
 if TYPE_CHECKING:
     from qlog_pyserini.reproduce.pipeline import Config, Prepared
@@ -63,8 +63,19 @@ def subsample_corpora(corpora: Sequence[Prepared], cfg: Config) -> list[Prepared
     return out
 
 
-def _write_table(folders: Sequence[Path], cfg: Config, stem: str, title: str) -> None:
+def write_table(folders: Sequence[Path], cfg: Config, stem: str, title: str, current_rules: bool = False) -> None:
+    """``stem``.md / .csv in ``--out``: the table verb's rows over the sweeps ``folders``, with reproduce's provenance.
+
+    ``current_rules``: the label-free q columns (auto, auto-query) of today's default rules, scored from each
+    sweep's per-query data (``table --auto current``), instead of those the sweeps recorded.
+    """
     summaries = [json.loads((f / "summary.json").read_text()) for f in folders]
+    if current_rules:
+        for s, folder in zip(summaries, folders):
+            if (auto := current_auto(s, folder)) is not None:
+                s["auto"] = auto
+            if (auto_query := current_auto_query(s, folder)) is not None:
+                s["auto_query"] = auto_query
     table = table_rows(summaries)
     md = f"# {title}\n\n" + format_markdown(table) + "\n" + NOTE + "\n\n" + provenance_markdown(provenance(cfg.command))
     with atomic_output(cfg.out / f"{stem}.md") as f:
@@ -85,14 +96,14 @@ def evidence(corpora: Sequence[Prepared], cfg: Config) -> dict[str, list[Path]]:
     for corpus in corpora:
         sweep(corpus, cfg, SWEEP_FORM)  # cached: the main table's sweeps
     main = [sweeps / _folder(c) for c in corpora]
-    _write_table(main, cfg, "sweeps-cv", "Cross-validated q, with the oracle beside it")
+    write_table(main, cfg, "sweeps-cv", "Cross-validated q, with the oracle beside it")
 
     subs = subsample_corpora(corpora, cfg)
     for corpus in subs:
         sweep(corpus, cfg, SWEEP_FORM)
     sub_folders = [sweeps / _folder(c) for c in subs]
     if sub_folders:
-        _write_table(sub_folders, cfg, "sweeps-subsamples", "Nested subsamples: cross-validated q and the oracle")
+        write_table(sub_folders, cfg, "sweeps-subsamples", "Nested subsamples: cross-validated q and the oracle")
 
     model_folders = []
     for corpus in (c for c in corpora if c.kind == "labelled"):
@@ -101,7 +112,7 @@ def evidence(corpora: Sequence[Prepared], cfg: Config) -> dict[str, list[Path]]:
             sweep(corpus, cfg, SWEEP_FORM, grid=parse_grid(grid), similarity=similarity)
             model_folders.append(sweeps / _folder(corpus, similarity))
     if model_folders and cfg.models:
-        _write_table(model_folders, cfg, "sweeps-models", "Other tunable models, cross-validated the same way")
+        write_table(model_folders, cfg, "sweeps-models", "Other tunable models, cross-validated the same way")
 
     families = {c.family for c in [*corpora, *subs]}
     if len(families) >= 2:

@@ -10,8 +10,12 @@ tokens of BM25 and of q-log at q_opt, for both IDF odds forms. Then the scaling 
 against corpus size on the largest code corpus, the same queries' own functions always kept),
 the tokenizer ablation (Anserini's generic analyzer against the identifier-aware one, each at
 q = 1 and at its q_opt), and the label-free-q evidence (:mod:`qlog_pyserini.reproduce.evidence`:
-cross-validated tables, nested subsamples, the other models, leave-one-family-out). Every step is cached under ``--work`` and reused when its inputs match;
-tables and plots go to ``--out`` with the command, versions and date that produced them.
+cross-validated tables, nested subsamples, the other models, leave-one-family-out), the per-query
+label-free q (:mod:`qlog_pyserini.reproduce.auto_query`), the query-time benchmark
+(:mod:`qlog_pyserini.reproduce.query_cost`) and the engine tests' tables
+(:mod:`qlog_pyserini.reproduce.engines`). :data:`STAGES` names them; ``Config.stages`` picks some. Every
+step is cached under ``--work`` and reused when its inputs match; tables and plots go to ``--out`` with
+the command, versions and date that produced them.
 
 Sweeps retrieve 100 hits per query: NDCG@10, recall.100 and Recall@8K-tokens never look deeper
 (MAP is then truncated at 100, which these one-relevant-document benchmarks barely notice).
@@ -41,6 +45,7 @@ from qlog_pyserini.system.outputs import atomic_output, check_results_dir, mark_
 from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.index.indexer import build_index
 from qlog_pyserini.system.progress import info
+from qlog_pyserini.reproduce.engines import ENGINE_FILES
 
 FULL_GRID = "0.05,0.1,...,1.0,1.25,1.5"
 QUICK_GRID = "0.1,0.3,0.5,0.7,1.0,1.5"
@@ -48,6 +53,37 @@ CODE_LANGUAGES = ("go", "java", "ruby", "php", "javascript", "python")
 FULL_SCALING = (1_000, 5_000, 20_000, 50_000, 100_000, None)  # None = the full corpus
 QUICK_SCALING = (1_000, 3_000, None)
 HITS = 100
+# The stages, in the order they run: (name, what it writes). "corpora" is not a stage of its own: the
+# corpora are built (or read from the cache) when a stage that sweeps them runs.
+STAGES = (
+    ("main", "main.md/.csv, ndcg_vs_q.png: every corpus swept for both odds forms"),
+    ("scaling", "scaling.md/.csv/.png: the gain against corpus size"),
+    ("ablation", "ablation.md/.csv: generic against identifier-aware analysis"),
+    ("evidence", "sweeps-cv, sweeps-subsamples, sweeps-models (.md/.csv), lolo.md/.json"),
+    ("auto-query", "auto-query-sweeps.md/.csv, auto-query.md/.json: the per-query label-free q"),
+    ("bench", "bench.md/.json: query-time cost on the JDK benchmark (wants an idle machine)"),
+    ("engines", "solr-*, opensearch-*, elasticsearch-*, rewrite-bench, tantivy-rewrite-bench (.md): "
+                "the engine tests (Maven and a warm ~/.m2)"),
+)
+STAGE_NAMES = tuple(name for name, _ in STAGES)
+SWEEPING_STAGES = ("main", "scaling", "ablation", "evidence", "auto-query")
+
+
+def select_stages(stages: str | None = None, skip: str | None = None) -> tuple[str, ...]:
+    """The stages named by ``stages`` (comma-separated; default all) less those named by ``skip``, in run order."""
+    def names(text: str, option: str) -> set[str]:
+        chosen = {n.strip() for n in text.split(",") if n.strip()}
+        bad = sorted(chosen - set(STAGE_NAMES))
+        if bad:
+            raise QLogError(f"{option}: unknown stage(s) {', '.join(bad)}; choose from {', '.join(STAGE_NAMES)}")
+        return chosen
+
+    chosen = names(stages, "--stages") if stages else set(STAGE_NAMES)
+    dropped = names(skip, "--skip") if skip else set()
+    selected = tuple(n for n in STAGE_NAMES if n in chosen and n not in dropped)
+    if not selected:
+        raise QLogError("no stage left to run (--stages and --skip leave none)")
+    return selected
 # the label-free-q evidence: nested subsamples (corpus -> sizes) and the other models' grids
 FULL_SUBSAMPLES = {"java-code": (2_000, 10_000), "python-code": (500, 2_000, 10_000), "ruby-code": (2_000,),
                    "csn-ruby": (500,), "cosqa": (500, 2_000)}
@@ -76,6 +112,7 @@ class Config:
     subsamples: dict[str, tuple[int, ...]] = field(default_factory=dict)  # corpus -> nested subsample sizes
     models: dict[str, str] = field(default_factory=dict)  # similarity -> grid, swept on the labelled corpora
     text: tuple[str, ...] = ("cacm",)  # natural-language corpora, for leave-one-family-out
+    stages: tuple[str, ...] = ()  # the stages to run (STAGES' names); empty: all of them
     command: str = ""
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -187,15 +224,15 @@ def code_corpora(cfg: Config) -> list[Prepared]:
 # --- measurements -----------------------------------------------------------------------------
 
 def sweep(corpus: Prepared, cfg: Config, form: str = "lucene", grid: Sequence[float] | None = None,
-          index: Path | None = None, tag: str = "", similarity: str = "qlog") -> dict:
-    """A cached sweep of ``corpus`` (summary.json of :func:`qlog_pyserini.sweep.run.run_sweep`).
+          index: Path | None = None, tag: str = "", similarity: str = "qlog", folder: str = "sweeps") -> dict:
+    """A cached sweep of ``corpus`` (summary.json of :func:`qlog_pyserini.sweep.run.run_sweep`) in ``--work/folder``.
 
     The summary records the corpus's family (a subsample's source) and, as its provenance, the
     ``reproduce`` command that made it.
     """
     grid = list(grid or cfg.grid)
     name = f"{corpus.name}{tag}" + ("" if similarity == "qlog" else f"-{similarity}")
-    out = cfg.work / "sweeps" / f"{name}-{form}"
+    out = cfg.work / folder / f"{name}-{form}"
     index = index or corpus.index
     from qlog_pyserini.predict.rule import predict_q
 
@@ -369,12 +406,19 @@ def plot_scaling(table: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
-# What reproduce writes into its --out folder, and nothing else (system.outputs.check_results_dir).
-RESULT_FILES = ("main.md", "main.csv", "scaling.md", "scaling.csv", "ablation.md", "ablation.csv",
-                "ndcg_vs_q.png", "scaling.png", "provenance.json",
-                # the label-free-q evidence (reproduce.evidence)
-                "sweeps-cv.md", "sweeps-cv.csv", "sweeps-subsamples.md", "sweeps-subsamples.csv",
-                "sweeps-models.md", "sweeps-models.csv", "lolo.md", "lolo.json")
+# What each stage writes into the --out folder; reproduce writes these (and provenance.json) and nothing else
+# (system.outputs.check_results_dir).
+STAGE_FILES = {
+    "main": ("main.md", "main.csv", "ndcg_vs_q.png"),
+    "scaling": ("scaling.md", "scaling.csv", "scaling.png"),
+    "ablation": ("ablation.md", "ablation.csv"),
+    "evidence": ("sweeps-cv.md", "sweeps-cv.csv", "sweeps-subsamples.md", "sweeps-subsamples.csv",
+                 "sweeps-models.md", "sweeps-models.csv", "lolo.md", "lolo.json"),
+    "auto-query": ("auto-query-sweeps.md", "auto-query-sweeps.csv", "auto-query.md", "auto-query.json"),
+    "bench": ("bench.md", "bench.json"),
+    "engines": ENGINE_FILES,
+}
+RESULT_FILES = (*(name for files in STAGE_FILES.values() for name in files), "provenance.json")
 
 
 def _write_csv(table: pd.DataFrame, path: Path) -> None:
@@ -382,32 +426,85 @@ def _write_csv(table: pd.DataFrame, path: Path) -> None:
         table.to_csv(f, index=False)
 
 
+def _largest(corpora: Sequence[Prepared]) -> Prepared:
+    code = [c for c in corpora if c.kind == "code"]
+    return max(code or corpora, key=lambda c: json.loads((c.folder / "manifest.json").read_text()).get("documents", 0))
+
+
+def _timed(cfg: Config, stage: str, started: float) -> None:
+    cfg.timings[stage] = time.perf_counter() - started
+
+
 def reproduce(cfg: Config) -> dict[str, pd.DataFrame]:
+    """Run the stages ``cfg.stages`` (all when empty) and write their tables to ``cfg.out``; returns the
+    main, scaling and ablation tables of the stages that ran (keys absent otherwise)."""
     started = time.perf_counter()
+    stages = cfg.stages or STAGE_NAMES
     check_results_dir(cfg.out, RESULT_FILES, inputs=[cfg.work, cfg.cache, cfg.shared])
     cfg.out.mkdir(exist_ok=True)
     (cfg.work / "runs").mkdir(parents=True, exist_ok=True)
-    corpora = code_corpora(cfg) + labelled_corpora(cfg)
-    if not corpora:
-        raise QLogError("no corpus available: no source code was found and ../shared/data is absent")
-    cfg.timings["corpora"] = time.perf_counter() - started
-    main = main_rows(corpora, cfg)
-    cfg.timings["main"] = time.perf_counter() - started
-    code = [c for c in corpora if c.kind == "code"]
-    largest = max(code or corpora, key=lambda c: json.loads((c.folder / "manifest.json").read_text()).get("documents", 0))
-    scaling = scaling_rows(largest, cfg)
-    cfg.timings["scaling"] = time.perf_counter() - started
-    ablation = ablation_rows(corpora, cfg)
-    cfg.timings["ablation"] = time.perf_counter() - started
-    from qlog_pyserini.reproduce.evidence import evidence
-
-    evidence(corpora, cfg)
-    cfg.timings["evidence"] = time.perf_counter() - started
-    cfg.timings["total"] = time.perf_counter() - started
-
-    info = provenance(cfg.command)
-    foot = "\n" + provenance_markdown(info) + f"\nTotal run time: {cfg.timings['total'] / 60:.1f} min.\n"
+    corpora: list[Prepared] = []
+    if any(stage in SWEEPING_STAGES for stage in stages):
+        corpora = code_corpora(cfg) + labelled_corpora(cfg)
+        if not corpora:
+            raise QLogError("no corpus available: no source code was found and ../shared/data is absent")
+        _timed(cfg, "corpora", started)
+    foot = "\n" + provenance_markdown(provenance(cfg.command))
     mode = "quick (small slices)" if cfg.quick else "full"
+    tables: dict[str, pd.DataFrame] = {}
+    if "main" in stages:
+        tables["main"] = main_rows(corpora, cfg)
+        _write_main(tables["main"], corpora, cfg, mode, foot)
+        _timed(cfg, "main", started)
+    if "scaling" in stages:
+        largest = _largest(corpora)
+        tables["scaling"] = scaling_rows(largest, cfg)
+        with atomic_output(cfg.out / "scaling.md") as f:
+            f.write(f"# Scaling curve ({mode}): {largest.name}\n\nNested seeded subsets; every query's own function "
+                    "is always kept, so the same queries are asked at every size.\n\n"
+                    + simple_markdown(tables["scaling"], ["docs", "bm25", "q_opt", "at_q_opt", "gain", "rel_gain"]) + foot)
+        _write_csv(tables["scaling"], cfg.out / "scaling.csv")
+        if len(tables["scaling"]):
+            plot_scaling(tables["scaling"], cfg.out / "scaling.png")
+        _timed(cfg, "scaling", started)
+    if "ablation" in stages:
+        tables["ablation"] = ablation_rows(corpora, cfg)
+        with atomic_output(cfg.out / "ablation.md") as f:
+            f.write(f"# Tokenizer ablation ({mode})\n\nThe same corpus indexed with Anserini's default English analyzer "
+                    "and with the identifier-aware analyzer (qlog_pyserini.analysis), each swept over q.\n\n"
+                    + simple_markdown(tables["ablation"], ["corpus", "analyzer", "bm25", "q_opt", "at_q_opt", "gain",
+                                                           "rel_gain"]) + foot)
+        _write_csv(tables["ablation"], cfg.out / "ablation.csv")
+        _timed(cfg, "ablation", started)
+    if "evidence" in stages:
+        from qlog_pyserini.reproduce.evidence import evidence
+
+        evidence(corpora, cfg)
+        _timed(cfg, "evidence", started)
+    if "auto-query" in stages:
+        from qlog_pyserini.reproduce.auto_query import auto_query
+
+        auto_query(corpora, cfg)
+        _timed(cfg, "auto-query", started)
+    if "bench" in stages:
+        from qlog_pyserini.reproduce.query_cost import bench
+
+        bench(cfg)
+        _timed(cfg, "bench", started)
+    if "engines" in stages:
+        from qlog_pyserini.reproduce.engines import engines
+
+        engines(cfg)
+        _timed(cfg, "engines", started)
+    _timed(cfg, "total", started)
+    with atomic_output(cfg.out / "provenance.json") as f:
+        json.dump({**provenance(cfg.command), "stages": list(stages), "timings_seconds": cfg.timings, "grid": cfg.grid},
+                  f, indent=2)
+    mark_results(cfg.out, RESULT_FILES)
+    return tables
+
+
+def _write_main(main: pd.DataFrame, corpora: Sequence[Prepared], cfg: Config, mode: str, foot: str) -> None:
     with atomic_output(cfg.out / "main.md") as f:
         f.write(f"# Main table ({mode})\n\nNDCG@10 (trec_eval), Anserini default English analyzer, k1 = 0.9, b = 0.4; "
                 f"q_opt = best q on the grid {cfg.grid}; bootstrap over queries, {cfg.resamples} resamples; "
@@ -415,20 +512,4 @@ def reproduce(cfg: Config) -> dict[str, pd.DataFrame]:
                 f"CV q lists the q's the folds chose); p = two-sided paired randomization test against BM25; "
                 f"q_auto = the label-free rule (qlog_pyserini.predict defaults).\n\n" + main_markdown(main) + foot)
     _write_csv(main, cfg.out / "main.csv")
-    with atomic_output(cfg.out / "scaling.md") as f:
-        f.write(f"# Scaling curve ({mode}): {largest.name}\n\nNested seeded subsets; every query's own function "
-                "is always kept, so the same queries are asked at every size.\n\n"
-                + simple_markdown(scaling, ["docs", "bm25", "q_opt", "at_q_opt", "gain", "rel_gain"]) + foot)
-    _write_csv(scaling, cfg.out / "scaling.csv")
-    with atomic_output(cfg.out / "ablation.md") as f:
-        f.write(f"# Tokenizer ablation ({mode})\n\nThe same corpus indexed with Anserini's default English analyzer "
-                "and with the identifier-aware analyzer (qlog_pyserini.analysis), each swept over q.\n\n"
-                + simple_markdown(ablation, ["corpus", "analyzer", "bm25", "q_opt", "at_q_opt", "gain", "rel_gain"]) + foot)
-    _write_csv(ablation, cfg.out / "ablation.csv")
     plot_curves(corpora, cfg, cfg.out / "ndcg_vs_q.png")
-    if len(scaling):
-        plot_scaling(scaling, cfg.out / "scaling.png")
-    with atomic_output(cfg.out / "provenance.json") as f:
-        json.dump({**info, "timings_seconds": cfg.timings, "grid": cfg.grid}, f, indent=2)
-    mark_results(cfg.out, RESULT_FILES)
-    return {"main": main, "scaling": scaling, "ablation": ablation}

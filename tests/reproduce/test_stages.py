@@ -1,0 +1,157 @@
+"""The stages of ``reproduce`` beyond the sweeps: stage selection, auto-query, bench and engines.
+
+The JVM test runs ``reproduce --quick --stages auto-query,bench,engines`` on tiny inputs and checks the
+tables against the verbs they stand for (``table --auto current``, ``lolo --auto-query-only``), that the
+Maven test ran at the quick setting, and that every table names one commit and no absolute path.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import SHARED_DATA, run_verb
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.reproduce.__main__ import main
+from qlog_pyserini.reproduce.engines import ENGINE_TABLES, shown_command, shown_path
+from qlog_pyserini.reproduce.pipeline import STAGE_FILES, STAGE_NAMES, Config, select_stages
+from qlog_pyserini.system.project import PROJECT_ROOT
+
+NEW_STAGES = ("auto-query", "bench", "engines")
+
+
+def test_select_stages_keeps_run_order_and_rejects_unknown_names():
+    assert select_stages() == STAGE_NAMES
+    assert select_stages("engines,main") == ("main", "engines")
+    assert select_stages(None, "bench,engines") == tuple(n for n in STAGE_NAMES if n not in ("bench", "engines"))
+    with pytest.raises(QLogError, match=r"--stages: unknown stage\(s\) nope"):
+        select_stages("main,nope")
+    with pytest.raises(QLogError, match="no stage left"):
+        select_stages("bench", "bench")
+
+
+def test_unknown_stage_is_refused_before_any_work(tmp_path):
+    with pytest.raises(QLogError, match=r"--skip: unknown stage\(s\) sweep"):
+        main(["--quick", "--skip", "sweep", "--work", str(tmp_path / "work"), "--out", str(tmp_path / "out")])
+    assert not (tmp_path / "work").exists() and not (tmp_path / "out").exists()
+
+
+def test_every_stage_owns_its_files_and_every_engine_table_is_owned():
+    assert tuple(STAGE_FILES) == STAGE_NAMES
+    owned = [n for files in STAGE_FILES.values() for n in files]
+    assert len(owned) == len(set(owned))
+    assert {t.name for t in ENGINE_TABLES} == set(STAGE_FILES["engines"])
+    results = PROJECT_ROOT / "results"
+    committed = {p.name for p in results.iterdir() if p.is_file() and not p.name.startswith(".")}
+    # every committed result but the narrative is some stage's, and listed as reproduce's (so it may rewrite it)
+    assert committed - set(owned) == {"README.md", "provenance.json"}
+    marker = json.loads((results / ".qlog-pyserini.json").read_text())
+    assert set(marker["entries"]) == committed - {"README.md"}
+
+
+def _cfg(tmp_path: Path, quick: bool = True) -> Config:
+    return Config(quick=quick, work=tmp_path / "work", out=tmp_path / "out", cache=tmp_path / "cache",
+                  shared=tmp_path / "shared", languages=(), queries=1, max_docs=None, grid=[1.0], forms=("lucene",),
+                  scaling=(), ablation=(), threads=1, resamples=1, go_target=0)
+
+
+def test_paths_in_records_are_relative(tmp_path):
+    cfg = _cfg(tmp_path)
+    assert shown_path(PROJECT_ROOT / "work" / "x.md", cfg) == "work/x.md"
+    assert shown_path(PROJECT_ROOT.parent / "shared" / "data", cfg) == "../shared/data"
+    assert shown_path(tmp_path / "work" / "engines" / "a.md", cfg) == "WORK/engines/a.md"
+    assert shown_path(tmp_path / "shared", cfg) == "SHARED"
+    rewrite = next(t for t in ENGINE_TABLES if t.name == "rewrite-bench.md").runs[0]
+    cmd, env = rewrite.command(tmp_path / "work" / "out.md", tmp_path / "shared", quick=True)
+    assert env == {} and cmd[:6] == ["mvn", "-B", "-q", "-o", "-pl", "qlog-similarity"]
+    assert "-Dqlog.bench.rounds=1" in cmd and "-Dqlog.bench=true" in cmd
+    assert shown_command(cmd, env, cfg).endswith("-Dqlog.data=SHARED -Dqlog.bench.out=WORK/out.md")
+    full, _ = rewrite.command(tmp_path / "out.md", tmp_path / "shared", quick=False)
+    assert "-Dqlog.bench.rounds=9" in full
+
+
+COMMIT = re.compile(r"\b(?:commit|git) ([0-9a-f]{7,40}(?:\+dirty)?)\b")
+ABSOLUTE = re.compile(r"(?<![\w.~])/(?:tmp|work|home|root|usr|opt|var)/")
+
+
+@pytest.mark.jvm
+@pytest.mark.data
+def test_quick_new_stages_write_tables_with_one_commit_and_relative_paths(tmp_path, monkeypatch):
+    if not (SHARED_DATA / "csn-ruby" / "test.jsonl").is_file():
+        pytest.skip("csn-ruby is absent")
+    shared = tmp_path / "shared"  # CSN-Ruby only: two families (python-code, csn-ruby), minutes not more
+    shared.mkdir()
+    (shared / "csn-ruby").symlink_to(SHARED_DATA / "csn-ruby")
+    out, work = tmp_path / "out", tmp_path / "work"
+    # run from tmp_path with relative folders, as one runs it from the project root with its defaults: the
+    # command each table records then names no machine's folders
+    monkeypatch.chdir(tmp_path)
+    args = ["--quick", "--stages", ",".join(NEW_STAGES), "--languages", "python", "--max-docs", "400",
+            "--queries", "40", "--resamples", "200", "--threads", "2", "--work", "work", "--out", "out",
+            "--shared", "shared"]
+    assert main(args) == 0
+    info = json.loads((out / "provenance.json").read_text())
+    assert info["stages"] == list(NEW_STAGES) and "main" not in info["timings_seconds"]
+    assert not (out / "main.md").exists()
+
+    # auto-query: the same rows as the verbs it stands for, run on the stage's sweeps
+    # quick's coarse grid lacks the 0.05 steps the per-query rule picks: the stage swept them on its own
+    sweeps = [str(work / "quick" / "sweeps-per-query" / f"{name}-lucene") for name in ("python-code", "csn-ruby")]
+    assert not (work / "quick" / "sweeps").exists()
+    verb_csv, verb_json = tmp_path / "verb.csv", tmp_path / "verb.json"
+    assert run_verb("table", "--sweeps", *sweeps, "--auto", "current", "--csv", verb_csv).returncode == 0
+    stage = pd.read_csv(out / "auto-query-sweeps.csv")
+    pd.testing.assert_frame_equal(stage, pd.read_csv(verb_csv))
+    assert list(stage["corpus"]) == ["python-code", "csn-ruby"] and stage["at_auto_query"].notna().all()
+    assert run_verb("lolo", "--sweeps", *sweeps, "--text", "cacm", "--auto-query-only",
+                    "--json", verb_json).returncode == 0
+    assert json.loads((out / "auto-query.json").read_text()) == json.loads(verb_json.read_text())
+
+    # bench: one round on the quick JDK benchmark, its check passed
+    result = json.loads((out / "bench.json").read_text())
+    bench_command = result["reproduce"]["bench_command"]
+    assert result["check_passed"] is True and bench_command.startswith("python -m qlog_pyserini.bench --index WORK/")
+    assert "--repeats 1" in bench_command and result["reproduce"]["command"].startswith("scripts/reproduce --quick")
+
+    # engines: the Lucene rewrite benchmark ran with one round (its table has one row per round)
+    rewrite = (out / "rewrite-bench.md").read_text()
+    assert len(re.findall(r"^\| 1 \|", rewrite, re.M)) == 1 and not re.search(r"^\| 2 \|", rewrite, re.M)
+    assert (work / "quick" / "engines" / "rewrite-bench" / "run-0.md").read_text().strip() in rewrite
+    assert not (out / "solr-bench.md").exists()  # --quick runs only the one engine test
+
+    written = [n for stage_name in NEW_STAGES for n in STAGE_FILES[stage_name] if (out / n).exists()]
+    assert {"auto-query-sweeps.md", "auto-query.md", "bench.md", "bench.json", "rewrite-bench.md"} <= set(written)
+    for name in written:
+        text = (out / name).read_text()
+        commits = set(COMMIT.findall(text))
+        if name.endswith(".md"):
+            assert len(commits) == 1, (name, commits)
+        assert not ABSOLUTE.search(text), (name, ABSOLUTE.search(text))
+        assert str(tmp_path) not in text and str(PROJECT_ROOT) not in text, name
+
+
+def test_every_engine_run_names_a_test_and_properties_its_sources_read():
+    """The selectors and properties of the full run, checked against the Java (or pytest) sources they address."""
+    java = PROJECT_ROOT / "java-similarity"
+    shared_helpers = "".join(p.read_text() for p in (java / "qlog-similarity" / "src" / "test").rglob("*.java"))
+    for table in ENGINE_TABLES:
+        for run in table.runs:
+            if not run.module:
+                node, _, function = run.test.partition("::")
+                source = (PROJECT_ROOT / node).read_text()
+                assert f"def {function}(" in source
+                assert all(f'"{p.split("=")[0]}"' in source for p in (run.out_property, run.rounds_property) if p)
+                continue
+            cls, _, methods = run.test.partition("#")
+            files = list((java / run.module / "src" / "test").rglob(f"{cls}.java"))
+            assert len(files) == 1, (table.name, cls)
+            source = files[0].read_text()
+            for pattern in filter(None, methods.split("+")):
+                assert re.search(r"void " + pattern.replace("*", r"\w*") + r"\(", source), (table.name, pattern)
+            for prop in (run.out_property, run.rounds_property, *(p.split("=")[0] for p in run.properties)):
+                if prop:
+                    assert f'"{prop}"' in source or f'"{prop}"' in shared_helpers, (table.name, prop)
