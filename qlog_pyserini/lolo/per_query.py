@@ -252,8 +252,15 @@ def per_query_report(sweeps: Sequence[Sweep], metric: str, text: Sequence[str]) 
     if missing:
         return (f"\n# Per-query q (auto-query)\n\nNot evaluated: no per_query.csv in the sweep of "
                 f"{', '.join(missing)}.\n", {})
-    corpora = collect_query_evidence(sweeps, text=text)
     candidates = candidate_rules()
+    # every q a candidate can pick, from the lowest floor to 1 by the rule's step: a coarse grid cannot score them
+    low, step = min(c.q_floor for c in candidates), QueryRuleSettings().step
+    needed = {round(low + i * step, 10) for i in range(int(round((1 - low) / step)) + 1)}
+    coarse = [s.name for s in sweeps if not needed <= {round(float(q), 10) for q in s.scores}]
+    if coarse:
+        return (f"\n# Per-query q (auto-query)\n\nNot evaluated: the grid of the sweep of {', '.join(coarse)} "
+                f"lacks some of the q values the per-query rule picks ({low:g} to 1 by {step:g}).\n", {})
+    corpora = collect_query_evidence(sweeps, text=text)
     default = QueryRuleSettings()
     parts = ["", "# Per-query q (auto-query): leave-one-family-out", "",
              "Rule: q = max(floor, 1 - a * m * min(1, D / df)), m = 1 - q of the corpus rule before rounding, df the "

@@ -1,7 +1,8 @@
 """The auto-query stage of ``reproduce``: the per-query label-free q (``--q auto-query``) on every corpus.
 
     auto-query-sweeps.md / .csv   every corpus's sweep with today's corpus rule (auto) and per-query rule
-                                  (auto-query) scored from its per-query data (``table --auto current``)
+                                  (auto-query) scored from its per-query data (``table --auto current``),
+                                  then each built corpus's query-variant pair (-named, -unnamed)
     auto-query.md / .json         leave-one-family-out of the per-query rule over those sweeps
                                   (``lolo --auto-query-only``)
 
@@ -9,6 +10,11 @@ The per-query rule picks a multiple of 0.05 between its floor (at least 0.4) and
 its score is read from the sweep only when the grid holds every such point: the main sweeps do in the
 full run (0.05 to 1.0 by 0.05); otherwise (``--quick``'s coarse grid) each corpus gets a sweep of its
 own over :data:`AUTO_QUERY_GRID` (in ``--work/sweeps-per-query``), cached like the others.
+
+The query-variant pair of a corpus built from code: the queries that ``corpus`` wrote a different text
+for in ``queries-without-name.jsonl`` (their leading function name dropped), as written (``-named``) and
+without the name (``-unnamed``), over the same qrels restricted to them and the same index. Leave-one-
+family-out counts a pair in its corpus's family; the pairs are shown in the table, not fitted on.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from qlog_pyserini.corpus.build import UNNAMED_QUERIES_FILE
+from qlog_pyserini.formats.topics import read_topics, write_topics_tsv
 from qlog_pyserini.lolo.fit import LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
 from qlog_pyserini.sweep.run import parse_grid
@@ -42,13 +50,47 @@ def per_query_sweeps(corpora: Sequence[Prepared], cfg: Config) -> list[Path]:
     return [cfg.work / folder / f"{corpus.name}-{SWEEP_FORM}" for corpus in corpora]
 
 
+def query_variants(corpus: Prepared, cfg: Config) -> list[Prepared]:
+    """``corpus``'s -named and -unnamed query sets (cached under ``--work/corpora``), or none: a labelled
+    corpus, or no query that starts with its function's name."""
+    from dataclasses import replace
+
+    from qlog_pyserini.reproduce.pipeline import _cached, _stamp
+
+    beir = corpus.folder.parent / "beir"
+    if corpus.kind != "code" or not (beir / UNNAMED_QUERIES_FILE).is_file():
+        return []
+    named = read_topics(corpus.folder / "topics.tsv")
+    unnamed = read_topics(beir / UNNAMED_QUERIES_FILE)
+    changed = [qid for qid, text in named.items() if qid in unnamed and unnamed[qid] != text]
+    if not changed:
+        return []
+    keep = set(changed)
+    qrels = [line for line in (corpus.folder / "qrels.txt").read_text().splitlines()
+             if line.split() and line.split()[0] in keep]
+    out = []
+    for tag, texts in (("-named", named), ("-unnamed", unnamed)):
+        folder = cfg.work / "corpora" / f"{corpus.name}{tag}"
+        key = {"source": str(corpus.folder), "manifest": json.loads((corpus.folder / "manifest.json").read_text()),
+               "queries": len(changed)}
+        if not _cached(folder, key):
+            folder.mkdir(parents=True, exist_ok=True)
+            write_topics_tsv(folder / "topics.tsv", {qid: texts[qid] for qid in changed})
+            with atomic_output(folder / "qrels.txt") as f:
+                f.write("".join(line + "\n" for line in qrels))
+            _stamp(folder, key)
+        out.append(replace(corpus, name=f"{corpus.name}{tag}", folder=folder))
+    return out
+
+
 def auto_query(corpora: Sequence[Prepared], cfg: Config) -> list[Path]:
     """Write the stage's tables to ``--out``; returns the sweep folders they were read from."""
     from qlog_pyserini.reproduce.evidence import write_table
 
     folders = per_query_sweeps(corpora, cfg)
-    write_table(folders, cfg, "auto-query-sweeps", "The label-free q, per corpus (auto) and per query (auto-query)",
-                current_rules=True)
+    variants = [v for corpus in corpora for v in query_variants(corpus, cfg)]
+    write_table([*folders, *per_query_sweeps(variants, cfg)], cfg, "auto-query-sweeps",
+                "The label-free q, per corpus (auto) and per query (auto-query)", current_rules=True)
     if len({c.family for c in corpora}) < 2:
         info("[auto-query] leave-one-family-out skipped: it needs at least two families")
         return folders

@@ -77,3 +77,23 @@ def test_off_grid_q_is_an_error():
     e = corpus("a", 0.3, 50000, 0.5, 1.0)
     with pytest.raises(QLogError, match="not a point of the sweep's grid"):
         e.score({qid: 0.1 for qid in e.scores.index})
+
+
+def test_a_coarse_grid_skips_the_per_query_report_before_reading_any_index(tmp_path):
+    """reproduce --quick's grid (0.1, 0.3, ...) holds few of the 0.05 steps the rule picks: the report says so."""
+    from qlog_pyserini.lolo.fit import Sweep
+    from qlog_pyserini.lolo.per_query import per_query_report
+
+    def sweep(name: str, grid: list[float]) -> Sweep:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "per_query.csv").write_text("qid," + ",".join(f"q{q:g}" for q in grid) + "\n")
+        # no index exists: reading any term statistics would fail
+        return Sweep(name, tmp_path / "no-index", tmp_path / "t.tsv", tmp_path / "qrels", "ndcg_cut.10",
+                     {q: 0.5 for q in grid}, 0.5, 1.0, 0.5, folder=folder)
+
+    fine = sweep("fine", GRID)
+    coarse = sweep("coarse", [0.1, 0.3, 0.5, 0.7, 1.0])
+    text, payload = per_query_report([fine, coarse], "ndcg_cut.10", ())
+    assert "Not evaluated: the grid of the sweep of coarse lacks" in text and "fine" not in text.split("lacks")[0]
+    assert payload == {}

@@ -102,11 +102,21 @@ def test_quick_new_stages_write_tables_with_one_commit_and_relative_paths(tmp_pa
     # quick's coarse grid lacks the 0.05 steps the per-query rule picks: the stage swept them on its own
     sweeps = [str(work / "quick" / "sweeps-per-query" / f"{name}-lucene") for name in ("python-code", "csn-ruby")]
     assert not (work / "quick" / "sweeps").exists()
+    # the query-variant pair: the queries whose text corpus wrote without a leading function name
+    from qlog_pyserini.formats.topics import read_topics
+
+    built = work / "quick" / "corpora" / "python-code"
+    named = read_topics(built / "prepared" / "topics.tsv")
+    unnamed = read_topics(built / "beir" / "queries-without-name.jsonl")
+    changed = sum(1 for qid, text in named.items() if unnamed[qid] != text)
+    variants = ["python-code-named", "python-code-unnamed"] if changed else []
+    variant_sweeps = [str(work / "quick" / "sweeps-per-query" / f"{name}-lucene") for name in variants]
     verb_csv, verb_json = tmp_path / "verb.csv", tmp_path / "verb.json"
-    assert run_verb("table", "--sweeps", *sweeps, "--auto", "current", "--csv", verb_csv).returncode == 0
+    assert run_verb("table", "--sweeps", *sweeps, *variant_sweeps, "--auto", "current", "--csv", verb_csv).returncode == 0
     stage = pd.read_csv(out / "auto-query-sweeps.csv")
     pd.testing.assert_frame_equal(stage, pd.read_csv(verb_csv))
-    assert list(stage["corpus"]) == ["python-code", "csn-ruby"] and stage["at_auto_query"].notna().all()
+    assert list(stage["corpus"]) == ["python-code", "csn-ruby", *variants] and stage["at_auto_query"].notna().all()
+    assert list(stage["queries"].iloc[2:]) == [changed] * len(variants)
     assert run_verb("lolo", "--sweeps", *sweeps, "--text", "cacm", "--auto-query-only",
                     "--json", verb_json).returncode == 0
     assert json.loads((out / "auto-query.json").read_text()) == json.loads(verb_json.read_text())
