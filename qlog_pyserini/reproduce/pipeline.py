@@ -438,10 +438,19 @@ def _timed(cfg: Config, stage: str, started: float) -> None:
 def reproduce(cfg: Config) -> dict[str, pd.DataFrame]:
     """Run the stages ``cfg.stages`` (all when empty) and write their tables to ``cfg.out``; returns the
     main, scaling and ablation tables of the stages that ran (keys absent otherwise)."""
-    started = time.perf_counter()
-    stages = cfg.stages or STAGE_NAMES
     check_results_dir(cfg.out, RESULT_FILES, inputs=[cfg.work, cfg.cache, cfg.shared])
     cfg.out.mkdir(exist_ok=True)
+    try:
+        return _run_stages(cfg)
+    finally:
+        # also after a failed stage: the tables written so far are ours (none of RESULT_FILES was someone
+        # else's, check_results_dir saw to it), so the next run may replace them
+        mark_results(cfg.out, RESULT_FILES)
+
+
+def _run_stages(cfg: Config) -> dict[str, pd.DataFrame]:
+    started = time.perf_counter()
+    stages = cfg.stages or STAGE_NAMES
     (cfg.work / "runs").mkdir(parents=True, exist_ok=True)
     corpora: list[Prepared] = []
     if any(stage in SWEEPING_STAGES for stage in stages):
@@ -500,7 +509,6 @@ def reproduce(cfg: Config) -> dict[str, pd.DataFrame]:
     with atomic_output(cfg.out / "provenance.json") as f:
         json.dump({**provenance(cfg.command), "stages": list(stages), "timings_seconds": cfg.timings, "grid": cfg.grid},
                   f, indent=2)
-    mark_results(cfg.out, RESULT_FILES)
     return tables
 
 

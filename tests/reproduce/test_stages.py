@@ -165,3 +165,23 @@ def test_every_engine_run_names_a_test_and_properties_its_sources_read():
             for prop in (run.out_property, run.rounds_property, *(p.split("=")[0] for p in run.properties)):
                 if prop:
                     assert f'"{prop}"' in source or f'"{prop}"' in shared_helpers, (table.name, prop)
+
+
+def test_tables_written_before_a_failing_stage_stay_replaceable(tmp_path, monkeypatch):
+    """A run that fails half-way marks what it wrote, so the next run may replace it (not refuse the folder)."""
+    from qlog_pyserini.reproduce import pipeline
+    from qlog_pyserini.system.outputs import check_results_dir
+
+    cfg = _cfg(tmp_path)
+
+    def half_way(cfg: Config) -> dict:
+        (cfg.out / "main.md").write_text("written before the failure\n")
+        raise QLogError("a later stage failed")
+
+    monkeypatch.setattr(pipeline, "_run_stages", half_way)
+    with pytest.raises(QLogError, match="a later stage failed"):
+        pipeline.reproduce(cfg)
+    check_results_dir(cfg.out, pipeline.RESULT_FILES)  # would refuse main.md were it not marked ours
+    (cfg.out / "bench.md").write_text("someone's notes\n")  # a file the run did not write stays foreign
+    with pytest.raises(QLogError, match="bench.md"):
+        check_results_dir(cfg.out, pipeline.RESULT_FILES)
