@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from qlog_pyserini.reproduce.pipeline import Config, Prepared
 
 AUTO_QUERY_GRID = "0.4,0.45,...,1.0"
+MIN_VARIANT_QUERIES = 5  # one per cross-validation fold
 
 
 def per_query_sweeps(corpora: Sequence[Prepared], cfg: Config) -> list[Path]:
@@ -52,7 +53,7 @@ def per_query_sweeps(corpora: Sequence[Prepared], cfg: Config) -> list[Path]:
 
 def query_variants(corpus: Prepared, cfg: Config) -> list[Prepared]:
     """``corpus``'s -named and -unnamed query sets (cached under ``--work/corpora``), or none: a labelled
-    corpus, or no query that starts with its function's name."""
+    corpus, or fewer than :data:`MIN_VARIANT_QUERIES` queries that start with their function's name."""
     from dataclasses import replace
 
     from qlog_pyserini.reproduce.pipeline import _cached, _stamp
@@ -63,7 +64,9 @@ def query_variants(corpus: Prepared, cfg: Config) -> list[Prepared]:
     named = read_topics(corpus.folder / "topics.tsv")
     unnamed = read_topics(beir / UNNAMED_QUERIES_FILE)
     changed = [qid for qid, text in named.items() if qid in unnamed and unnamed[qid] != text]
-    if not changed:
+    if len(changed) < MIN_VARIANT_QUERIES:
+        info(f"[auto-query] {corpus.name}: no query-variant pair ({len(changed)} queries start with their "
+             f"function's name; at least {MIN_VARIANT_QUERIES} wanted)")
         return []
     keep = set(changed)
     qrels = [line for line in (corpus.folder / "qrels.txt").read_text().splitlines()

@@ -17,6 +17,7 @@ from conftest import SHARED_DATA, run_verb
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.reproduce.__main__ import main
+from qlog_pyserini.reproduce.auto_query import MIN_VARIANT_QUERIES
 from qlog_pyserini.reproduce.engines import ENGINE_TABLES, shown_command, shown_path
 from qlog_pyserini.reproduce.pipeline import STAGE_FILES, STAGE_NAMES, Config, select_stages
 from qlog_pyserini.system.project import PROJECT_ROOT
@@ -91,7 +92,7 @@ def test_quick_new_stages_write_tables_with_one_commit_and_relative_paths(tmp_pa
     # command each table records then names no machine's folders
     monkeypatch.chdir(tmp_path)
     args = ["--quick", "--stages", ",".join(NEW_STAGES), "--languages", "python", "--max-docs", "400",
-            "--queries", "40", "--resamples", "200", "--threads", "2", "--work", "work", "--out", "out",
+            "--queries", "150", "--resamples", "200", "--threads", "2", "--work", "work", "--out", "out",
             "--shared", "shared"]
     assert main(args) == 0
     info = json.loads((out / "provenance.json").read_text())
@@ -109,7 +110,8 @@ def test_quick_new_stages_write_tables_with_one_commit_and_relative_paths(tmp_pa
     named = read_topics(built / "prepared" / "topics.tsv")
     unnamed = read_topics(built / "beir" / "queries-without-name.jsonl")
     changed = sum(1 for qid, text in named.items() if unnamed[qid] != text)
-    variants = ["python-code-named", "python-code-unnamed"] if changed else []
+    assert changed >= MIN_VARIANT_QUERIES  # 150 stdlib queries: enough start with their function's name
+    variants = ["python-code-named", "python-code-unnamed"]
     variant_sweeps = [str(work / "quick" / "sweeps-per-query" / f"{name}-lucene") for name in variants]
     verb_csv, verb_json = tmp_path / "verb.csv", tmp_path / "verb.json"
     assert run_verb("table", "--sweeps", *sweeps, *variant_sweeps, "--auto", "current", "--csv", verb_csv).returncode == 0
