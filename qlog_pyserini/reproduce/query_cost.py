@@ -63,7 +63,7 @@ def bench_arguments(corpus: Prepared, out: Path, cfg: Config) -> list[str]:
         return [*common, "--k", "10", "--threads", str(cfg.threads), "--repeats", "1", "--warmup", "1",
                 "--sweep-points", "2", "--check-queries", "20", "--scale", "1"]
     return [*common, "--k", "10,1000", "--threads", str(cfg.threads), "--repeats", "5", "--warmup", "2",
-            "--sweep-points", "10", "--check-queries", "200", "--scale", "10"]
+            "--sweep-points", "10", "--check-queries", "200", "--scale", "100"]
 
 
 def bench(cfg: Config) -> Path:
