@@ -1,7 +1,7 @@
 """``solr deploy`` and ``solr sweep`` never replace a configset this tool did not write, which other
 collections may share (Solr's ``_default``), unless ``--force``; and they say which collections use it.
 
-Against a real 2-node MiniSolrCloudCluster (the launcher tests/solr/test_solr_e2e.py uses), with a shared
+Against the session's real 2-node MiniSolrCloudCluster (``solr_url`` in conftest.py), with a shared
 configset that two collections were created from, uploaded without our marker as anyone's would be.
 """
 
@@ -13,18 +13,12 @@ import sys
 import zipfile
 
 import pytest
-from solr.test_solr_e2e import cluster_url
 
 from conftest import ROOT
 from qlog_pyserini.solr.client import SolrClient
 from qlog_pyserini.solr.configset import ConfigSet
 
 pytestmark = [pytest.mark.jvm, pytest.mark.solr]
-
-
-@pytest.fixture(scope="module")
-def solr_url(tmp_path_factory):
-    yield from cluster_url(tmp_path_factory)
 
 
 def _foreign_zip() -> bytes:
