@@ -258,19 +258,37 @@ def test_named_topics_and_prebuilt_index_through_our_cli(pyserini_fixture, cli_w
     assert read_run(run_file) == read_run(local) and len(read_run(local)) == len(f["queries"])
 
 
-def test_our_cli_equals_pyserinis_cli_for_fields_rm3_and_rocchio(pyserini_fixture, cli_with_pyserini, tmp_path):
+def test_our_cli_equals_pyserinis_cli_for_fields_rm3_and_rocchio(pyserini_fixture, run_with_pyserini, tmp_path):
+    """Each tool's command line run as ``python -m`` runs it (runpy, as ``__main__``), its four invocations in one
+    fresh process per tool: Pyserini's in a process that never imports qlog_pyserini, ours in another."""
     f = pyserini_fixture
-    for extra in (["--fields", "contents=1", "title=0.5"], ["--rm3"], ["--rocchio"], []):
-        theirs, ours = tmp_path / "theirs.txt", tmp_path / "ours.txt"
+    variants = (["--fields", "contents=1", "title=0.5"], ["--rm3"], ["--rocchio"], [])
+    calls: dict[str, list[list[str]]] = {"pyserini.search.lucene": [], "qlog_pyserini.search": []}
+    for i, extra in enumerate(variants):
         common = ["--index", f["index"], "--topics", f["topics"], "--bm25", "--k1", "0.9", "--b", "0.4",
                   "--hits", "100", "--batch-size", "8", "--threads", "2", *extra]
-        proc = cli_with_pyserini("pyserini.search.lucene", [*common, "--output", theirs])
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        proc = cli_with_pyserini("qlog_pyserini.search", [*common, "--output", ours, "--run-tag", "Anserini"])
-        assert proc.returncode == 0, proc.stderr[-3000:]
+        calls["pyserini.search.lucene"].append([*map(str, common), "--output", str(tmp_path / f"theirs{i}.txt")])
+        calls["qlog_pyserini.search"].append([*map(str, common), "--output", str(tmp_path / f"ours{i}.txt"),
+                                              "--run-tag", "Anserini"])
+    for module, argvs in calls.items():
+        out = run_with_pyserini(f"""
+            import json, runpy, sys
+            codes = []
+            for argv in {argvs!r}:
+                sys.argv = [{module!r}, *argv]
+                try:
+                    runpy.run_module({module!r}, run_name="__main__", alter_sys=True)
+                    codes.append(0)
+                except SystemExit as e:
+                    codes.append(e.code if isinstance(e.code, int) else 0 if e.code is None else 1)
+            print(json.dumps({{"codes": codes}}))
+            """)
+        assert out["codes"] == [0] * len(variants), module
+    for i, extra in enumerate(variants):
+        theirs, ours = (tmp_path / f"theirs{i}.txt").read_text(), (tmp_path / f"ours{i}.txt").read_text()
         # line for line the same (Pyserini writes queries in its reader's sorted order, we in file order)
-        assert sorted(ours.read_text().splitlines()) == sorted(theirs.read_text().splitlines()), extra
-        assert len(ours.read_text().splitlines()) > 1000
+        assert sorted(ours.splitlines()) == sorted(theirs.splitlines()), extra
+        assert len(ours.splitlines()) > 1000
 
 
 def test_to_dict_reads_pyserini_hits_too(runs):
