@@ -78,27 +78,54 @@ def test_qlog_first_then_pyserini_starts_one_jvm_with_both_jars(pyserini_fixture
                    "similarity": "QLogBM25(k1=0.9,b=0.4,q=0.7,form=lucene)", "hits": 5}
 
 
-@pytest.fixture()
-def runs(pyserini_fixture, run_with_pyserini):
-    """``runs(setup)``: run ``setup`` after loading Pyserini and qlog_pyserini; returns its ``out`` dict."""
-    return lambda setup: _runs(pyserini_fixture, run_with_pyserini, setup)
+#: test name -> the code it runs with real Pyserini (see ``pyserini_setup``)
+SETUPS: dict[str, str] = {}
 
 
-def _runs(f, run_with_pyserini, setup: str) -> dict:
+def pyserini_setup(code: str):
+    """Register ``code`` for the decorated test: it runs after Pyserini and qlog_pyserini are loaded (``topics``,
+    ``qids``, ``queries``, ``index``, ``prebuilt`` and ``cache`` defined, ``run`` for results) and fills ``out``,
+    which the test receives as its ``out`` fixture."""
+    def register(test):
+        SETUPS[test.__name__] = code
+        return test
+    return register
+
+
+@pytest.fixture(scope="module")
+def outs(pyserini_fixture, run_with_pyserini) -> dict[str, dict]:
+    """Every registered setup run in one fresh process with real Pyserini, each in its own namespace with its own
+    searchers (not a fresh process and JVM per test): test name -> its ``out``, or its traceback."""
+    f = pyserini_fixture
     return run_with_pyserini(RUN + f"""
+import traceback
 from pyserini.search.lucene import LuceneSearcher
 from qlog_pyserini import QLogSearcher, QLogLuceneSearcher, install_qlog
 topics = {f['queries']!r}
 qids, queries = list(topics), list(topics.values())
 index = {str(f['index'])!r}
-out = {{}}
-{setup}
-print(json.dumps(out))
+prebuilt, cache = {f['prebuilt']!r}, {str(f['cache'])!r}
+results = {{}}
+for name, code in {SETUPS!r}.items():
+    namespace = {{**globals(), "out": {{}}}}
+    try:
+        exec(code, namespace)
+        results[name] = namespace["out"]
+    except Exception:
+        results[name] = {{"traceback": traceback.format_exc()}}
+print(json.dumps(results))
 """)
 
 
-def test_install_qlog_at_q1_is_set_bm25_and_at_q07_is_qlogsearcher(runs):
-    out = runs("""
+@pytest.fixture()
+def out(request, outs) -> dict:
+    """What the test's registered setup left in ``out`` (the test fails with the setup's traceback if it raised)."""
+    got = outs[request.function.__name__]
+    assert "traceback" not in got, got.get("traceback")
+    return got
+
+
+@pyserini_setup("""
 bm25 = LuceneSearcher(index); bm25.set_bm25(0.9, 0.4)
 out["set_bm25"] = run(bm25.batch_search(queries, qids, k=100, threads=2), qids)
 s = install_qlog(LuceneSearcher(index), q=1.0, k1=0.9, b=0.4)
@@ -110,16 +137,14 @@ out["lucene_q07"] = run({q: QLogLuceneSearcher(index, q=0.7).search(t, 100) for 
 out["qlogsearcher_q07"] = run(QLogSearcher(index, q=0.7).batch_search(queries, qids, k=100, threads=2), qids)
 out["qlogsearcher_q1"] = run(QLogSearcher(index).batch_search(queries, qids, k=100, threads=2), qids)
 """)
+def test_install_qlog_at_q1_is_set_bm25_and_at_q07_is_qlogsearcher(out):
     assert sum(len(h) for _, h in out["set_bm25"]) > 1000
     assert out["install_q1"] == out["set_bm25"] == out["lucene_q1"] == out["qlogsearcher_q1"]
     assert out["install_q07"] == out["lucene_q07"] and strict(out["install_q07"]) == out["qlogsearcher_q07"]
     assert out["install_q07"] != out["set_bm25"]
 
 
-def test_qlog_lucene_searcher_searches_on_the_array_bridge_as_pyserini_does(runs):
-    """batch_search and search of a plain query: Pyserini's docids, ranks, Lucene docids and (after the
-    strictly-decreasing step) scores, hits that read their stored document only when asked, one list per qid."""
-    out = runs("""
+@pyserini_setup("""
 from collections.abc import Mapping
 from qlog_pyserini.search import pyserini_hits
 ours, theirs = QLogLuceneSearcher(index), LuceneSearcher(index)
@@ -147,6 +172,9 @@ out["fields_path"] = type(ours.batch_search(queries, qids, k=5, fields={"content
 ours.set_rm3()
 out["rm3_path"] = type(ours.batch_search(queries, qids, k=5)).__name__
 """)
+def test_qlog_lucene_searcher_searches_on_the_array_bridge_as_pyserini_does(out):
+    """batch_search and search of a plain query: Pyserini's docids, ranks, Lucene docids and (after the
+    strictly-decreasing step) scores, hits that read their stored document only when asked, one list per qid."""
     for q in (1.0, 0.7, 0.3):
         for k in (10, 1000):
             assert out[f"type_{q}_{k}"] == "PyseriniBatchResults"
@@ -162,8 +190,7 @@ out["rm3_path"] = type(ours.batch_search(queries, qids, k=5)).__name__
     assert out["fields_path"] == out["rm3_path"] == "dict"  # Pyserini's own path, as before
 
 
-def test_qlog_lucene_searcher_is_a_lucene_searcher_with_the_same_state(runs):
-    out = runs("""
+@pyserini_setup("""
 plain, ours = LuceneSearcher(index), QLogLuceneSearcher(index, q=0.3, idf_form="rsj")
 out["isinstance"] = isinstance(ours, LuceneSearcher)
 out["attributes"] = sorted(vars(plain)) == sorted(vars(ours))
@@ -173,31 +200,31 @@ out["doc"] = [doc.docid(), json.loads(doc.raw())["title"]]
 ours.set_bm25(0.9, 0.4)
 out["set_bm25_still_works"] = ours.get_similarity().toString()
 """)
+def test_qlog_lucene_searcher_is_a_lucene_searcher_with_the_same_state(out):
     assert out["isinstance"] and out["attributes"]
     assert out["similarity"] == "QLogBM25(k1=0.9,b=0.4,q=0.3,form=rsj)"
     assert out["doc"][0] == "d007" and out["doc"][1]
     assert out["set_bm25_still_works"] == "BM25(k1=0.9,b=0.4)"
 
 
-def test_from_prebuilt_index_downloads_through_pyserini_and_searches_with_qlog(pyserini_fixture, runs):
-    f = pyserini_fixture
-    out = runs(f"""
-ours = QLogLuceneSearcher.from_prebuilt_index({f['prebuilt']!r})
+@pyserini_setup("""
+ours = QLogLuceneSearcher.from_prebuilt_index(prebuilt)
 ours.set_qlog(q=0.7)
 out["class"] = type(ours).__name__
 out["prebuilt"] = ours.prebuilt_index_name
-out["in_cache"] = ours.index_dir.startswith({str(f['cache'])!r})
+out["in_cache"] = ours.index_dir.startswith(cache)
 out["run"] = run(ours.batch_search(queries, qids, k=20), qids)
 out["reference"] = run(QLogSearcher(index, q=0.7).batch_search(queries, qids, k=20), qids)
-theirs = install_qlog(LuceneSearcher.from_prebuilt_index({f['prebuilt']!r}), q=0.7)
+theirs = install_qlog(LuceneSearcher.from_prebuilt_index(prebuilt), q=0.7)
 out["installed"] = run(theirs.batch_search(queries, qids, k=20), qids)
 """)
+def test_from_prebuilt_index_downloads_through_pyserini_and_searches_with_qlog(pyserini_fixture, out):
+    f = pyserini_fixture
     assert out["class"] == "QLogLuceneSearcher" and out["prebuilt"] == f["prebuilt"] and out["in_cache"]
     assert out["run"] == out["reference"] == out["installed"]
 
 
-def test_fields_at_q1_equal_pyserinis_and_change_with_q(runs):
-    out = runs("""
+@pyserini_setup("""
 fields = {"contents": 1.0, "title": 0.5}
 bm25 = LuceneSearcher(index); bm25.set_bm25(0.9, 0.4)
 out["pyserini"] = run(bm25.batch_search(queries, qids, k=50, threads=2, fields=fields), qids)
@@ -207,13 +234,13 @@ out["q1"] = run(ours.batch_search(queries, qids, k=50, threads=2, fields=fields)
 ours.set_qlog(q=0.5)
 out["q05"] = run(ours.batch_search(queries, qids, k=50, threads=2, fields=fields), qids)
 """)
+def test_fields_at_q1_equal_pyserinis_and_change_with_q(out):
     assert out["q1"] == out["pyserini"]
     assert out["pyserini"] != out["contents_only"]  # the title field really takes part
     assert out["q05"] != out["q1"]
 
 
-def test_rm3_and_rocchio_run_on_top_of_qlog(runs):
-    out = runs("""
+@pyserini_setup("""
 bm25 = LuceneSearcher(index); bm25.set_bm25(0.9, 0.4); bm25.set_rm3()
 out["pyserini_rm3"] = run(bm25.batch_search(queries, qids, k=50), qids)
 ours = QLogLuceneSearcher(index); ours.set_rm3()
@@ -233,6 +260,7 @@ out["rocchio_q1"] = run(ours.batch_search(queries, qids, k=50), qids)
 ours.set_qlog(q=0.5)
 out["rocchio_q05"] = run(ours.batch_search(queries, qids, k=50), qids)
 """)
+def test_rm3_and_rocchio_run_on_top_of_qlog(out):
     assert out["rm3_q1"] == out["pyserini_rm3"]
     assert out["rm3_q05"] != out["rm3_q1"]
     assert out["rocchio_q1"] == out["pyserini_rocchio"]
@@ -291,13 +319,13 @@ def test_our_cli_equals_pyserinis_cli_for_fields_rm3_and_rocchio(pyserini_fixtur
         assert len(ours.splitlines()) > 1000
 
 
-def test_to_dict_reads_pyserini_hits_too(runs):
-    out = runs("""
+@pyserini_setup("""
 from qlog_pyserini import to_dict
 bm25 = LuceneSearcher(index); bm25.set_bm25(0.9, 0.4)
 out["pyserini"] = to_dict(bm25.batch_search(queries, qids, k=10))
 out["ours"] = to_dict(QLogSearcher(index).batch_search(queries, qids, k=10))
 """)
+def test_to_dict_reads_pyserini_hits_too(out):
     assert out["pyserini"] == out["ours"]
     assert all(len(v) == 10 for v in out["ours"].values())
     json.dumps(out["ours"])
@@ -360,8 +388,7 @@ print(json.dumps(out))
             assert ours == strict(theirs), (q, k)
 
 
-def test_install_qlog_takes_our_searcher_and_refuses_anything_else(runs):
-    out = runs("""
+@pyserini_setup("""
 ours = install_qlog(QLogSearcher(index), q=0.4)
 out["ours"] = ours.similarity
 for name, bad in (("object", lambda: install_qlog(object(), q=0.5)),
@@ -373,14 +400,13 @@ for name, bad in (("object", lambda: install_qlog(object(), q=0.5)),
     except ValueError as e:
         out[name] = str(e)
 """)
+def test_install_qlog_takes_our_searcher_and_refuses_anything_else(out):
     assert out["ours"] == "QLogBM25(k1=0.9,b=0.4,q=0.4,form=lucene)"
     assert out["object"] == "install_qlog needs a Pyserini LuceneSearcher (or Anserini's SimpleSearcher), not object"
     assert out["nan"].startswith("illegal q value: NaN") and out["b"].startswith("illegal b value: 1.5")
 
 
-def test_both_searchers_share_one_set_qlog_contract(runs):
-    """One signature, unspecified values kept, the same refusals in the same words (the Java constructor's)."""
-    out = runs("""
+@pyserini_setup("""
 import inspect
 from qlog_pyserini.errors import QLogError
 out["signatures"] = [str(inspect.signature(c.set_qlog)) for c in (QLogSearcher, QLogLuceneSearcher)]
@@ -408,6 +434,8 @@ try:
 except QLogError as e:
     out["range"] = str(e)
 """)
+def test_both_searchers_share_one_set_qlog_contract(out):
+    """One signature, unspecified values kept, the same refusals in the same words (the Java constructor's)."""
     assert out["signatures"][0] == out["signatures"][1]
     assert out["signatures"][0] == "(self, q: 'float | None' = None, *, k1: 'float | None' = None, " \
                                    "b: 'float | None' = None, idf_form: 'str | None' = None) -> 'None'"
