@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT  # noqa: E402
+from conftest import ROOT, run_verb  # noqa: E402
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.lolo.fit import (
@@ -239,8 +239,8 @@ def test_lolo_cli_measures_off_grid_q_like_the_search_cli(real_sweeps, stdlib_in
     from qlog_pyserini.eval.trec_eval import trec_eval
 
     run = tmp_path / "run.txt"
-    search = cli("search", "--index", stdlib_index, "--topics", stdlib_code[1], "--output", run,
-                 "--q", repr(row["q_pred"]), "--quiet")
+    search = run_verb("search", "--index", stdlib_index, "--topics", stdlib_code[1], "--output", run,
+                      "--q", repr(row["q_pred"]), "--quiet")
     assert search.returncode == 0, search.stderr
     assert row["m_pred"] == trec_eval(qrels, run, ["ndcg_cut.10"], per_query=False).aggregate["ndcg_cut.10"]
 
@@ -251,7 +251,7 @@ def test_lolo_cli_refusals(real_sweeps, tmp_path):
                          ((tmp_path, ), "not a sweep folder"),
                          ((a, a), "names must be unique"),
                          ((a, "--output", tmp_path / "no" / "x.md"), "does not exist")):
-        proc = cli("lolo", "--sweeps", *args)
+        proc = run_verb("lolo", "--sweeps", *args)  # in process: the test above starts lolo's real entry point
         lines = [l for l in proc.stderr.splitlines() if l.strip()]
         assert proc.returncode == 2 and needle in lines[-1] and "Traceback" not in proc.stderr, proc.stderr
 
