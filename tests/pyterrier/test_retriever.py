@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -43,13 +44,14 @@ HITS = 100
 MEASURES = {"nDCG@10": "ndcg_cut.10", "RR": "recip_rank", "AP": "map", "R@100": "recall.100"}
 
 
-def search_cli(tmp_path, index, topics, name: str, *flags: str):
+def search_cli(tmp_path, index, topics, name: str, *flags: str) -> tuple[subprocess.Popen, Path]:
+    """``python -m qlog_pyserini.search`` started in its own process (and JVM): (the process, its run file)."""
     out = tmp_path / f"{name}.txt"
-    proc = subprocess.run([sys.executable, "-m", "qlog_pyserini.search", "--index", str(index), "--topics",
-                           str(topics), "--output", str(out), "--hits", str(HITS), "--quiet", *flags],
-                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    return out
+    proc = subprocess.Popen([sys.executable, "-m", "qlog_pyserini.search", "--index", str(index), "--topics",
+                             str(topics), "--output", str(out), "--hits", str(HITS), "--quiet", *flags],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return proc, out
 
 
 @pytest.fixture(scope="module")
@@ -60,11 +62,16 @@ def searcher(csn_ruby):
 
 @pytest.fixture(scope="module")
 def cli_runs(csn_ruby, tmp_path_factory):
-    """The search verb's runs of BM25 and q = 0.7, each from its own process."""
+    """The search verb's runs of BM25 and q = 0.7, each from its own process (the two run at once)."""
     data, index = csn_ruby
     folder = tmp_path_factory.mktemp("cli-runs")
-    return {name: search_cli(folder, index, data / "topics.tsv", name, *flags)
-            for name, flags in (("bm25", ["--similarity", "bm25"]), ("qlog", ["--q", "0.7"]))}
+    started = {name: search_cli(folder, index, data / "topics.tsv", name, *flags)
+               for name, flags in (("bm25", ["--similarity", "bm25"]), ("qlog", ["--q", "0.7"]))}
+    # two independent fresh processes: they run side by side, each on its own core when the machine has one free
+    for name, (proc, _) in started.items():
+        _, stderr = proc.communicate(timeout=600)
+        assert proc.returncode == 0, f"{name}: {stderr}"
+    return {name: run for name, (_, run) in started.items()}
 
 
 def test_results_equal_the_search_cli_run(csn_ruby, searcher, cli_runs, terrier):
