@@ -1,7 +1,7 @@
 """The bench stage of ``reproduce``: query-time cost on the JDK benchmark (``results/bench.md`` / ``.json``).
 
 The benchmark is built from the JDK's ``lib/src.zip`` (:func:`qlog_pyserini.corpus.build_benchmark`,
-1,000 seeded queries; ``--quick``: 3,000 functions and 100 queries), indexed and prepared as the
+1,000 seeded queries; ``--quick`` benchmarks its own first code corpus instead), indexed and prepared as the
 main stage's corpora are, and cached under ``--work/bench``. ``python -m qlog_pyserini.bench`` then
 runs as a child process (its own JVM, not the pipeline's) writing into ``--work/bench/run``; the
 report is copied to ``--out`` with reproduce's provenance appended. Timings want an idle machine:
@@ -30,11 +30,21 @@ FULL_QUERIES, QUICK_QUERIES, QUICK_DOCS = 1000, 100, 3000
 
 
 def jdk_benchmark(cfg: Config) -> Prepared:
-    """The JDK ``src.zip`` benchmark, built, prepared and indexed (cached under ``--work/bench/jdk``)."""
+    """The JDK ``src.zip`` benchmark, built, prepared and indexed (cached under ``--work/bench/jdk``).
+
+    ``--quick`` is a smoke pass of the stage: it benchmarks the quick pipeline's first code corpus
+    (built for the sweeping stages anyway) instead of parsing the JDK's sources a second time; the JDK
+    benchmark only when no code corpus is configured.
+    """
     from qlog_pyserini.corpus import build_benchmark
     from qlog_pyserini.jvm.toolchain import find_jdk
     from qlog_pyserini.prepare.datasets import prepare_beir
-    from qlog_pyserini.reproduce.pipeline import Prepared, _cached, _index, _stamp
+    from qlog_pyserini.reproduce.pipeline import Prepared, _cached, _index, _stamp, code_corpora
+
+    if cfg.quick:
+        built = code_corpora(cfg)
+        if built:
+            return built[0]
 
     jdk = find_jdk()
     src_zip = jdk.home / "lib" / "src.zip"

@@ -123,7 +123,7 @@ def test_quick_new_stages_write_tables_with_one_commit_and_relative_paths(tmp_pa
                     "--json", verb_json).returncode == 0
     assert json.loads((out / "auto-query.json").read_text()) == json.loads(verb_json.read_text())
 
-    # bench: one round on the quick JDK benchmark, its check passed
+    # bench: one round on the quick pipeline's own code corpus, its check passed
     result = json.loads((out / "bench.json").read_text())
     bench_command = result["reproduce"]["bench_command"]
     assert result["check_passed"] is True and bench_command.startswith("python -m qlog_pyserini.bench --index WORK/")
