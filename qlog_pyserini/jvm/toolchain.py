@@ -238,10 +238,11 @@ GC_CHOICE = re.compile(r"-XX:[+-]Use\w*GC")
 NATIVE_TRIM = "-XX:TrimNativeHeapInterval=1000"
 NATIVE_TRIM_SINCE = 22
 # Anserini logs through log4j 2, whose core reads the fatjar's XML configuration and loads some 500
-# classes when the first Anserini class is initialised (loading our searcher class took 1.1 s with it and
-# 0.3 s without, on a shared machine), for messages a search never needs. log4j's own simple logger (in log4j-api) prints warnings and errors
-# to stderr instead. The indexer's java process keeps Anserini's configuration (its progress is INFO);
-# PYSERINI_VERBOSE_JVM=1, or any log4j2 property in $QLOG_JAVA_OPTS, keeps it too.
+# classes when the first Anserini class is initialised (loading our searcher class took 1.1 s with it
+# and 0.3 s without, on a shared machine), for messages a search never needs. log4j's own simple logger
+# (in log4j-api) prints warnings and errors to stderr instead. The indexer's java process keeps
+# Anserini's configuration (its progress is INFO); PYSERINI_VERBOSE_JVM=1, or any log4j property in
+# $QLOG_JAVA_OPTS, keeps it too.
 SIMPLE_LOG4J = ("-Dlog4j2.loggerContextFactory=org.apache.logging.log4j.simple.SimpleLoggerContextFactory",
                 "-Dorg.apache.logging.log4j.simplelog.level=WARN")
 LOG4J_PROPERTIES = ("-Dlog4j2.", "-Dlog4j.", "-Dorg.apache.logging.log4j.")
