@@ -33,13 +33,16 @@ class StoredTexts:
 
     def __init__(self, searcher: QLogSearcher) -> None:
         self.searcher = searcher
+        self._max_doc: int | None = None  # the open reader's, read once (a walk calls this once per rank)
 
     def __call__(self, doc_numbers: Sequence[int] | np.ndarray) -> list[str]:
         numbers = np.asarray(doc_numbers, dtype=np.int64)
         if not numbers.size:
             return []
         reader = jclass(SEARCHER).reader_of(self.searcher._open())  # a closed searcher is one clear error
-        count = int(instance_call(reader, "maxDoc"))
+        if self._max_doc is None:
+            self._max_doc = int(instance_call(reader, "maxDoc"))
+        count = self._max_doc
         if numbers.min() < 0 or numbers.max() >= count:
             raise QLogError(f"doc numbers must lie in [0, {count}), the index's doc numbers")
         order = np.argsort(numbers, kind="stable")
