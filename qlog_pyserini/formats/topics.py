@@ -15,14 +15,17 @@ it and trec_eval scores it 0 if it is judged. A warning logs how many topics are
 from __future__ import annotations
 
 import itertools
+from array import array
 import logging
 import os
 import re
-from typing import Iterator, Mapping
+from typing import Iterator, Mapping, Union
+
+import numpy as np
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import json_lines
-from qlog_pyserini.formats.lines import read_lines
+from qlog_pyserini.formats.lines import numbered_lines
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.formats.trec import check_id
 
@@ -47,22 +50,90 @@ def read_topics(path: str | os.PathLike, fmt: str | None = None) -> dict[str, st
     and line. Query text is returned as written (TREC titles and bodies whitespace-collapsed);
     empty text is kept and counted in a logged warning (see the module docstring).
     """
-    if fmt is not None and fmt not in FORMATS:
-        raise ValueError(f"illegal topic format: {fmt!r}, must be one of {', '.join(FORMATS)}")
-    lines = _read_lines(path)
-    if fmt is None:
-        fmt = _detect(path, lines)
-    if fmt == "jsonl":
-        topics = _parse_jsonl(path, lines)
-    elif fmt == "trec":
-        topics = _parse_trec(path, lines)
-    else:
-        topics = _parse_tsv(path, lines)
+    out = _Topics(path)
+    for qid, text, lineno in topic_entries(path, fmt):
+        out.add(qid, text, lineno)
+    topics = out.topics
     empty = sum(1 for text in topics.values() if not text.strip())
     if empty:
         log.warning("%s: %d of %d topics have empty query text; they are kept and retrieve nothing",
                     path, empty, len(topics))
     return topics
+
+
+def topic_entries(path: str | os.PathLike, fmt: str | None = None) -> Iterator[tuple[str, str, int]]:
+    """``(qid, text, line)`` for each topic of the file, in file order, read as a stream (the file is
+    never held in memory whole). Malformed lines raise :class:`QLogError` naming file and line, as in
+    :func:`read_topics`; qids are not checked here (see :class:`TopicStream` and :func:`read_topics`).
+    """
+    if fmt is not None and fmt not in FORMATS:
+        raise ValueError(f"illegal topic format: {fmt!r}, must be one of {', '.join(FORMATS)}")
+    if fmt is None:
+        fmt = _detect(path, numbered_lines(path, "topics"))
+    if fmt == "jsonl":
+        return _parse_jsonl(path)
+    lines = numbered_lines(path, "topics")
+    return _parse_trec(path, lines) if fmt == "trec" else _parse_tsv(path, lines)
+
+
+class TopicStream:
+    """The topics of a file, checked in one streaming pass and read again from the file at each pass.
+
+    For runs whose memory must not grow with the number of queries (``search`` over 100,000 queries
+    holds one batch, not a dict of every query). Construction reads the whole file once: every qid is
+    checked and must be unique (:class:`QLogError` naming file and lines, as :func:`read_topics`), and
+    the topics are counted; only one 8-byte hash per qid is kept. Iterating (:meth:`items`) reads the
+    file again and raises :class:`QLogError` if it changed since the check.
+    """
+
+    def __init__(self, path: str | os.PathLike, fmt: str | None = None):
+        self.path, self.fmt = path, fmt
+        hashes = array("q")
+        self.empty = 0
+        for qid, text, lineno in topic_entries(path, fmt):
+            check_id(qid, "qid", f" at {path}:{lineno}")
+            hashes.append(hash(qid))
+            self.empty += not text.strip()
+        self._count = len(hashes)
+        self._stamp = _file_stamp(path)  # after the scan, which reports a missing or unreadable file itself
+        ordered = np.sort(np.frombuffer(hashes, dtype=np.int64))
+        clashes = ordered[1:][ordered[1:] == ordered[:-1]]
+        if clashes.size:  # a repeated hash: find the repeated qid itself (or a harmless hash collision)
+            _Topics(path).check_unique(topic_entries(path, fmt), set(clashes.tolist()))
+
+    def __len__(self) -> int:
+        return self._count
+
+    def items(self) -> Iterator[tuple[str, str]]:
+        """``(qid, text)`` in file order, read again from the file."""
+        if _file_stamp(self.path) != self._stamp:
+            raise QLogError(f"topics file {str(self.path)!r} changed after it was checked")
+        return ((qid, text) for qid, text, _ in topic_entries(self.path, self.fmt))
+
+    def values(self) -> Iterator[str]:
+        """The query texts in file order."""
+        return (text for _, text in self.items())
+
+    def __iter__(self) -> Iterator[str]:
+        return (qid for qid, _ in self.items())
+
+
+Topics = Union[Mapping[str, str], TopicStream]  # what a search reads its queries from
+
+
+def empty_count(topics: Topics) -> int:
+    """How many of ``topics`` have no query text (counted when a :class:`TopicStream` was checked)."""
+    if isinstance(topics, TopicStream):
+        return topics.empty
+    return sum(1 for text in topics.values() if not text.strip())
+
+
+def _file_stamp(path: str | os.PathLike) -> tuple[int, int]:
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise QLogError(f"cannot read topics file {str(path)!r}: {e}") from None
+    return st.st_size, st.st_mtime_ns
 
 
 def write_topics_tsv(path: str | os.PathLike, topics: Mapping[str, str]) -> None:
@@ -77,14 +148,10 @@ def write_topics_tsv(path: str | os.PathLike, topics: Mapping[str, str]) -> None
             f.write(f"{qid}\t{' '.join(text.split())}\n")
 
 
-def _read_lines(path: str | os.PathLike) -> list[str]:
+def _detect(path: str | os.PathLike, lines: Iterator[tuple[int, str]]) -> str:
     # Lines end at \n only (not at a form feed or U+2028 inside a query); a BOM is dropped;
     # a non-UTF-8 byte is reported with its line (formats.lines).
-    return read_lines(path, "topics")
-
-
-def _detect(path: str | os.PathLike, lines: list[str]) -> str:
-    first = next((line.strip() for line in lines if line.strip()), None)
+    first = next((line.strip() for _, line in lines if line.strip()), None)
     if first is None:
         raise QLogError(f"topics file {str(path)!r} is empty")
     if first.startswith("{"):
@@ -113,21 +180,24 @@ class _Topics:
         self.first_line[qid] = lineno
         self.topics[qid] = text
 
+    def check_unique(self, entries: Iterator[tuple[str, str, int]], hashes: set[int]) -> None:
+        """Raise on the first repeated qid among ``entries`` whose hash is in ``hashes`` (others are skipped)."""
+        for qid, _, lineno in entries:
+            if hash(qid) in hashes:
+                self.add(qid, "", lineno)
 
-def _parse_tsv(path: str | os.PathLike, lines: list[str]) -> dict[str, str]:
-    out = _Topics(path)
-    for lineno, line in enumerate(lines, start=1):
+
+def _parse_tsv(path: str | os.PathLike, lines: Iterator[tuple[int, str]]) -> Iterator[tuple[str, str, int]]:
+    for lineno, line in lines:
         if not line.strip():
             continue
         if "\t" not in line:
             raise QLogError(f"{path}:{lineno}: a TSV topic line needs qid<TAB>text, found no tab")
         qid, text = line.split("\t", 1)
-        out.add(qid, text.strip(), lineno)
-    return out.topics
+        yield qid, text.strip(), lineno
 
 
-def _parse_jsonl(path: str | os.PathLike, lines: list[str]) -> dict[str, str]:
-    out = _Topics(path)
+def _parse_jsonl(path: str | os.PathLike) -> Iterator[tuple[str, str, int]]:
     for lineno, obj in json_lines(path, what="topics"):  # same JSON-lines checks as corpora
         qid = obj.get("_id", obj.get("id"))
         text = obj.get("text")
@@ -139,25 +209,22 @@ def _parse_jsonl(path: str | os.PathLike, lines: list[str]) -> dict[str, str]:
             qid = str(qid)
         if not isinstance(qid, str) or not isinstance(text, str):
             raise QLogError(f"{path}:{lineno}: \"_id\" and \"text\" must be strings")
-        out.add(qid, text, lineno)
-    return out.topics
+        yield qid, text, lineno
 
 
-def _parse_trec(path: str | os.PathLike, lines: list[str]) -> dict[str, str]:
-    out = _Topics(path)
-    it = iter(enumerate(lines, start=1))
+def _parse_trec(path: str | os.PathLike, lines: Iterator[tuple[int, str]]) -> Iterator[tuple[str, str, int]]:
+    it = iter(lines)
     for lineno, line in it:
         stripped = line.strip()
         if _TREC_TOP.match(stripped):
-            _parse_top(path, lineno, it, out)
+            yield _parse_top(path, lineno, it)
         elif _TREC_DOC.match(stripped):
-            _parse_doc(path, lineno, it, out, rest=re.sub(r"^<doc[^>]*>", "", stripped, flags=re.IGNORECASE))
+            yield _parse_doc(path, lineno, it, rest=re.sub(r"^<doc[^>]*>", "", stripped, flags=re.IGNORECASE))
         elif stripped:
             raise QLogError(f"{path}:{lineno}: expected <top> or <DOC>, found {stripped[:60]!r}")
-    return out.topics
 
 
-def _parse_top(path: str | os.PathLike, start: int, it: Iterator[tuple[int, str]], out: _Topics) -> None:
+def _parse_top(path: str | os.PathLike, start: int, it: Iterator[tuple[int, str]]) -> tuple[str, str, int]:
     """One ``<top> ... </top>`` topic; the query is the title, which may span lines."""
     qid: str | None = None
     qid_line = start
@@ -175,8 +242,7 @@ def _parse_top(path: str | os.PathLike, start: int, it: Iterator[tuple[int, str]
                 raise QLogError(f"{path}:{start}: topic has no <num>")
             if title is None:
                 raise QLogError(f"{path}:{start}: topic {qid} has no <title>")
-            out.add(qid, " ".join(" ".join(title).split()), qid_line)
-            return
+            return qid, " ".join(" ".join(title).split()), qid_line
         if low.startswith("<num>"):
             body = re.sub(r"</num>", "", stripped[5:], flags=re.IGNORECASE)
             # '<num> Number: 301' (TREC) or '<num>176</num>' (FIRE)
@@ -193,8 +259,8 @@ def _parse_top(path: str | os.PathLike, start: int, it: Iterator[tuple[int, str]
     raise QLogError(f"{path}:{start}: <top> is never closed by </top>")
 
 
-def _parse_doc(path: str | os.PathLike, start: int, it: Iterator[tuple[int, str]], out: _Topics,
-               rest: str) -> None:
+def _parse_doc(path: str | os.PathLike, start: int, it: Iterator[tuple[int, str]],
+               rest: str) -> tuple[str, str, int]:
     """One CACM-style ``<DOC> <DOCNO> id </DOCNO> body </DOC>`` topic; the query is the body."""
     qid: str | None = None
     qid_line = start
@@ -213,8 +279,7 @@ def _parse_doc(path: str | os.PathLike, start: int, it: Iterator[tuple[int, str]
             if qid is None:
                 raise QLogError(f"{path}:{start}: <DOC> has no <DOCNO>")
             body.append(line[:end])
-            out.add(qid, " ".join(" ".join(body).split()), qid_line)
-            return
+            return qid, " ".join(" ".join(body).split()), qid_line
         body.append(line)
     raise QLogError(f"{path}:{start}: <DOC> is never closed by </DOC>")
 

@@ -9,12 +9,14 @@ density with no labels (:mod:`qlog_pyserini.predict`) and logs h_tok and the cho
 
 from __future__ import annotations
 
+import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping, Sequence, TypeVar
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.topics import Topics
 from qlog_pyserini.formats.trec import OUTPUT_FORMATS, Hit, check_id, run_lines
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import progress_bar
@@ -46,7 +48,7 @@ def prefetched(items: Iterator[T]) -> Iterator[T]:
             yield item
 
 
-def search_batches(searcher: QLogSearcher, topics: Mapping[str, str], hits: int = 1000, threads: int = 1,
+def search_batches(searcher: QLogSearcher, topics: Topics, hits: int = 1000, threads: int = 1,
                    progress: bool = True, batch_size: int = BATCH, fields: Mapping[str, float] | None = None,
                    desc: str = "searching", q_of: Callable[[list[str]], Sequence[float]] | None = None,
                    ) -> Iterator[BatchResults | FieldResults]:
@@ -62,11 +64,14 @@ def search_batches(searcher: QLogSearcher, topics: Mapping[str, str], hits: int 
         raise QLogError(f"batch size must be at least 1, got {batch_size}")
     if q_of is not None and fields:
         raise QLogError("a q per query does not combine with fields")
-    qids = list(topics)
-    with progress_bar(total=len(qids), desc=desc, unit="q", quiet=not progress) as bar:
-        for start in range(0, len(qids), batch_size):
-            chunk = qids[start:start + batch_size]
-            queries = [topics[q] for q in chunk]
+    entries = iter(topics.items())  # a TopicStream reads its file again here, a batch at a time
+    with progress_bar(total=len(topics), desc=desc, unit="q", quiet=not progress) as bar:
+        while True:
+            pairs = list(itertools.islice(entries, batch_size))
+            if not pairs:
+                break
+            chunk = [qid for qid, _ in pairs]
+            queries = [text for _, text in pairs]
             if fields:
                 yield search_fields_columns(searcher, queries, chunk, fields, k=hits, threads=threads)
             else:
@@ -75,7 +80,7 @@ def search_batches(searcher: QLogSearcher, topics: Mapping[str, str], hits: int 
             bar.update(len(chunk))
 
 
-def search_topics(searcher: QLogSearcher, topics: Mapping[str, str], hits: int = 1000, threads: int = 1,
+def search_topics(searcher: QLogSearcher, topics: Topics, hits: int = 1000, threads: int = 1,
                   progress: bool = True, batch_size: int = BATCH,
                   fields: Mapping[str, float] | None = None) -> dict[str, list[Hit]]:
     """Run every topic through ``searcher``; ``{qid: hits}`` in topic order, all in memory.
@@ -98,7 +103,7 @@ class RunWritten:
     unanswered: int
 
 
-def write_topics_run(searcher: QLogSearcher, topics: Mapping[str, str], output: str | os.PathLike, tag: str,
+def write_topics_run(searcher: QLogSearcher, topics: Topics, output: str | os.PathLike, tag: str,
                      hits: int = 1000, threads: int = 1, progress: bool = True, batch_size: int = BATCH,
                      fields: Mapping[str, float] | None = None, output_format: str = "trec",
                      remove_duplicates: bool = False, remove_query: bool = False,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.topics import Topics, empty_count
 from qlog_pyserini.formats.trec import OUTPUT_FORMATS, check_id
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
 from qlog_pyserini.system.progress import info
@@ -73,7 +74,7 @@ class Prepared:
 
     job: SearchJob
     index: IndexSource
-    topics: dict[str, str]
+    topics: Topics
     q: float
     k1: float
     b: float
@@ -198,7 +199,7 @@ def run_search(job: SearchJob) -> Path:
     p = prepare(job)
     searcher = open_searcher(p)
     info(describe_setup(p, searcher))
-    empty = sum(1 for text in p.topics.values() if not text.strip())
+    empty = empty_count(p.topics)
     if empty:
         print(f"warning: {empty} queries have empty text; they get no hits", file=sys.stderr)
     written = search_to_file(p, searcher)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.topics import read_topics
+from qlog_pyserini.formats.topics import TopicStream
 from qlog_pyserini.formats.trec import check_id
 from qlog_pyserini.search.searcher import check_index_dir
 
@@ -74,10 +74,12 @@ def _download_prebuilt(name: str) -> str:
         raise QLogError(f"prebuilt index {name!r} could not be downloaded: {e}") from None
 
 
-def load_topics(spec: str) -> dict[str, str]:
-    """``{qid: query}`` from a topics file, or from a topic set Pyserini knows by name."""
+def load_topics(spec: str) -> TopicStream | dict[str, str]:
+    """The topics of a file, checked and counted but read again as they are searched (a
+    :class:`~qlog_pyserini.formats.topics.TopicStream`: memory flat in their number), or ``{qid: query}``
+    of a topic set Pyserini knows by name."""
     if os.path.exists(spec) or os.sep in spec:
-        return read_topics(spec)
+        return TopicStream(spec)
     try:
         from pyserini.search import get_topics
     except OSError as e:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import logging
 
 import pytest
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.topics import read_topics, write_topics_tsv
+from qlog_pyserini.formats.topics import TopicStream, _Topics, empty_count, read_topics, write_topics_tsv
 
 
 def write(tmp_path, name, text):
@@ -143,9 +144,51 @@ def test_empty_query_text_is_kept_and_counted(tmp_path, caplog):
     ("x.xml", "<topics>\n<topic number='1'/>\n", r"x.xml: not a recognized topic format"),
     ("empty.tsv", "\n\n", r"topics file '.*empty.tsv' is empty"),
 ])
-def test_bad_input_names_file_and_line(tmp_path, name, text, message):
+@pytest.mark.parametrize("reader", [read_topics, TopicStream], ids=["read_topics", "TopicStream"])
+def test_bad_input_names_file_and_line(tmp_path, name, text, message, reader):
     with pytest.raises(QLogError, match=message):
-        read_topics(write(tmp_path, name, text))
+        reader(write(tmp_path, name, text))
+
+
+@pytest.mark.parametrize("name, text", [
+    ("t.tsv", "q1\tfirst query\nq2\t\n\nq3\tthird\tquery with a tab\n"),
+    ("q.jsonl", '{"_id": "q1", "text": "a"}\n{"id": 7, "text": ""}\n'),
+    ("top.txt", TREC_TOPICS),
+    ("doc.txt", CACM_TOPICS),
+])
+def test_topic_stream_reads_what_read_topics_reads_at_every_pass(tmp_path, name, text):
+    path = write(tmp_path, name, text)
+    expected = read_topics(path)
+    stream = TopicStream(path)
+    assert len(stream) == len(expected) and empty_count(stream) == empty_count(expected)
+    assert list(stream.items()) == list(expected.items())
+    assert list(stream.items()) == list(expected.items())  # read again from the file
+    assert list(stream) == list(expected) and list(stream.values()) == list(expected.values())
+
+
+def test_topic_stream_keeps_one_hash_per_qid_not_the_queries(tmp_path):
+    path = write(tmp_path, "t.tsv", "".join(f"q{i}\t{'long query text ' * 20}{i}\n" for i in range(5000)))
+    stream = TopicStream(path)
+    assert len(stream) == 5000
+    assert not any(isinstance(v, (dict, list, str)) and len(v) > 100 for v in vars(stream).values()
+                   if not isinstance(v, os.PathLike))
+
+
+def test_a_hash_shared_by_two_distinct_qids_is_not_a_duplicate(tmp_path):
+    # Hash collisions are too rare to plant through the file; the exact re-check they trigger is run directly.
+    path = write(tmp_path, "t.tsv", "q1\ta\nq2\tb\nq1\tc\n")
+    entries = [("q1", "a", 1), ("q2", "b", 2)]
+    _Topics(path).check_unique(iter(entries), {hash("q1"), hash("q2")})  # same hashes, distinct qids: no error
+    with pytest.raises(QLogError, match=r"t.tsv:3: duplicate qid 'q1' \(first at line 1\)"):
+        _Topics(path).check_unique(iter([*entries, ("q1", "c", 3)]), {hash("q1")})
+
+
+def test_topic_stream_refuses_a_file_changed_after_its_check(tmp_path):
+    path = write(tmp_path, "t.tsv", "q1\ta\nq2\tb\n")
+    stream = TopicStream(path)
+    path.write_text("q1\ta\nq2\tb\nq2\tagain\n", encoding="utf-8")
+    with pytest.raises(QLogError, match="changed after it was checked"):
+        list(stream.items())
 
 
 def test_missing_file(tmp_path):
