@@ -17,13 +17,16 @@ from qlog_pyserini.system.project import PROJECT_ROOT, relative_to_project
 
 
 def git_commit() -> str | None:
-    """The checkout's commit (with ``+dirty`` when the tree has changes), or None outside git."""
+    """The checkout's commit (with ``+dirty`` when the tracked files outside ``results/`` have changes), or
+    None outside git. ``results/`` is left out: it holds what ``reproduce`` writes, so a run that has
+    written its first tables must not call itself dirty for the rest."""
     try:
         head = subprocess.run(["git", "-C", str(PROJECT_ROOT), "rev-parse", "--short", "HEAD"],
                               capture_output=True, text=True, timeout=10)
         if head.returncode != 0:
             return None
-        dirty = subprocess.run(["git", "-C", str(PROJECT_ROOT), "status", "--porcelain", "--untracked-files=no"],
+        dirty = subprocess.run(["git", "-C", str(PROJECT_ROOT), "status", "--porcelain", "--untracked-files=no",
+                                "--", ".", ":(exclude)results"],
                                capture_output=True, text=True, timeout=10).stdout.strip()
         return head.stdout.strip() + ("+dirty" if dirty else "")
     except (OSError, subprocess.TimeoutExpired):

@@ -18,3 +18,28 @@ def test_command_line_writes_project_paths_relative_to_the_root(tmp_path, monkey
     assert line == (f"python -m qlog_pyserini.sweep --index work/go/index --topics results/main.md "
                     f"--qrels {tmp_path / 'qrels.txt'} --grid 0.3,0.5 --name go-code")
     assert relative_to_project(ROOT) == "." and relative_to_project("/") == "/"
+
+
+def test_commit_is_dirty_for_changed_sources_not_for_written_results(tmp_path, monkeypatch):
+    import subprocess
+
+    import qlog_pyserini.system.provenance as provenance
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    git("init", "-q")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "code.py").write_text("x = 1\n")
+    (tmp_path / "results" / "main.md").write_text("old table\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
+    monkeypatch.setattr(provenance, "PROJECT_ROOT", tmp_path)
+    head = git("rev-parse", "--short", "HEAD")
+    assert provenance.git_commit() == head
+    (tmp_path / "results" / "main.md").write_text("new table\n")  # what a reproduce run writes
+    (tmp_path / "scratch.txt").write_text("untracked\n")
+    assert provenance.git_commit() == head
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert provenance.git_commit() == head + "+dirty"
