@@ -15,10 +15,10 @@ it and trec_eval scores it 0 if it is judged. A warning logs how many topics are
 from __future__ import annotations
 
 import itertools
-from array import array
 import logging
 import os
 import re
+from array import array
 from typing import Iterator, Mapping, Union
 
 import numpy as np
@@ -54,7 +54,7 @@ def read_topics(path: str | os.PathLike, fmt: str | None = None) -> dict[str, st
     for qid, text, lineno in topic_entries(path, fmt):
         out.add(qid, text, lineno)
     topics = out.topics
-    empty = sum(1 for text in topics.values() if not text.strip())
+    empty = empty_count(topics)
     if empty:
         log.warning("%s: %d of %d topics have empty query text; they are kept and retrieve nothing",
                     path, empty, len(topics))
@@ -66,14 +66,18 @@ def topic_entries(path: str | os.PathLike, fmt: str | None = None) -> Iterator[t
     never held in memory whole). Malformed lines raise :class:`QLogError` naming file and line, as in
     :func:`read_topics`; qids are not checked here (see :class:`TopicStream` and :func:`read_topics`).
     """
-    if fmt is not None and fmt not in FORMATS:
-        raise ValueError(f"illegal topic format: {fmt!r}, must be one of {', '.join(FORMATS)}")
-    if fmt is None:
-        fmt = _detect(path, numbered_lines(path, "topics"))
+    fmt = topic_format(path, fmt)
     if fmt == "jsonl":
         return _parse_jsonl(path)
     lines = numbered_lines(path, "topics")
     return _parse_trec(path, lines) if fmt == "trec" else _parse_tsv(path, lines)
+
+
+def topic_format(path: str | os.PathLike, fmt: str | None = None) -> str:
+    """``fmt`` checked, or the format detected from the file's first non-blank line when it is None."""
+    if fmt is not None and fmt not in FORMATS:
+        raise ValueError(f"illegal topic format: {fmt!r}, must be one of {', '.join(FORMATS)}")
+    return fmt if fmt is not None else _detect(path, numbered_lines(path, "topics"))
 
 
 class TopicStream:
@@ -87,7 +91,8 @@ class TopicStream:
     """
 
     def __init__(self, path: str | os.PathLike, fmt: str | None = None):
-        self.path, self.fmt = path, fmt
+        self.path = path
+        self.fmt = fmt = topic_format(path, fmt)  # detected once, not at every pass
         hashes = array("q")
         self.empty = 0
         for qid, text, lineno in topic_entries(path, fmt):
@@ -109,13 +114,6 @@ class TopicStream:
         if _file_stamp(self.path) != self._stamp:
             raise QLogError(f"topics file {str(self.path)!r} changed after it was checked")
         return ((qid, text) for qid, text, _ in topic_entries(self.path, self.fmt))
-
-    def values(self) -> Iterator[str]:
-        """The query texts in file order."""
-        return (text for _, text in self.items())
-
-    def __iter__(self) -> Iterator[str]:
-        return (qid for qid, _ in self.items())
 
 
 Topics = Union[Mapping[str, str], TopicStream]  # what a search reads its queries from
