@@ -41,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "leave-one-family-out), the per-query label-free q, the query-time benchmark and the engine "
                     "tests' tables, and write tables and plots with their provenance. Stages, in order: "
                     + "; ".join(f"{name} ({what})" for name, what in STAGES)
-                    + ". The engines stage runs Maven offline (mvn on PATH, a warm ~/.m2) and skips its Maven "
+                    + ". The engines stage runs Maven (mvn on PATH; it fetches what ~/.m2 lacks) and skips its Maven "
                     "tables with one line when mvn is absent; bench and engines time queries: run them on an idle "
                     "machine (e.g. alone, --stages bench,engines).")
     parser.add_argument("--quick", action="store_true",

@@ -7,8 +7,9 @@ is then copied to ``--out`` with its provenance appended: each command run (path
 project root), the date, the commit (``+dirty`` when the tree had changes), the versions.
 
 A table is the whole file: the reading of its numbers lives in ``results/README.md``. Results are
-cached under ``--work/engines`` by command and commit. The Maven runs need ``mvn`` and a warm
-``~/.m2`` (they run offline, ``-o``); without ``mvn`` the Maven tables are skipped with one line.
+cached under ``--work/engines`` by command and commit. The Maven runs need ``mvn``; Maven fetches
+what ``~/.m2`` lacks from Maven Central (a fresh clone's first run has plugins to fetch, so no ``-o``);
+without ``mvn`` the Maven tables are skipped with one line.
 ``--quick`` runs only the Lucene rewrite benchmark, at one round.
 """
 
@@ -57,7 +58,7 @@ class EngineRun:
             env = dict(p.split("=", 1) for p in (*self.properties, *rounds))
             env.update({self.out_property: str(out), "QLOG_SHARED_DATA": str(shared)})
             return [sys.executable, "-m", "pytest", self.test, "-q", "-p", "no:cacheprovider", "-s"], env
-        cmd = ["mvn", "-B", "-q", "-o", "-pl", self.module, *(["-am"] if self.also_make else []), "verify",
+        cmd = ["mvn", "-B", "-q", "-pl", self.module, *(["-am"] if self.also_make else []), "verify",
                f"-Dtest={self.test}", *MAVEN_FLAGS, *(f"-D{p}" for p in (*self.properties, *rounds)),
                f"-Dqlog.data={shared}", f"-D{self.out_property}={out}"]
         return cmd, {}

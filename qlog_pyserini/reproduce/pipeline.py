@@ -63,7 +63,7 @@ STAGES = (
     ("auto-query", "auto-query-sweeps.md/.csv, auto-query.md/.json: the per-query label-free q"),
     ("bench", "bench.md/.json: query-time cost on the JDK benchmark (wants an idle machine)"),
     ("engines", "solr-*, opensearch-*, elasticsearch-*, rewrite-bench, tantivy-rewrite-bench (.md): "
-                "the engine tests (Maven and a warm ~/.m2)"),
+                "the engine tests (Maven)"),
 )
 STAGE_NAMES = tuple(name for name, _ in STAGES)
 SWEEPING_STAGES = ("main", "scaling", "ablation", "evidence", "auto-query")

@@ -68,7 +68,7 @@ def test_paths_in_records_are_relative(tmp_path):
     assert shown_path(tmp_path / "shared", cfg) == "SHARED"
     rewrite = next(t for t in ENGINE_TABLES if t.name == "rewrite-bench.md").runs[0]
     cmd, env = rewrite.command(tmp_path / "work" / "out.md", tmp_path / "shared", quick=True)
-    assert env == {} and cmd[:6] == ["mvn", "-B", "-q", "-o", "-pl", "qlog-similarity"]
+    assert env == {} and cmd[:5] == ["mvn", "-B", "-q", "-pl", "qlog-similarity"]
     assert "-Dqlog.bench.rounds=1" in cmd and "-Dqlog.bench=true" in cmd
     assert shown_command(cmd, env, cfg).endswith("-Dqlog.data=SHARED -Dqlog.bench.out=WORK/out.md")
     full, _ = rewrite.command(tmp_path / "out.md", tmp_path / "shared", quick=False)
