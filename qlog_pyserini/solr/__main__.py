@@ -20,7 +20,7 @@ from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.solr.client import SolrClient
 from qlog_pyserini.solr.configset import FIELD, STATS_CACHES, ConfigSet, write_configset, zip_folder
-from qlog_pyserini.solr.workflow import deploy, index_corpus, run_to_file, sweep_q
+from qlog_pyserini.solr.workflow import DEFAULT_THREADS, check_threads, deploy, index_corpus, run_to_file, sweep_q
 from qlog_pyserini.system.outputs import check_not_precious, check_output_file
 
 
@@ -43,6 +43,11 @@ def _field_arg(p: ArgumentParser) -> None:
     p.add_argument("--field", default=FIELD, metavar="NAME",
                    help=f"the collection's text field to search (default {FIELD}, the field our configset defines; "
                         "name yours when the collection has its own schema)")
+
+
+def _threads_arg(p: ArgumentParser) -> None:
+    p.add_argument("--threads", type=int, default=DEFAULT_THREADS, metavar="N",
+                   help=f"search requests in flight at once (default {DEFAULT_THREADS}; the run does not depend on it)")
 
 
 def _config(args) -> ConfigSet:
@@ -83,6 +88,7 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
     p.add_argument("--run-tag", default="qlog-solr", help="run tag (default qlog-solr)")
     _field_arg(p)
+    _threads_arg(p)
 
     p = sub.add_parser("sweep", help="for each q: rewrite the schema, RELOAD, search, trec_eval")
     _solr_args(p)
@@ -92,6 +98,7 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the runs and metrics.csv")
     p.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
     _field_arg(p)
+    _threads_arg(p)
     p.add_argument("--force", action="store_true",
                    help="rewrite the collection's configset even if this tool did not write it (see deploy --force)")
     _similarity_args(p)
@@ -106,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"wrote {out}/schema.xml and solrconfig.xml ({_config(args)})")
         return 0
     # Before any request: an output that is an input, or a folder that is not ours, fails now.
+    if args.command in ("search", "sweep"):
+        check_threads(args.threads)
     if args.command == "search":
         check_output_file(args.output, "--output", inputs=[args.topics])
     elif args.command == "sweep":
@@ -123,11 +132,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{args.collection}: indexed {n} documents ({client.count(args.collection)} in the collection)")
         elif args.command == "search":
             answered = run_to_file(client, args.collection, args.topics, args.output, args.hits, args.run_tag,
-                                   field=args.field)
+                                   field=args.field, threads=args.threads)
             print(f"wrote {args.output} ({answered} queries with hits)")
         elif args.command == "sweep":
             rows = sweep_q(client, args.collection, _config(args), parse_grid(args.q_grid), args.topics, args.qrels,
-                           args.out, args.hits, field=args.field, force=args.force)
+                           args.out, args.hits, field=args.field, force=args.force, threads=args.threads)
             for row in rows:
                 print(f"q={row['q']:g}  " + "  ".join(f"{k} {v:.4f}" for k, v in row.items() if k not in ("q", "run", "search_seconds")))
     return 0

@@ -203,9 +203,11 @@ class SolrClient:
         if not text.strip():
             return [], np.zeros(0)
         what = f"searching {collection!r}"
+        # distrib.singlePass: a sharded collection answers id and score from the shards' first phase instead of
+        # asking them again for the ids of the merged top k (the ranking is the same; one round trip less)
         body = self._call("POST", f"{collection}/select", what, data={
             "q": escape_query(text), "defType": "lucene", "df": check_field(field), "q.op": "OR",
-            "rows": k, "fl": "id,score", "sort": "score desc,id asc"})
+            "rows": k, "fl": "id,score", "sort": "score desc,id asc", "distrib.singlePass": "true"})
         docs = _field(body, what, self.shown, "response", "docs")
         if not isinstance(docs, list):
             raise QLogError(f"{what}: the answer of {self.shown} is not a Solr response (docs is not a list)")

@@ -66,7 +66,7 @@ def test_solr_verbs_reproduce_the_lucene_run(csn_ruby, csn_ruby_runs, solr_url, 
 
     # sweep: each q through a new schema and a RELOAD of the same collection, no reindexing
     _verb("solr", "sweep", "--solr", solr_url, "--collection", "csn", "--topics", topics, "--qrels", qrels,
-          "--q-grid", "1,0.7", "--out", tmp_path / "sweep", "--hits", "100")
+          "--q-grid", "1,0.7", "--out", tmp_path / "sweep", "--hits", "100", "--threads", "3")
     rows = (tmp_path / "sweep" / "metrics.csv").read_text().splitlines()
     assert rows[0].startswith("q,ndcg_cut.10")
     by_q = {float(r.split(",")[0]): float(r.split(",")[1]) for r in rows[1:]}

@@ -34,3 +34,28 @@ def test_bad_field_is_refused_before_any_request(solr_url, fake_select, tmp_path
         main(["search", "--solr", solr_url, "--collection", "c", "--topics", str(topics),
               "--output", str(tmp_path / "r.txt"), "--field", "a b"])
     assert fake_select.seen == []
+
+
+def test_threads_do_not_change_the_run(fake_select, tmp_path):
+    # each query's answer depends on its text, so a run whose answers were matched to the wrong query differs
+    url = fake_select(lambda form: [{"id": f"{form['q']}-{i}", "score": 10.0 - i} for i in range(3)])
+    topics = tmp_path / "t.tsv"
+    topics.write_text("".join(f"q{i}\tword{i}\n" for i in range(150)))  # more than one written chunk
+    runs = {}
+    for threads in (1, 4):
+        runs[threads] = tmp_path / f"run{threads}.txt"
+        assert main(["search", "--solr", url, "--collection", "c", "--topics", str(topics),
+                     "--output", str(runs[threads]), "--threads", str(threads), "--quiet"]) == 0
+    assert runs[1].read_bytes() == runs[4].read_bytes()
+    assert [h.docid for h in read_run(runs[4])["q7"]] == ["word7-0", "word7-1", "word7-2"]
+    assert all(form["distrib.singlePass"] == "true" for form in fake_select.seen)
+
+
+@pytest.mark.parametrize("threads", ["0", "65", "two"])
+def test_bad_threads_are_refused_before_any_request(solr_url, fake_select, tmp_path, threads):
+    topics = tmp_path / "t.tsv"
+    topics.write_text("1\tparse json\n")
+    with pytest.raises((QLogError, SystemExit)):
+        main(["search", "--solr", solr_url, "--collection", "c", "--topics", str(topics),
+              "--output", str(tmp_path / "r.txt"), "--threads", threads])
+    assert fake_select.seen == [] and not (tmp_path / "r.txt").exists()
