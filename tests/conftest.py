@@ -20,6 +20,13 @@ SHARED_DATA = Path(os.environ.get("QLOG_SHARED_DATA", ROOT.parent / "shared" / "
 JVM_FIXTURES = frozenset({"tiny_index", "stdlib_index", "csn_ruby", "csn_ruby_runs"})
 
 
+# The suite runs on two pytest-xdist workers (setup.cfg's addopts: -n 2 --dist loadgroup), a file at a time as
+# --dist loadfile would, so module fixtures are built once; each worker builds its own session fixtures. The
+# tests taking a solr_url (the SolrCloud cluster's, or tests/solr/'s loopback stand-in) form one group, so one
+# worker starts the cluster (a Maven build and two Solr nodes, about 20 s) for all of them.
+SOLR_GROUP = "solrcloud"
+
+
 def pytest_collection_modifyitems(config, items) -> None:
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
@@ -27,6 +34,7 @@ def pytest_collection_modifyitems(config, items) -> None:
             item.add_marker(pytest.mark.data)
         if names & JVM_FIXTURES:
             item.add_marker(pytest.mark.jvm)
+        item.add_marker(pytest.mark.xdist_group(SOLR_GROUP if "solr_url" in names else item.nodeid.split("::")[0]))
 
 
 def _jvm_forbidden(*_args, **_kwargs):

@@ -57,7 +57,8 @@ class EngineRun:
         if not self.module:
             env = dict(p.split("=", 1) for p in (*self.properties, *rounds))
             env.update({self.out_property: str(out), "QLOG_SHARED_DATA": str(shared)})
-            return [sys.executable, "-m", "pytest", self.test, "-q", "-p", "no:cacheprovider", "-s"], env
+            # -n 0: one test, in the pytest process itself (the suite's addopts start two xdist workers)
+            return [sys.executable, "-m", "pytest", self.test, "-q", "-p", "no:cacheprovider", "-s", "-n", "0"], env
         cmd = ["mvn", "-B", "-q", "-pl", self.module, *(["-am"] if self.also_make else []), "verify",
                f"-Dtest={self.test}", *MAVEN_FLAGS, *(f"-D{p}" for p in (*self.properties, *rounds)),
                f"-Dqlog.data={shared}", f"-D{self.out_property}={out}"]
