@@ -124,7 +124,7 @@ def search_simple_searcher(simple_searcher: Any, queries: Sequence[str], qids: S
     above and this gives the next float down. ``table`` is the index's docid table, read once per open
     index by the caller that keeps it (read here otherwise).
     """
-    from qlog_pyserini.search.searcher import _is_java_exception, _java_error, check_hits, check_query
+    from qlog_pyserini.search.searcher import _is_java_exception, _java_error, check_hits, check_query, check_threads
 
     if isinstance(queries, (str, bytes)) or isinstance(qids, (str, bytes)):
         raise QLogError("queries and qids must be lists of strings")
@@ -134,8 +134,7 @@ def search_simple_searcher(simple_searcher: Any, queries: Sequence[str], qids: S
     if len(set(qids)) != len(qids):
         raise QLogError("qids must be unique")
     k = check_hits(k)
-    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 1024:
-        raise QLogError(f"illegal threads value: {threads!r}, must be an integer from 1 to 1024")
+    threads = check_threads(threads)
     cls = jclass(SEARCHER)
     detach_when_thread_ends()  # a short-lived calling thread must not leave a Java thread behind
     try:

@@ -67,6 +67,16 @@ def check_hits(k: int, name: str = "k") -> int:
     return int(k)
 
 
+MAX_THREADS = 1024
+
+
+def check_threads(threads: int) -> int:
+    """``threads`` if it is a usable number of search threads (1 .. 1024), else QLogError."""
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= MAX_THREADS:
+        raise QLogError(f"illegal threads value: {threads!r}, must be an integer from 1 to {MAX_THREADS}")
+    return int(threads)
+
+
 def qlog_parameters(current: tuple[float, float, float, str], num_docs: int, where: str, q: float | None = None,
                     k1: float | None = None, b: float | None = None,
                     idf_form: str | None = None) -> tuple[float, float, float, str]:
@@ -273,8 +283,7 @@ class QLogSearcher:
         queries, qids = self._check_batch(queries, qids)
         java = self._open()
         k = check_hits(k)
-        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 1024:
-            raise QLogError(f"illegal threads value: {threads!r}, must be an integer from 1 to 1024")
+        threads = check_threads(threads)
         with self._lock:
             model, k1, b, form = self._model, self.k1, self.b, self.idf_form
         if q is None:

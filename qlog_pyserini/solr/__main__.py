@@ -20,7 +20,7 @@ from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.solr.client import SolrClient
 from qlog_pyserini.solr.configset import FIELD, STATS_CACHES, ConfigSet, write_configset, zip_folder
-from qlog_pyserini.solr.workflow import DEFAULT_THREADS, check_threads, deploy, index_corpus, run_to_file, sweep_q
+from qlog_pyserini.solr.workflow import DEFAULT_THREADS, deploy, index_corpus, run_to_file, sweep_q
 from qlog_pyserini.system.outputs import check_not_precious, check_output_file
 
 
@@ -113,8 +113,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"wrote {out}/schema.xml and solrconfig.xml ({_config(args)})")
         return 0
     # Before any request: an output that is an input, or a folder that is not ours, fails now.
-    if args.command in ("search", "sweep"):
-        check_threads(args.threads)
     if args.command == "search":
         check_output_file(args.output, "--output", inputs=[args.topics])
     elif args.command == "sweep":

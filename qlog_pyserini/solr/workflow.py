@@ -20,6 +20,7 @@ from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import Hit, check_id, format_run_columns
+from qlog_pyserini.search.searcher import check_threads
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.solr.client import SolrClient, batched, check_field
 from qlog_pyserini.solr.configset import CONFIGSET_MARKER, FIELD, ConfigSet
@@ -148,13 +149,6 @@ def _check_search(k: int, field: str) -> None:
     if not 1 <= k <= 100_000:
         raise QLogError(f"illegal hits value: {k}, must be between 1 and 100000")
     check_field(field)
-
-
-def check_threads(threads: int) -> int:
-    """``threads`` if it is an integer from 1 to 64 (requests in flight at once), else QLogError."""
-    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 64:
-        raise QLogError(f"illegal threads value: {threads!r}, must be an integer from 1 to 64")
-    return threads
 
 
 @contextlib.contextmanager

@@ -38,8 +38,8 @@ def ranked_prefix(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, i
     return prefix
 
 
-def means_by_evaluator(qrels_path, run_path, with_ranx: bool = True) -> dict[str, tuple[float, float, float]]:
-    """(NDCG@10, MRR, MAP) over every qrels query (absent = 0), from each evaluator (ranx only ``with_ranx``)."""
+def means_by_evaluator(qrels_path, run_path) -> dict[str, tuple[float, float, float]]:
+    """(NDCG@10, MRR, MAP) over every qrels query (absent = 0), from each evaluator."""
     # imported by the test, not at collection: ranx brings numba and matplotlib (about a second)
     pytrec_eval = pytest.importorskip("pytrec_eval")
     ir_measures = pytest.importorskip("ir_measures")
@@ -60,16 +60,15 @@ def means_by_evaluator(qrels_path, run_path, with_ranx: bool = True) -> dict[str
     # ir_measures averages over the queries it scored; scale to all qrels queries as trec_eval -c does.
     scored = len([q for q in qrels if q in run])
     out["ir_measures"] = tuple(agg[m] * scored / n for m in (ir_measures.nDCG @ 10, ir_measures.RR, ir_measures.AP))
-    if with_ranx:
-        # ranx converts and sorts a run in numba, about 25 s of CPU for CSN-Ruby's 1.26M hits: it reads the
-        # prefix that decides these measures (ranked_prefix), a couple of seconds.
-        # make_comparable would add the qrels queries the run lacks and drop the others, then sort the run again,
-        # which ranx.Run already did (a third of ranx's time here): with the same queries on both sides it changes
-        # nothing, and ranx.evaluate itself refuses a run whose queries differ from the qrels'
-        assert set(run) == set(qrels), "every qrels query and no other is in the run"
-        scores = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(ranked_prefix(run, qrels)), ["ndcg@10", "mrr", "map"],
-                               make_comparable=False)
-        out["ranx"] = tuple(float(scores[m]) for m in ("ndcg@10", "mrr", "map"))
+    # ranx converts and sorts a run in numba, about 25 s of CPU for CSN-Ruby's 1.26M hits: it reads the
+    # prefix that decides these measures (ranked_prefix), a couple of seconds.
+    # make_comparable would add the qrels queries the run lacks and drop the others, then sort the run again,
+    # which ranx.Run already did (a third of ranx's time here): with the same queries on both sides it changes
+    # nothing, and ranx.evaluate itself refuses a run whose queries differ from the qrels'
+    assert set(run) == set(qrels), "every qrels query and no other is in the run"
+    scores = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(ranked_prefix(run, qrels)), ["ndcg@10", "mrr", "map"],
+                           make_comparable=False)
+    out["ranx"] = tuple(float(scores[m]) for m in ("ndcg@10", "mrr", "map"))
     return out
 
 
@@ -77,7 +76,7 @@ def means_by_evaluator(qrels_path, run_path, with_ranx: bool = True) -> dict[str
 @pytest.mark.parametrize("q", CSN_RUBY_QS)
 def test_evaluators_agree_on_csn_ruby(csn_ruby, csn_ruby_runs, q):
     data, run = csn_ruby[0], csn_ruby_runs[q]
-    means = means_by_evaluator(data / "qrels.txt", run, with_ranx=True)
+    means = means_by_evaluator(data / "qrels.txt", run)
     reference = means["trec_eval (our eval)"]
     disagree = {name: values for name, values in means.items()
                 if any(f"{v:.4f}" != f"{r:.4f}" for v, r in zip(values, reference))}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import run_verb
+
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import read_run
 from qlog_pyserini.solr.__main__ import main
@@ -51,11 +53,16 @@ def test_threads_do_not_change_the_run(fake_select, tmp_path):
     assert all(form["distrib.singlePass"] == "true" for form in fake_select.seen)
 
 
-@pytest.mark.parametrize("threads", ["0", "65", "two"])
-def test_bad_threads_are_refused_before_any_request(solr_url, fake_select, tmp_path, threads):
-    topics = tmp_path / "t.tsv"
+@pytest.mark.parametrize("command", ["search", "sweep"])
+@pytest.mark.parametrize("threads", ["0", "1025", "two"])
+def test_bad_threads_are_refused_before_any_request(solr_url, fake_select, tmp_path, threads, command):
+    topics, qrels, out = tmp_path / "t.tsv", tmp_path / "q.txt", tmp_path / "out"
     topics.write_text("1\tparse json\n")
-    with pytest.raises((QLogError, SystemExit)):
-        main(["search", "--solr", solr_url, "--collection", "c", "--topics", str(topics),
-              "--output", str(tmp_path / "r.txt"), "--threads", threads])
-    assert fake_select.seen == [] and not (tmp_path / "r.txt").exists()
+    qrels.write_text("1 0 d1 1\n")
+    where = ["--output", str(out)] if command == "search" else ["--qrels", str(qrels), "--out", str(out)]
+    proc = run_verb("solr", command, "--solr", solr_url, "--collection", "c", "--topics", topics, *where,
+                    "--threads", threads)
+    # one error line naming the option (argparse's for a non-number, ours for a number out of range), exit 2
+    assert proc.returncode == 2 and proc.stderr.startswith("error:") and proc.stderr.count("\n") == 1, proc.stderr
+    assert ("--threads" if threads == "two" else "illegal threads value") in proc.stderr
+    assert fake_select.seen == [] and not out.exists()
