@@ -128,30 +128,69 @@ def tokens_to_first_relevant(run: RunArrays, qrels: QrelsArrays, tokens: TokenCo
     holds no relevant document (a miss whatever the counts).
     """
     position = qrels.query_positions(run.qids)
-    starts = run.offsets[:-1]
+    found = _walk(run.offsets, run.docs, position, run, qrels, tokens, limit)
+    need = np.full(len(qrels.qids), np.inf)
+    judged = position >= 0
+    need[position[judged]] = found[judged]
+    return need
+
+
+def _walk(offsets: np.ndarray, docs: np.ndarray, position: np.ndarray, run: RunArrays, qrels: QrelsArrays,
+          tokens: TokenCounts, limit: float) -> np.ndarray:
+    """:func:`tokens_to_first_relevant` per ranking of ``offsets``/``docs`` (``position``: each ranking's
+    qrels query, -1 for none; ``run`` gives the docid table), ``inf`` where it is a miss."""
+    starts = offsets[:-1]
+    lex_rank = run.docids.lex_rank
     # Only judged documents can be relevant: grade those hits alone, not the whole run.
-    candidates = np.flatnonzero(qrels.judged_lex[run.docids.lex_rank[run.docs]])
-    query = np.searchsorted(run.offsets, candidates, side="right") - 1
+    candidates = np.flatnonzero(qrels.judged_lex[lex_rank[docs]])
+    query = np.searchsorted(offsets, candidates, side="right") - 1
     judged = position[query] >= 0
     candidates, query = candidates[judged], query[judged]
-    relevant = qrels.grades(position[query], run.docids.lex_rank[run.docs[candidates]]) > 0
+    relevant = qrels.grades(position[query], lex_rank[docs[candidates]]) > 0
     # Hits are query-major, rank-minor: a query's first relevant hit is its first in array order.
     queries, where = np.unique(query[relevant], return_index=True)
-    first = np.full(run.qids.size, -1, dtype=np.int64)
+    first = np.full(starts.size, -1, dtype=np.int64)
     first[queries] = candidates[relevant][where] - starts[queries]
 
-    need = np.full(len(qrels.qids), np.inf)
-    active = np.flatnonzero(first >= 0)  # judged run queries that rank a relevant document
-    total = np.zeros(run.qids.size)
+    need = np.full(starts.size, np.inf)
+    active = np.flatnonzero(first >= 0)  # judged rankings that rank a relevant document
+    total = np.zeros(starts.size)
     r = 0
     while active.size:
-        total[active] += tokens.of(run.docs[starts[active] + r])
+        total[active] += tokens.of(docs[starts[active] + r])
         open_ = total[active] <= limit
         reached = open_ & (first[active] == r)
-        need[position[active[reached]]] = total[active[reached]]
+        need[active[reached]] = total[active[reached]]
         active = active[open_ & ~reached]
         r += 1
     return need
+
+
+def recall_of_runs(runs: Sequence[RunArrays], qrels: QrelsArrays, tokens: TokenCounts,
+                   budgets: Iterable[int] = DEFAULT_BUDGETS) -> list[np.ndarray]:
+    """:func:`recall_from_arrays`' tables, as arrays (qrels queries x budgets), of several runs of the same
+    docid table in one walk: each rank step reads the documents of every run at once (a sweep's grid
+    measures its models' runs of a batch of queries together)."""
+    ks = check_budgets(budgets)
+    for run in runs:
+        if not (run.docids is qrels.table is tokens.docids):
+            raise QLogError("the run, the qrels and the token counts were built on different docid tables")
+    if not runs:
+        return []
+    sizes = [run.qids.size for run in runs]
+    offsets = np.concatenate([[0]] + [run.offsets[1:] + shift for run, shift in
+                                      zip(runs, np.cumsum([0] + [run.docs.size for run in runs[:-1]]))])
+    docs = np.concatenate([run.docs for run in runs])
+    position = np.concatenate([qrels.query_positions(run.qids) for run in runs])
+    found = _walk(offsets, docs, position, runs[0], qrels, tokens, max(ks))
+    tables, at = [], 0
+    for size in sizes:
+        need = np.full(len(qrels.qids), np.inf)
+        mine, where = found[at:at + size], position[at:at + size]
+        need[where[where >= 0]] = mine[where >= 0]
+        tables.append(np.stack([(need <= k).astype(float) for k in ks], axis=1))
+        at += size
+    return tables
 
 
 def recall_from_arrays(run: RunArrays, qrels: QrelsArrays, tokens: TokenCounts,

@@ -80,6 +80,25 @@ def search_batches(searcher: QLogSearcher, topics: Topics, hits: int = 1000, thr
             bar.update(len(chunk))
 
 
+def search_grid_batches(searcher: QLogSearcher, topics: Topics, models: Sequence[object], hits: int = 1000,
+                        threads: int = 1, progress: bool = False, batch_size: int = BATCH,
+                        desc: str = "searching", writable: bool = True) -> Iterator[list[BatchResults]]:
+    """Every topic under every model, ``batch_size`` queries at a time: for each batch, one
+    :class:`~qlog_pyserini.search.results.BatchResults` per model (:meth:`QLogSearcher.search_grid`,
+    ``writable`` as there)."""
+    if batch_size < 1:
+        raise QLogError(f"batch size must be at least 1, got {batch_size}")
+    entries = iter(topics.items())
+    with progress_bar(total=len(topics), desc=desc, unit="q", quiet=not progress) as bar:
+        while True:
+            pairs = list(itertools.islice(entries, batch_size))
+            if not pairs:
+                break
+            yield searcher.search_grid([text for _, text in pairs], [qid for qid, _ in pairs], models, k=hits,
+                                       threads=threads, writable=writable)
+            bar.update(len(pairs))
+
+
 def search_topics(searcher: QLogSearcher, topics: Topics, hits: int = 1000, threads: int = 1,
                   progress: bool = True, batch_size: int = BATCH,
                   fields: Mapping[str, float] | None = None) -> dict[str, list[Hit]]:

@@ -94,8 +94,11 @@ class BatchResults(Mapping[str, list]):
         self._position: dict[str, int] | None = None
 
     @classmethod
-    def from_java(cls, hits: Any, qids: Sequence[str], table: DocidTable, java_searcher: Any) -> "BatchResults":
-        """Read a Java ``BatchHits`` (one packed buffer: counts, offsets, doc numbers, scores)."""
+    def from_java(cls, hits: Any, qids: Sequence[str], table: DocidTable, java_searcher: Any,
+                  keep_java: bool = True) -> "BatchResults":
+        """Read a Java ``BatchHits`` (one packed buffer: counts, offsets, doc numbers, scores). Without
+        ``keep_java`` the Java object is let go at once (the JVM can free it before this batch is done with),
+        and the run-writing methods, which format in Java, are refused."""
         blob = jclass(BATCH_HITS).packed(hits).tostring()
         n, m = (int(x) for x in np.frombuffer(blob, "<i4", 2))
         if n != len(qids):
@@ -103,7 +106,7 @@ class BatchResults(Mapping[str, list]):
         offsets = np.frombuffer(blob, "<i4", n + 1, 8).astype(np.int64)
         docs = np.frombuffer(blob, "<i4", m, 8 + 4 * (n + 1))
         scores = np.frombuffer(blob, "<f4", m, 8 + 4 * (n + 1 + m))
-        return cls(qids, offsets, docs, scores, table, hits, java_searcher)
+        return cls(qids, offsets, docs, scores, table, hits if keep_java else None, java_searcher)
 
     # ----------------------------------------------------------------- the mapping
 

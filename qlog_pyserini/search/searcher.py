@@ -191,10 +191,14 @@ class QLogSearcher:
         """Install q-log BM25 with the given parameters; those not given keep their values (see
         :func:`qlog_parameters`, the contract ``QLogLuceneSearcher.set_qlog`` shares)."""
         with self._lock:  # a concurrent set_qlog(k1=...) must not lose this q, nor this one its k1
-            q, k1, b, form = qlog_parameters((self.q, self.k1, self.b, self.idf_form), self.num_docs,
-                                             repr(str(self.index_dir)), q=q, k1=k1, b=b, idf_form=idf_form)
+            q, k1, b, form = self._qlog_values(q, k1, b, idf_form)
             self._install(jclass(SEARCHER).qlog_model(k1, b, q, form))
             self.k1, self.b, self.q, self.idf_form = k1, b, q, form
+
+    def _qlog_values(self, q: float | None, k1: float | None, b: float | None,
+                     idf_form: str | None) -> tuple[float, float, float, str]:
+        return qlog_parameters((self.q, self.k1, self.b, self.idf_form), self.num_docs, repr(str(self.index_dir)),
+                               q=q, k1=k1, b=b, idf_form=idf_form)
 
     def set_q(self, q: float) -> None:
         """Change only q (no reindex, the index stays open)."""
@@ -214,17 +218,26 @@ class QLogSearcher:
                 if similarity == "qlog":
                     self.set_qlog(**{k: params[k] for k in ("k1", "b", "q", "idf_form") if k in params})
                     return
-                from qlog_pyserini.search.similarities import make_similarity
-
-                params = {"k1": self.k1, "b": self.b, **params}
-                if similarity == "idf-gamma":
-                    # BM25's largest idf (a term in one document) raised to gamma bounds one term's score.
-                    n = self.num_docs
-                    largest = math.log(1 + (n - 0.5) / 1.5) ** float(params.get("gamma", 1.0)) if n > 1 else 0.0
-                    check_score_range(largest, f"idf-gamma with gamma = {params.get('gamma', 1.0)} on "
-                                               f"{str(self.index_dir)!r} (N = {n})")
-                similarity = make_similarity(similarity, **params)
+                similarity = self.make_similarity(similarity, **params)
             self._install(similarity)
+
+    def make_similarity(self, similarity: str, **params: Any) -> Any:
+        """The Lucene ``Similarity`` that ``set_similarity(similarity, **params)`` installs, checked the same way
+        (parameters not given are this searcher's), without installing it: a model for :meth:`search_grid`."""
+        with self._lock:
+            if similarity == "qlog":
+                q, k1, b, form = self._qlog_values(*(params.get(k) for k in ("q", "k1", "b", "idf_form")))
+                return jclass(SEARCHER).qlog_model(k1, b, q, form)
+            from qlog_pyserini.search.similarities import make_similarity
+
+            params = {"k1": self.k1, "b": self.b, **params}
+            if similarity == "idf-gamma":
+                # BM25's largest idf (a term in one document) raised to gamma bounds one term's score.
+                n = self.num_docs
+                largest = math.log(1 + (n - 0.5) / 1.5) ** float(params.get("gamma", 1.0)) if n > 1 else 0.0
+                check_score_range(largest, f"idf-gamma with gamma = {params.get('gamma', 1.0)} on "
+                                           f"{str(self.index_dir)!r} (N = {n})")
+            return make_similarity(similarity, **params)
 
     def _install(self, model: Any) -> None:
         """``model`` becomes the model of later searches here and of the Java searcher (explain, feedback)."""
@@ -297,6 +310,29 @@ class QLogSearcher:
             hits = self._call(jclass(SEARCHER).search_batch_q, java, k1, b, form, qs, queries, k,
                               int(threads))
         return BatchResults.from_java(hits, qids, self.docids, java)
+
+    def search_grid(self, queries: Sequence[str], qids: Sequence[str], models: Sequence[Any], k: int = 10,
+                    threads: int = 1, writable: bool = True) -> list[BatchResults]:
+        """Top ``k`` hits per query under each of ``models`` (Lucene similarities, e.g. from :meth:`make_similarity`):
+        one :class:`~qlog_pyserini.search.results.BatchResults` per model, in ``models`` order, each equal to
+        :meth:`search_batch` with that model installed.
+
+        A sweep's grid in one pass: each query's postings are read once and scored by every model
+        (Java's ``ModelGridTopK``, Lucene's own scores exactly); the installed model is not changed. Results
+        that will not write a run (``writable=False``) let their Java copy go at once.
+        """
+        queries, qids = self._check_batch(queries, qids)
+        java = self._open()
+        k = check_hits(k)
+        threads = check_threads(threads)
+        models = list(models)
+        if not models:
+            raise QLogError("search_grid needs at least one model")
+        for m in models:
+            if not _is_java_similarity(m):
+                raise QLogError(f"search_grid takes Lucene Similarity objects, not {type(m).__name__}")
+        hits = self._call(jclass(SEARCHER).search_batch_grid, java, models, queries, k, int(threads))
+        return [BatchResults.from_java(h, qids, self.docids, java, keep_java=writable) for h in hits]
 
     @staticmethod
     def _check_batch(queries: Sequence[str], qids: Sequence[str]) -> tuple[list[str], list[str]]:

@@ -17,16 +17,16 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.eval.budget import TokenCounts, recall_from_arrays
+from qlog_pyserini.eval.budget import TokenCounts, recall_from_arrays, recall_of_runs
 from qlog_pyserini.eval.metrics import DocidTable, QrelsArrays, RunArrays, evaluate, parse_supported
 from qlog_pyserini.eval.trec_eval import EvalResult, trec_eval
-from qlog_pyserini.search.batch import prefetched, search_batches
+from qlog_pyserini.search.batch import prefetched, search_batches, search_grid_batches
 from qlog_pyserini.search.results import BatchResults
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.search.stored import StoredTexts
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from qlog_pyserini.predict.rule import Prediction
 
 SWEEP_BATCH = 128  # queries per Java call in a sweep: the next batch is searched while this one is measured
+GRID_HITS = 1 << 17  # hits per Java call of a grid, all models together (as a 128-query, k = 1000 pass)
 
 
 @dataclass(frozen=True)
@@ -126,37 +127,99 @@ class PointScorer:
                       tag: str = "run", budgets: Sequence[int] = ()) -> PassResult:
         """Measure a pass given as its batches (each topic in one batch); see :meth:`score_pass`."""
         with contextlib.ExitStack() as stack:
-            if run_path is None and not self.in_process:
-                # trec_eval reads a file: this pass's run lives only as long as its evaluation
-                run_path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="qlog-point-"))) / "run.txt"
-            frames: list[pd.DataFrame] = []
-            found: np.ndarray | None = None
+            measure = _PassMeasure(self, stack, run_path, tag, budgets)
+            for batch in batches:
+                measure.add(batch)
+            return measure.result()
+
+    def score_grid(self, models: Sequence[Any], run_paths: Sequence[str | os.PathLike | None] | None = None,
+                   tags: Sequence[str] | None = None, budgets: Sequence[int] = (), progress: bool = False,
+                   desc: str = "grid") -> list[PassResult]:
+        """One pass per model as :meth:`score_pass` measures it (the same results, model by model), made in one
+        sweep over the topics: each batch of queries is searched under every model at once
+        (:meth:`QLogSearcher.search_grid`, each query's postings read once) and measured model by model.
+
+        ``run_paths`` and ``tags``, one per model, write each model's run as :meth:`score_pass` does.
+        Each Java call returns about :data:`GRID_HITS` hits over all models, so memory holds a bounded number
+        of hits whatever the number of queries and models. ``progress`` shows a bar over the queries.
+        """
+        models = list(models)
+        paths = list(run_paths) if run_paths is not None else [None] * len(models)
+        names = list(tags) if tags is not None else ["run"] * len(models)
+        if not (len(paths) == len(names) == len(models)):
+            raise QLogError(f"{len(models)} models, {len(paths)} run paths and {len(names)} tags")
+        batches = search_grid_batches(self.searcher, self.topics, models, self.hits, self.threads,
+                                      progress=progress, batch_size=max(1, GRID_HITS // (len(models) * self.hits)),
+                                      desc=desc, writable=any(p is not None for p in paths) or not self.in_process)
+        with contextlib.ExitStack() as stack:
+            measures = [_PassMeasure(self, stack, path, tag, budgets) for path, tag in zip(paths, names)]
             judged = set(self.qrels)
-            with atomic_output(run_path, "wb") if run_path is not None else contextlib.nullcontext() as f:
-                for batch in batches:
-                    if f is not None:
-                        batch.write_run(f, tag)
-                    if not any(q in judged for q in batch.qids):
-                        continue
-                    arrays = self._arrays(batch)
-                    if self.in_process:
-                        frames.append(evaluate(arrays, self.judged, self.metrics, complete=False).per_query)
-                    if budgets:
-                        # every qrels query is a row; one missing from this batch is 0 here, its own batch says
-                        hits = recall_from_arrays(arrays, self.judged, self.tokens, budgets).to_numpy()
-                        found = hits if found is None else np.maximum(found, hits)
-            if self.in_process:
-                per_query = _complete(frames, self.judged.qids, self.metrics)
-                metrics = EvalResult(aggregate={m: float(per_query[m].mean()) for m in per_query.columns},
-                                     per_query=per_query)
-            else:
-                metrics = trec_eval(self.qrels_path, run_path, metrics=self.metrics, per_query=True, complete=True)
+            for per_model in prefetched(batches):
+                if not budgets or not any(q in judged for q in per_model[0].qids):
+                    for measure, batch in zip(measures, per_model):
+                        measure.add(batch)
+                    continue
+                # Recall@K-tokens of every model's ranking of the batch in one walk (the token counts'
+                # documents read once for all of them), then each model's pass measured with it
+                arrays = [self._arrays(batch) for batch in per_model]
+                found = recall_of_runs(arrays, self.judged, self.tokens, budgets)
+                for measure, batch, run, hits in zip(measures, per_model, arrays, found):
+                    measure.add(batch, run, hits)
+            return [measure.result() for measure in measures]
+
+
+class _PassMeasure:
+    """One pass's measurement, fed batch by batch: its metrics (in process, or trec_eval on its run file), its
+    Recall@K-tokens, and its run when a path is given (written atomically, closed by ``stack``)."""
+
+    def __init__(self, scorer: PointScorer, stack: contextlib.ExitStack, run_path: str | os.PathLike | None,
+                 tag: str, budgets: Sequence[int]) -> None:
+        self.scorer, self.tag, self.budgets = scorer, tag, list(budgets)
+        if run_path is None and not scorer.in_process:
+            # trec_eval reads a file: this pass's run lives only as long as its evaluation
+            run_path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="qlog-point-"))) / "run.txt"
+        self.run_path = run_path
+        # the run's own stack: result() closes it (the file renamed into place) before trec_eval reads it;
+        # an error before that unwinds it through ``stack``, and the half-written run is removed
+        self.output = stack.enter_context(contextlib.ExitStack())
+        self.file = self.output.enter_context(atomic_output(run_path, "wb")) if run_path is not None else None
+        self.frames: list[pd.DataFrame] = []
+        self.found: np.ndarray | None = None
+        self.judged = set(scorer.qrels)
+
+    def add(self, batch: BatchResults, arrays: RunArrays | None = None, recall: np.ndarray | None = None) -> None:
+        """Measure one batch (its run lines written first, when the pass writes a run); ``arrays`` and ``recall``
+        are the batch's columns and Recall@K-tokens table when the caller has them already."""
+        scorer = self.scorer
+        if self.file is not None:
+            batch.write_run(self.file, self.tag)
+        if not any(q in self.judged for q in batch.qids):
+            return
+        arrays = scorer._arrays(batch) if arrays is None else arrays
+        if scorer.in_process:
+            self.frames.append(evaluate(arrays, scorer.judged, scorer.metrics, complete=False).per_query)
+        if self.budgets:
+            # every qrels query is a row; one missing from this batch is 0 here, its own batch says
+            hits = (recall_from_arrays(arrays, scorer.judged, scorer.tokens, self.budgets).to_numpy()
+                    if recall is None else recall)
+            self.found = hits if self.found is None else np.maximum(self.found, hits)
+
+    def result(self) -> PassResult:
+        """The pass's metrics and recall; for trec_eval, the run file is flushed and evaluated first."""
+        scorer = self.scorer
+        self.output.close()
+        if scorer.in_process:
+            per_query = _complete(self.frames, scorer.judged.qids, scorer.metrics)
+            metrics = EvalResult(aggregate={m: float(per_query[m].mean()) for m in per_query.columns},
+                                 per_query=per_query)
+        else:
+            metrics = trec_eval(scorer.qrels_path, self.run_path, metrics=scorer.metrics, per_query=True,
+                                complete=True)
         recall = None
-        if budgets:
-            labels = [int(k) for k in budgets]
-            if found is None:
-                found = np.zeros((len(self.judged.qids), len(labels)))
-            recall = pd.DataFrame(found, index=pd.Index(self.judged.qids, name="qid"), columns=labels)
+        if self.budgets:
+            labels = [int(k) for k in self.budgets]
+            found = self.found if self.found is not None else np.zeros((len(scorer.judged.qids), len(labels)))
+            recall = pd.DataFrame(found, index=pd.Index(scorer.judged.qids, name="qid"), columns=labels)
         return PassResult(metrics, recall)
 
 

@@ -274,13 +274,18 @@ def _check_model(similarity: str) -> tuple[str, float | None]:
 
 def _search_grid(scorer: PointScorer, settings: SweepSettings, parameter: str, grid: Sequence[float],
                  stage: Path, progress: bool) -> _Measured:
-    """One search pass per grid value, measured from its arrays (its run under ``stage/runs`` with ``keep_runs``)."""
+    """Every grid value measured from one sweep over the topics (:meth:`PointScorer.score_grid`: each query's
+    postings read once for all values); each value's run under ``stage/runs`` with ``keep_runs``."""
+    searcher = scorer.searcher
+    models = [searcher.make_similarity(settings.similarity, **settings.similarity_args(parameter, v)) for v in grid]
+    labels = [point_label(parameter, v) for v in grid]
+    runs = [stage / "runs" / f"run.{label}.txt" if settings.keep_runs else None for label in labels]
+    results = scorer.score_grid(models, runs, [f"{settings.similarity}-{label}" for label in labels],
+                                budgets=settings.budgets, progress=progress, desc=f"sweep {parameter} ({len(grid)} points)")
+    # the last grid value stays installed (the summary's similarity string names it), as a pass per value left it
+    searcher.set_similarity(settings.similarity, **settings.similarity_args(parameter, grid[-1]))
     rows, per_query, recall = [], {}, {}
-    for value in progress_bar(grid, desc=f"sweep {parameter}", unit="pt", quiet=not progress):
-        scorer.searcher.set_similarity(settings.similarity, **settings.similarity_args(parameter, value))
-        label = point_label(parameter, value)
-        run_path = stage / "runs" / f"run.{label}.txt" if settings.keep_runs else None
-        result = scorer.score_pass(run_path, tag=f"{settings.similarity}-{label}", budgets=settings.budgets)
+    for value, result in zip(grid, results):
         recall[value] = result.recall_means()
         rows.append({parameter: value, **result.metrics.aggregate,
                      **{f"{RECALL_COLUMN}.{k}": v for k, v in recall[value].items()}})

@@ -15,6 +15,7 @@ from qlog_pyserini.eval.budget import (
     recall_at_budgets,
     recall_at_token_budgets,
     recall_from_arrays,
+    recall_of_runs,
 )
 from qlog_pyserini.eval.metrics import DocidTable, QrelsArrays, RunArrays
 from qlog_pyserini.formats.trec import Hit
@@ -180,6 +181,24 @@ def test_array_walk_equals_the_per_hit_walk_and_reads_no_more(seed):
     # Each text once, and only texts the old walk read too: it also walked rankings holding no
     # relevant document to their end, which the array walk knows in advance to be misses.
     assert len(read_new) == len(set(read_new)) and set(read_new) <= set(read_old)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_one_walk_over_several_runs_equals_a_walk_per_run(seed):
+    run, qrels, docs = random_case(seed)
+    table = DocidTable(sorted(docs))
+    judged = QrelsArrays.build(qrels, table)
+    rng = random.Random(seed)
+    runs = [run, {q: hits[::-1] for q, hits in run.items()}, {},
+            {q: rng.sample(hits, len(hits)) for q, hits in list(run.items())[::2]}]
+    arrays = [RunArrays.from_hits(r, table) for r in runs]
+    reads: list[str] = []
+    together = recall_of_runs(arrays, judged, TokenCounts(table, lambda d: reads.append(d) or docs[d]), (8, 100, 400))
+    assert len(reads) == len(set(reads))  # each text read once over all the runs
+    for r, got in zip(arrays, together):
+        alone = recall_from_arrays(r, judged, TokenCounts(table, docs), budgets=(8, 100, 400))
+        assert np.array_equal(got, alone.to_numpy())
+    assert recall_of_runs([], judged, TokenCounts(table, docs)) == []
 
 
 def test_token_counts_are_kept_across_runs_of_one_index():

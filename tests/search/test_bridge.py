@@ -193,3 +193,65 @@ def test_streamed_run_drops_as_pyserini(tied_index, tmp_path):
                                    remove_query=True, remove_duplicates=True)
         assert (tmp_path / "got.txt").read_bytes() == (tmp_path / "want.txt").read_bytes()
         assert written.unanswered == 1 and written.lines == 118
+
+
+def _grid_models(s: QLogSearcher) -> list:
+    return [s.make_similarity("qlog", q=q) for q in (0.05, 0.3, 0.7, 1.0, 1.5)] + [
+        s.make_similarity("qlog", q=0.5, idf_form="rsj"), s.make_similarity("bm25"),
+        s.make_similarity("idf-gamma", gamma=2.0), s.make_similarity("dph")]
+
+
+def _same_as_a_pass_per_model(s: QLogSearcher, queries: list[str], qids: list[str], k: int) -> None:
+    """search_grid's batches against search_batch with each model installed: arrays equal, run bytes equal."""
+    models = _grid_models(s)
+    grid = s.search_grid(queries, qids, models, k=k, threads=2)
+    assert len(grid) == len(models)
+    for model, got in zip(models, grid):
+        s.set_similarity(model)
+        want = s.search_batch(queries, qids, k=k, threads=2)
+        what = f"{s.similarity} k={k}"
+        assert np.array_equal(got.offsets, want.offsets), what
+        assert np.array_equal(got.docs, want.docs), what
+        assert np.array_equal(got.scores, want.scores), what
+        assert got.run_bytes("t") == want.run_bytes("t"), what
+
+
+@pytest.mark.parametrize("k", [1, 3, 16, 40, 1000])
+def test_grid_ties_at_the_cut_off_equal_a_pass_per_model(tied_index, k):
+    topics = {"t1": "alpha beta", "t2": "beta", "t3": "alpha g2w", "t4": "pad beta g1w", "t5": "nothing",
+              "t6": "beta beta alpha"}
+    with QLogSearcher(tied_index) as s:
+        _same_as_a_pass_per_model(s, list(topics.values()), list(topics), k)
+
+
+@pytest.mark.parametrize("k", [10, 1000])
+def test_grid_on_real_code_equals_a_pass_per_model(stdlib_index, stdlib_code, k):
+    topics = read_topics(stdlib_code[1])
+    with QLogSearcher(stdlib_index) as s:
+        _same_as_a_pass_per_model(s, [topics[q] for q in topics], list(topics), k)
+        assert s.similarity.startswith("DPH")  # the grid itself installs nothing: the last set_similarity holds
+
+
+def test_grid_with_csn_ruby_equals_a_pass_per_model(csn_ruby):
+    prepared, index = csn_ruby
+    topics = read_topics(prepared / "topics.tsv")
+    with QLogSearcher(index) as s:
+        _same_as_a_pass_per_model(s, [topics[q] for q in topics], list(topics), 100)
+
+
+def test_grid_refusals(tied_index):
+    from qlog_pyserini.errors import QLogError
+
+    with QLogSearcher(tied_index) as s:
+        with pytest.raises(QLogError, match="at least one model"):
+            s.search_grid(["beta"], ["a"], [], k=5)
+        with pytest.raises(QLogError, match="Similarity objects"):
+            s.search_grid(["beta"], ["a"], ["qlog"], k=5)
+        with pytest.raises(QLogError, match="illegal k"):
+            s.search_grid(["beta"], ["a"], [s.make_similarity("bm25")], k=0)
+        with pytest.raises(QLogError, match="illegal q value"):  # checked as set_qlog checks it
+            s.make_similarity("qlog", q=float("nan"))
+        unwritable = s.search_grid(["beta"], ["a"], [s.make_similarity("bm25")], k=5, writable=False)[0]
+        assert unwritable["a"] == s.search_grid(["beta"], ["a"], [s.make_similarity("bm25")], k=5)[0]["a"]
+        with pytest.raises(QLogError, match="not made by a Java batch"):
+            unwritable.run_bytes("t")

@@ -37,7 +37,7 @@ import org.apache.lucene.util.NumericUtils;
 public final class AnseriniTopK implements CollectorManager<AnseriniTopK.TopK, TopDocs> {
 
   /** Below every hit's code: the heap starts full of it, so a hit never checks whether the heap is full. */
-  private static final long EMPTY = Long.MIN_VALUE;
+  static final long EMPTY = Long.MIN_VALUE;
 
   private final int k;
   private final Docids.IdOrder order;
@@ -79,7 +79,22 @@ public final class AnseriniTopK implements CollectorManager<AnseriniTopK.TopK, T
         }
       }
     }
-    // The heap's codes sorted (one sort of k longs) instead of popped one by one (k heap repairs).
+    ScoreDoc[] top = best(heap, order);
+    return new TopDocs(new TotalHits(top.length, TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO), top);
+  }
+
+  /** The hits of {@code heap}, best first. */
+  static ScoreDoc[] best(TernaryLongHeap heap, Docids.IdOrder order) {
+    long[] codes = bestCodes(heap);
+    ScoreDoc[] top = new ScoreDoc[codes.length];
+    for (int i = 0; i < codes.length; i++) {
+      top[i] = new ScoreDoc(order.doc()[rankOf(codes[i])], scoreOf(codes[i]));
+    }
+    return top;
+  }
+
+  /** The codes of {@code heap}, best first: sorted (one sort of k longs) instead of popped one by one. */
+  static long[] bestCodes(TernaryLongHeap heap) {
     long[] codes = new long[heap.size()];
     int hits = 0;
     for (int i = 1; i <= heap.size(); i++) { // 1-based, as Lucene's long heaps are
@@ -89,12 +104,11 @@ public final class AnseriniTopK implements CollectorManager<AnseriniTopK.TopK, T
       }
     }
     Arrays.sort(codes, 0, hits);
-    ScoreDoc[] top = new ScoreDoc[hits];
+    long[] best = new long[hits];
     for (int i = 0; i < hits; i++) {
-      long code = codes[hits - 1 - i]; // best first
-      top[i] = new ScoreDoc(order.doc()[rankOf(code)], scoreOf(code));
+      best[i] = codes[hits - 1 - i];
     }
-    return new TopDocs(new TotalHits(top.length, TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO), top);
+    return best;
   }
 
   /** A hit's code: larger is better (higher score, then smaller docid). */

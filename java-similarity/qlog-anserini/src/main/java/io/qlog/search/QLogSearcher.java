@@ -352,6 +352,87 @@ public class QLogSearcher extends SimpleSearcher {
     return out.build();
   }
 
+  /**
+   * Top-k hits of every query under every model, one {@link BatchHits} per model (in {@code models}
+   * order), each exactly what {@link #search_batch} gives for that model.
+   *
+   * <p>A sweep's grid in one pass: each query's postings are read once and scored by every model
+   * ({@link ModelGridTopK}); a query or model that way cannot take (not a bag of words, or sums
+   * whose order could matter) is searched by Lucene as {@link #search_batch} searches it. With RM3
+   * or Rocchio set on {@code searcher}, every model is one {@link #search_batch_models} pass.
+   */
+  public static BatchHits[] search_batch_grid(SimpleSearcher searcher, Similarity[] models, String[] queries, int k,
+      int threads) throws IOException, InterruptedException, ExecutionException {
+    if (searcher == null || models == null || queries == null || models.length == 0) {
+      throw new IllegalArgumentException("searcher, models (at least one) and queries must not be null");
+    }
+    for (Similarity model : models) {
+      if (model == null) {
+        throw new IllegalArgumentException("models must not hold null");
+      }
+    }
+    if (k < 1) {
+      throw new IllegalArgumentException("illegal k value: " + k + ", must be at least 1");
+    }
+    BatchHits[] out = new BatchHits[models.length];
+    if ((boolean) get(USE_RM3, searcher) || (boolean) get(USE_ROCCHIO, searcher)) {
+      for (int m = 0; m < models.length; m++) {
+        out[m] = search_batch_models(searcher, new Similarity[] {models[m]}, new int[queries.length], queries, k,
+            threads);
+      }
+      return out;
+    }
+    IndexReader reader = get(READER, searcher);
+    IndexSearcher[] views = new IndexSearcher[models.length];
+    for (int m = 0; m < models.length; m++) {
+      views[m] = new IndexSearcher(reader);
+      views[m].setSimilarity(models[m]);
+      views[m].setQueryCache(null); // as in search_batch_models
+    }
+    Docids.IdOrder ids = Docids.order(reader);
+    Analyzer analyzer = get(ANALYZER, searcher);
+    QueryGenerator generator = get(GENERATOR, searcher);
+    int[][][] docs = new int[models.length][queries.length][];
+    float[][][] scores = new float[models.length][queries.length][];
+    List<Callable<Void>> tasks = new ArrayList<>(queries.length);
+    for (int i = 0; i < queries.length; i++) {
+      final int at = i;
+      tasks.add(() -> {
+        Query query = generator.buildQuery(Constants.CONTENTS, analyzer, queries[at]);
+        long[][] grid = ModelGridTopK.search(views[0], query, models, k, ids);
+        for (int m = 0; m < models.length; m++) {
+          if (grid != null && grid[m] != null) {
+            long[] codes = grid[m];
+            docs[m][at] = new int[codes.length];
+            scores[m][at] = new float[codes.length];
+            for (int j = 0; j < codes.length; j++) {
+              docs[m][at][j] = ids.doc()[AnseriniTopK.rankOf(codes[j])];
+              scores[m][at][j] = AnseriniTopK.scoreOf(codes[j]);
+            }
+          } else {
+            keep(anseriniTopK(views[m], query, k, ids), at, docs[m], scores[m]);
+          }
+          adjustTies(scores[m][at]);
+        }
+        return null;
+      });
+    }
+    run(tasks, threads);
+    for (int m = 0; m < models.length; m++) {
+      int total = 0;
+      for (int[] d : docs[m]) {
+        total += d.length;
+      }
+      BatchHits.Builder batch = new BatchHits.Builder(queries.length, total);
+      for (int i = 0; i < queries.length; i++) {
+        batch.addAll(docs[m][i], scores[m][i]);
+        batch.endQuery();
+      }
+      out[m] = batch.build();
+    }
+    return out;
+  }
+
   private static void keep(ScoreDoc[] top, int at, int[][] docs, float[][] scores) {
     docs[at] = new int[top.length];
     scores[at] = new float[top.length];
