@@ -15,6 +15,10 @@ every round (A B C ... then reversed in the next), wall time for the whole query
   (:class:`qlog_pyserini.sweep.measure.PointScorer`: the pass, its metrics and Recall@8K-tokens from the
   arrays, no run written; the token counts, kept once per sweep, are warm after the first round), at
   the deepest k; without qrels, the pass and its run written;
+* ``sweep grid, 10 points``: what the sweep verb runs instead of a pass per point, at the deepest k
+  with qrels: q = 0.1, 0.2, ..., 1.0 in one sweep over the topics
+  (:meth:`qlog_pyserini.sweep.measure.PointScorer.score_grid`: each query's postings read once for all
+  ten, every point measured), and ``sweep grid, per point``, its time over ten;
 * ``bm25s``: bm25s's numba backend on the same documents (their stored text) and queries, when
   bm25s is installed (the ``bench`` extra); its index is built once, untimed.
 
@@ -73,13 +77,30 @@ def measure_loop(bench: Any, index_path: Path, topics: dict[str, str], ks: Seque
             if k == max(ks):
                 sides["sweep point"] = ((lambda: scorer.score_pass(budgets=DEFAULT_BUDGETS)) if scorer is not None
                                         else (lambda k=k: write_run(k)))
+                if scorer is not None:
+                    grid = [searcher.make_similarity("qlog", q=v / GRID_POINTS) for v in range(1, GRID_POINTS + 1)]
+                    sides[GRID_SIDE] = lambda grid=grid: scorer.score_grid(grid, budgets=DEFAULT_BUDGETS)
             if bm25s_side is not None:
                 sides["bm25s"] = lambda k=k: bm25s_side(k)
-            rows.append(_rounds(sides, k, threads, repeats, say))
+            row = _rounds(sides, k, threads, repeats, say)
+            if GRID_SIDE in row["sides"]:
+                row["sides"][GRID_SIDE + ", per point"] = _per_point(row["sides"][GRID_SIDE], row["sides"]["lucene"])
+            rows.append(row)
     searcher.close()
     return {"q": q, "threads": threads, "queries": len(texts), "rows": rows, "evaluated": scorer is not None,
             "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
             "bm25s": bm25s_side is not None}
+
+
+GRID_POINTS = 10
+GRID_SIDE = f"sweep grid, {GRID_POINTS} points"
+
+
+def _per_point(grid: dict[str, Any], lucene: dict[str, Any]) -> dict[str, Any]:
+    """The grid side's figures over its number of points (ratios per round, as every side's)."""
+    values = [v / GRID_POINTS for v in grid["values_s"]]
+    return {"median_s": float(np.median(values)), "values_s": values,
+            "ratio": float(np.median(np.array(values) / np.array(lucene["values_s"])))}
 
 
 def _rounds(sides: dict[str, Callable[[], None]], k: int, threads: int, repeats: int,

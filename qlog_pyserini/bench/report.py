@@ -176,8 +176,11 @@ PYTHON_SIDES = {
     "batch, q per query": "`search_batch` with each query at its own label-free q (`--q auto-query`): the "
                           "term statistics read, the q chosen, one pass at mixed q values",
     "run": "the search verb's loop: every query searched and its TREC run written (no JVM start)",
-    "sweep point": "one sweep grid point as the sweep verb runs it: the pass, its metrics and Recall@8K-tokens "
-                   "computed from the arrays, no run file",
+    "sweep point": "one grid point as a pass of its own: the pass, its metrics and Recall@8K-tokens computed "
+                   "from the arrays, no run file",
+    "sweep grid, 10 points": "what the sweep verb runs: q = 0.1, 0.2, ..., 1 in one sweep over the topics, each "
+                             "query's postings read once for all ten, every point measured as above",
+    "sweep grid, 10 points, per point": "the grid's time over its ten points",
     "bm25s": "bm25s numba backend on the same documents and queries (its index built beforehand)",
 }
 

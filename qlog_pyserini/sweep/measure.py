@@ -1,4 +1,8 @@
-"""One grid point of a sweep: one Lucene pass, its metrics and Recall@K-tokens from the arrays.
+"""A sweep's grid points measured: each point's metrics and Recall@K-tokens from the arrays.
+
+A whole grid is measured from one sweep over the topics (:meth:`PointScorer.score_grid`: each batch of
+queries searched under every model at once, each query's postings read once); a single pass, as the
+label-free q per query and BM25's reference make, by :meth:`PointScorer.score_pass`.
 
 Each batch of queries comes back from Java as columns (:class:`~qlog_pyserini.search.results.BatchResults`);
 its per-query metrics are computed in process (:func:`qlog_pyserini.eval.metrics.evaluate`, equal to

@@ -4,8 +4,10 @@ and the honest, cross-validated estimate beside it.
     python -m qlog_pyserini.sweep --index DIR --topics T --qrels Q \\
         --q-grid 0.05,0.1,...,1.0,1.25,1.5 --out sweeps/csn-ruby
 
-One JVM and one open index: each grid point only installs a new similarity and makes one search
-pass. The oracle is the grid point with the best mean metric (ties go to the point closest to the
+One JVM and one open index, and one sweep over the topics for the whole grid: each query's postings
+are read once and scored under every grid value (:meth:`QLogSearcher.search_grid
+<qlog_pyserini.search.searcher.QLogSearcher.search_grid>`; each value's ranking exactly the one a pass
+with that model installed gives). The oracle is the grid point with the best mean metric (ties go to the point closest to the
 BM25-equivalent value, so a flat curve reports no change); it is chosen on the queries it is scored
 on, so its gain is optimistic. The cross-validated estimate (:mod:`qlog_pyserini.sweep.crossval`,
 5 folds over queries by default) scores each query at the value chosen on the other folds. Both,
