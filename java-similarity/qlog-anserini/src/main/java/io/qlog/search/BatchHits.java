@@ -65,6 +65,20 @@ public final class BatchHits {
     return out.array();
   }
 
+  /** The batch of query {@code i}'s hits {@code docs[i]} with {@code scores[i]}, queries in order. */
+  static BatchHits of(int[][] docs, float[][] scores) {
+    int total = 0;
+    for (int[] d : docs) {
+      total += d.length;
+    }
+    Builder out = new Builder(docs.length, total);
+    for (int i = 0; i < docs.length; i++) {
+      out.addAll(docs[i], scores[i]);
+      out.endQuery();
+    }
+    return out.build();
+  }
+
   /** Builds a batch query by query, with room for {@code expected} hits. */
   static final class Builder {
     private final int[] offsets;

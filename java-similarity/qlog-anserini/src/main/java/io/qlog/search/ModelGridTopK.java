@@ -208,11 +208,17 @@ final class ModelGridTopK {
 
     /** Starts a query of {@code terms} terms under {@code models} models, top {@code k}. */
     void reset(int models, int terms, int k) {
-      this.k = k;
-      heaps = new TernaryLongHeap[models];
-      for (int m = 0; m < models; m++) {
-        heaps[m] = new TernaryLongHeap(k); // empty: filled by push, then by replacing the top
+      if (heaps == null || heaps.length != models || this.k != k) {
+        heaps = new TernaryLongHeap[models];
+        for (int m = 0; m < models; m++) {
+          heaps[m] = new TernaryLongHeap(k); // empty: filled by push, then by replacing the top
+        }
+      } else {
+        for (TernaryLongHeap heap : heaps) {
+          heap.clear(); // a thread's next query of the same grid reuses them
+        }
       }
+      this.k = k;
       largest = new double[models][terms];
       smallest = new float[models];
       Arrays.fill(smallest, Float.POSITIVE_INFINITY);

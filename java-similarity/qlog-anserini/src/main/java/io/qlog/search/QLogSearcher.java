@@ -300,18 +300,10 @@ public class QLogSearcher extends SimpleSearcher {
       }
     }
     IndexReader reader = get(READER, searcher);
-    IndexSearcher[] views = new IndexSearcher[models.length];
-    for (int m = 0; m < models.length; m++) {
-      views[m] = new IndexSearcher(reader);
-      views[m].setSimilarity(models[m]);
-      // The query cache only ever caches non-scoring clauses, and these queries score every clause;
-      // left on, it would still record every query's use under a lock the search threads share.
-      views[m].setQueryCache(null);
-    }
+    IndexSearcher[] views = views(reader, models);
     int[][] docs = new int[queries.length][];
     float[][] scores = new float[queries.length][];
-    boolean feedback = (boolean) get(USE_RM3, searcher) || (boolean) get(USE_ROCCHIO, searcher);
-    if (feedback) {
+    if (feedback(searcher)) {
       synchronized (searcher) { // the reranker cascade reads the searcher's own similarity
         for (int i = 0; i < queries.length; i++) {
           install(searcher, models[modelOf[i]]);
@@ -340,16 +332,27 @@ public class QLogSearcher extends SimpleSearcher {
       }
       run(tasks, threads);
     }
-    int total = 0;
-    for (int[] d : docs) {
-      total += d.length;
+    return BatchHits.of(docs, scores);
+  }
+
+  /**
+   * One {@code IndexSearcher} per model over the open reader. The query cache is off: it only ever
+   * caches non-scoring clauses, and these queries score every clause; left on, it would still record
+   * every query's use under a lock the search threads share.
+   */
+  private static IndexSearcher[] views(IndexReader reader, Similarity[] models) {
+    IndexSearcher[] views = new IndexSearcher[models.length];
+    for (int m = 0; m < models.length; m++) {
+      views[m] = new IndexSearcher(reader);
+      views[m].setSimilarity(models[m]);
+      views[m].setQueryCache(null);
     }
-    BatchHits.Builder out = new BatchHits.Builder(queries.length, total);
-    for (int i = 0; i < queries.length; i++) {
-      out.addAll(docs[i], scores[i]);
-      out.endQuery();
-    }
-    return out.build();
+    return views;
+  }
+
+  /** Whether RM3 or Rocchio is set on {@code searcher}: its searches then go through Anserini's reranker cascade. */
+  private static boolean feedback(SimpleSearcher searcher) {
+    return (boolean) get(USE_RM3, searcher) || (boolean) get(USE_ROCCHIO, searcher);
   }
 
   /**
@@ -375,7 +378,7 @@ public class QLogSearcher extends SimpleSearcher {
       throw new IllegalArgumentException("illegal k value: " + k + ", must be at least 1");
     }
     BatchHits[] out = new BatchHits[models.length];
-    if ((boolean) get(USE_RM3, searcher) || (boolean) get(USE_ROCCHIO, searcher)) {
+    if (feedback(searcher)) {
       for (int m = 0; m < models.length; m++) {
         out[m] = search_batch_models(searcher, new Similarity[] {models[m]}, new int[queries.length], queries, k,
             threads);
@@ -383,12 +386,7 @@ public class QLogSearcher extends SimpleSearcher {
       return out;
     }
     IndexReader reader = get(READER, searcher);
-    IndexSearcher[] views = new IndexSearcher[models.length];
-    for (int m = 0; m < models.length; m++) {
-      views[m] = new IndexSearcher(reader);
-      views[m].setSimilarity(models[m]);
-      views[m].setQueryCache(null); // as in search_batch_models
-    }
+    IndexSearcher[] views = views(reader, models);
     Docids.IdOrder ids = Docids.order(reader);
     Analyzer analyzer = get(ANALYZER, searcher);
     QueryGenerator generator = get(GENERATOR, searcher);
@@ -402,13 +400,7 @@ public class QLogSearcher extends SimpleSearcher {
         long[][] grid = ModelGridTopK.search(views[0], query, models, k, ids);
         for (int m = 0; m < models.length; m++) {
           if (grid != null && grid[m] != null) {
-            long[] codes = grid[m];
-            docs[m][at] = new int[codes.length];
-            scores[m][at] = new float[codes.length];
-            for (int j = 0; j < codes.length; j++) {
-              docs[m][at][j] = ids.doc()[AnseriniTopK.rankOf(codes[j])];
-              scores[m][at][j] = AnseriniTopK.scoreOf(codes[j]);
-            }
+            keep(grid[m], ids, at, docs[m], scores[m]);
           } else {
             keep(anseriniTopK(views[m], query, k, ids), at, docs[m], scores[m]);
           }
@@ -419,18 +411,19 @@ public class QLogSearcher extends SimpleSearcher {
     }
     run(tasks, threads);
     for (int m = 0; m < models.length; m++) {
-      int total = 0;
-      for (int[] d : docs[m]) {
-        total += d.length;
-      }
-      BatchHits.Builder batch = new BatchHits.Builder(queries.length, total);
-      for (int i = 0; i < queries.length; i++) {
-        batch.addAll(docs[m][i], scores[m][i]);
-        batch.endQuery();
-      }
-      out[m] = batch.build();
+      out[m] = BatchHits.of(docs[m], scores[m]);
     }
     return out;
+  }
+
+  /** {@link AnseriniTopK} codes (best first) as query {@code at}'s doc numbers and scores. */
+  private static void keep(long[] codes, Docids.IdOrder ids, int at, int[][] docs, float[][] scores) {
+    docs[at] = new int[codes.length];
+    scores[at] = new float[codes.length];
+    for (int j = 0; j < codes.length; j++) {
+      docs[at][j] = ids.doc()[AnseriniTopK.rankOf(codes[j])];
+      scores[at][j] = AnseriniTopK.scoreOf(codes[j]);
+    }
   }
 
   private static void keep(ScoreDoc[] top, int at, int[][] docs, float[][] scores) {
