@@ -34,6 +34,7 @@ on real runs (CSN-Ruby, CACM with graded judgments, runs with float ties) at q =
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from dataclasses import dataclass
@@ -243,9 +244,14 @@ class QrelsArrays:
             grade[maybe[hit]] = self.judged_grades[pos[hit]]
         return grade
 
+    @functools.cached_property
+    def _position(self) -> dict[str, int]:
+        # built once: a sweep asks for the positions of every batch of every grid point
+        return {q: i for i, q in enumerate(self.qids)}
+
     def query_positions(self, qids: np.ndarray) -> np.ndarray:
         """Index of each of ``qids`` among these qrels' queries, -1 for a query they do not judge."""
-        position = {q: i for i, q in enumerate(self.qids)}
+        position = self._position
         return np.array([position.get(q, -1) for q in np.asarray(qids, dtype=object).tolist()], dtype=np.int64)
 
     def ideal_dcg(self, cutoff: int | None) -> np.ndarray:

@@ -60,24 +60,29 @@ def search_batches(searcher: QLogSearcher, topics: Topics, hits: int = 1000, thr
     ``q_of`` gives each batch's queries a q of their own (``q_of(queries)``, one value per query:
     q-log BM25 at that q, in one pass; see :meth:`QLogSearcher.search_batch`).
     """
-    if batch_size < 1:
-        raise QLogError(f"batch size must be at least 1, got {batch_size}")
     if q_of is not None and fields:
         raise QLogError("a q per query does not combine with fields")
+    for chunk, queries in _topic_batches(topics, batch_size, desc, progress):
+        if fields:
+            yield search_fields_columns(searcher, queries, chunk, fields, k=hits, threads=threads)
+        else:
+            qs = None if q_of is None else list(q_of(queries))
+            yield searcher.search_batch(queries, chunk, k=hits, threads=threads, q=qs)
+
+
+def _topic_batches(topics: Topics, batch_size: int, desc: str, progress: bool) -> Iterator[tuple[list[str], list[str]]]:
+    """``(qids, queries)`` of ``batch_size`` topics at a time, in topic order, under a progress bar over the topics
+    (each batch counted once the caller asks for the next)."""
+    if batch_size < 1:
+        raise QLogError(f"batch size must be at least 1, got {batch_size}")
     entries = iter(topics.items())  # a TopicStream reads its file again here, a batch at a time
     with progress_bar(total=len(topics), desc=desc, unit="q", quiet=not progress) as bar:
         while True:
             pairs = list(itertools.islice(entries, batch_size))
             if not pairs:
                 break
-            chunk = [qid for qid, _ in pairs]
-            queries = [text for _, text in pairs]
-            if fields:
-                yield search_fields_columns(searcher, queries, chunk, fields, k=hits, threads=threads)
-            else:
-                qs = None if q_of is None else list(q_of(queries))
-                yield searcher.search_batch(queries, chunk, k=hits, threads=threads, q=qs)
-            bar.update(len(chunk))
+            yield [qid for qid, _ in pairs], [text for _, text in pairs]
+            bar.update(len(pairs))
 
 
 def search_grid_batches(searcher: QLogSearcher, topics: Topics, models: Sequence[object], hits: int = 1000,
@@ -86,17 +91,8 @@ def search_grid_batches(searcher: QLogSearcher, topics: Topics, models: Sequence
     """Every topic under every model, ``batch_size`` queries at a time: for each batch, one
     :class:`~qlog_pyserini.search.results.BatchResults` per model (:meth:`QLogSearcher.search_grid`,
     ``writable`` as there)."""
-    if batch_size < 1:
-        raise QLogError(f"batch size must be at least 1, got {batch_size}")
-    entries = iter(topics.items())
-    with progress_bar(total=len(topics), desc=desc, unit="q", quiet=not progress) as bar:
-        while True:
-            pairs = list(itertools.islice(entries, batch_size))
-            if not pairs:
-                break
-            yield searcher.search_grid([text for _, text in pairs], [qid for qid, _ in pairs], models, k=hits,
-                                       threads=threads, writable=writable)
-            bar.update(len(pairs))
+    for chunk, queries in _topic_batches(topics, batch_size, desc, progress):
+        yield searcher.search_grid(queries, chunk, models, k=hits, threads=threads, writable=writable)
 
 
 def search_topics(searcher: QLogSearcher, topics: Topics, hits: int = 1000, threads: int = 1,

@@ -15,6 +15,7 @@ Queries are analyzed as the index was (``default`` or ``identifier``, see
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -128,8 +129,13 @@ def _is_java_exception(e: Exception) -> bool:
 def _is_java_similarity(value: object) -> bool:
     from jnius import JavaClass
 
-    return isinstance(value, JavaClass) and bool(
-        jclass("java.lang.Class").forName("org.apache.lucene.search.similarities.Similarity").isInstance(value))
+    return isinstance(value, JavaClass) and bool(_similarity_class().isInstance(value))
+
+
+@functools.lru_cache(maxsize=1)
+def _similarity_class() -> Any:
+    """Lucene's ``Similarity`` as a Java ``Class``, looked up once (a grid checks its models at every batch)."""
+    return jclass("java.lang.Class").forName("org.apache.lucene.search.similarities.Similarity")
 
 
 # pyjnius binds the Java instance of an instance-method call on the class's shared method object, so

@@ -76,6 +76,7 @@ class PointScorer:
         self._table: DocidTable | None = None
         self._judged: QrelsArrays | None = None
         self._tokens: TokenCounts | None = None
+        self.judged_qids = frozenset(qrels)  # the queries a batch must hold one of to be measured
 
     @property
     def table(self) -> DocidTable:
@@ -157,9 +158,8 @@ class PointScorer:
                                       desc=desc, writable=any(p is not None for p in paths) or not self.in_process)
         with contextlib.ExitStack() as stack:
             measures = [_PassMeasure(self, stack, path, tag, budgets) for path, tag in zip(paths, names)]
-            judged = set(self.qrels)
             for per_model in prefetched(batches):
-                if not budgets or not any(q in judged for q in per_model[0].qids):
+                if not budgets or not any(q in self.judged_qids for q in per_model[0].qids):
                     for measure, batch in zip(measures, per_model):
                         measure.add(batch)
                     continue
@@ -189,7 +189,6 @@ class _PassMeasure:
         self.file = self.output.enter_context(atomic_output(run_path, "wb")) if run_path is not None else None
         self.frames: list[pd.DataFrame] = []
         self.found: np.ndarray | None = None
-        self.judged = set(scorer.qrels)
 
     def add(self, batch: BatchResults, arrays: RunArrays | None = None, recall: np.ndarray | None = None) -> None:
         """Measure one batch (its run lines written first, when the pass writes a run); ``arrays`` and ``recall``
@@ -197,7 +196,7 @@ class _PassMeasure:
         scorer = self.scorer
         if self.file is not None:
             batch.write_run(self.file, self.tag)
-        if not any(q in self.judged for q in batch.qids):
+        if not any(q in scorer.judged_qids for q in batch.qids):
             return
         arrays = scorer._arrays(batch) if arrays is None else arrays
         if scorer.in_process:
