@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -133,6 +134,26 @@ def test_a_model_without_a_bm25_value_gets_bm25s_recall_from_its_bm25_pass(tmp_p
     oracle = pd.read_csv(tmp_path / "qld" / "sweep.csv").set_index("mu").loc[qld["oracle_value"]]
     assert qld["recall_at_tokens"]["oracle"] == {b: oracle[f"recall_tokens.{b}"] for b in ("256", "2048")}
     assert not (tmp_path / "qld" / "runs").exists()
+
+
+def test_a_metric_only_trec_eval_knows_is_read_off_each_points_run(tmp_path, stdlib_index, stdlib_code,
+                                                                  stdlib_qrels):
+    """bpref is not computed in process: each grid point's run goes to a temporary file for the trec_eval
+    binary, whose values the sweep reports; kept runs give trec_eval the same values, and no temporary is left."""
+    import tempfile
+
+    before = set(Path(tempfile.gettempdir()).glob("qlog-point-*"))
+    common = dict(grid=(0.3, 0.7), metric="bpref", hits=50, threads=2, resamples=100, budgets=(512,))
+    run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, tmp_path / "tmp", SweepSettings(**common), progress=False)
+    run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, tmp_path / "kept", SweepSettings(**common, keep_runs=True),
+              progress=False)
+    assert set(Path(tempfile.gettempdir()).glob("qlog-point-*")) == before
+    table = pd.read_csv(tmp_path / "tmp" / "sweep.csv").set_index("q")
+    assert table.equals(pd.read_csv(tmp_path / "kept" / "sweep.csv").set_index("q"))
+    for q in (0.3, 0.7, 1.0):
+        ev = trec_eval(stdlib_qrels, tmp_path / "kept" / "runs" / f"run.q{q:g}.txt", metrics=["bpref", "ndcg_cut.10"])
+        assert table.loc[q, "bpref"] == ev.aggregate["bpref"] and table.loc[q, "ndcg_cut.10"] == ev.aggregate["ndcg_cut.10"]
+    assert table["bpref"].nunique() > 1  # the points' runs differ
 
 
 def test_sweep_refusals(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
