@@ -366,9 +366,10 @@ final class ModelGridTopK {
         // document below it cannot enter. Taken first, it leaves about k documents for the heap
         // instead of all. The previous model's candidates are nearly this model's best (a grid's
         // neighbours rank alike), so the k-th best of them is selected among a few k, not all.
-        int from = m > 0 && previous >= k ? previous : distinct;
+        boolean seeded = m > 0 && previous >= k;
+        int from = seeded ? previous : distinct;
         for (int j = 0; j < from; j++) {
-          spare[j] = from == distinct ? scores[j] : scores[candidates[j]];
+          spare[j] = scores[seeded ? candidates[j] : j];
         }
         floor = Math.max(floor, kthLargest(spare, from, k));
       }
