@@ -10,6 +10,11 @@ step when written with 6 decimals). Each evaluator reads the same run file (sear
 
 from __future__ import annotations
 
+import contextlib
+import sys
+from types import ModuleType
+from typing import Iterator
+
 import pytest
 from conftest import CSN_RUBY_QS
 
@@ -38,12 +43,35 @@ def ranked_prefix(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, i
     return prefix
 
 
+_RANX_INTERPRETED: list[bool] = []  # set once: whether this process imported ranx here, interpreted
+
+
+@contextlib.contextmanager
+def ranx_interpreted() -> Iterator[ModuleType]:
+    """ranx with its numba kernels left as the Python they are written in, for the calls made inside.
+
+    The same code computes the same measures either way; compiled, it first spends about 70 s of one test
+    worker compiling them wherever numba has no cache yet (every fresh environment, CI's included), where
+    interpreted it evaluates the prefixes here in a second or two. numba reads the switch when ranx's
+    modules are imported (its decorators) and again at each call (its typed containers become Python's),
+    so it stays on for the calls too. A process that imported ranx compiled before keeps it compiled.
+    """
+    numba = pytest.importorskip("numba")
+    if not _RANX_INTERPRETED:
+        _RANX_INTERPRETED.append("ranx" not in sys.modules)
+    jit_was_off = numba.config.DISABLE_JIT
+    numba.config.DISABLE_JIT = _RANX_INTERPRETED[0] or jit_was_off
+    try:
+        yield pytest.importorskip("ranx")
+    finally:
+        numba.config.DISABLE_JIT = jit_was_off
+
+
 def means_by_evaluator(qrels_path, run_path) -> dict[str, tuple[float, float, float]]:
     """(NDCG@10, MRR, MAP) over every qrels query (absent = 0), from each evaluator."""
     # imported by the test, not at collection: ranx brings numba and matplotlib (about a second)
     pytrec_eval = pytest.importorskip("pytrec_eval")
     ir_measures = pytest.importorskip("ir_measures")
-    ranx = pytest.importorskip("ranx")
     # the run file parsed once (1.26M lines of CSN-Ruby take seconds to read), given to every evaluator that takes hits
     qrels, hits = read_qrels(qrels_path), read_run(run_path)
     run = to_dict(hits)
@@ -66,8 +94,9 @@ def means_by_evaluator(qrels_path, run_path) -> dict[str, tuple[float, float, fl
     # which ranx.Run already did (a third of ranx's time here): with the same queries on both sides it changes
     # nothing, and ranx.evaluate itself refuses a run whose queries differ from the qrels'
     assert set(run) == set(qrels), "every qrels query and no other is in the run"
-    scores = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(ranked_prefix(run, qrels)), ["ndcg@10", "mrr", "map"],
-                           make_comparable=False)
+    with ranx_interpreted() as ranx:
+        scores = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(ranked_prefix(run, qrels)), ["ndcg@10", "mrr", "map"],
+                               make_comparable=False)
     out["ranx"] = tuple(float(scores[m]) for m in ("ndcg@10", "mrr", "map"))
     return out
 
