@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -21,7 +24,9 @@ JVM_FIXTURES = frozenset({"tiny_index", "stdlib_index", "csn_ruby", "csn_ruby_ru
 
 
 # The suite runs on two pytest-xdist workers (setup.cfg's addopts: -n 2 --dist loadgroup), a file at a time as
-# --dist loadfile would, so module fixtures are built once; each worker builds its own session fixtures. The
+# --dist loadfile would, so module fixtures are built once; each worker is a process with session fixtures of its
+# own, and the indexes among them are built by whichever worker asks first and reused by the other
+# (built_once). The
 # tests taking a solr_url (the SolrCloud cluster's, or tests/solr/'s loopback stand-in) form one group, so one
 # worker starts the cluster (a Maven build and two Solr nodes, about 20 s) for all of them.
 SOLR_GROUP = "solrcloud"
@@ -115,6 +120,29 @@ def run_verb(name: str, *args: object, cwd: Path | None = None,
                                        out.getvalue(), err.getvalue())
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """The folder ``name`` filled by ``build(folder)`` once per test run, whichever pytest-xdist worker asks first.
+
+    The workers' temporary folders lie in the run's own base folder: the first worker to ask builds there under
+    a lock and marks the folder done, the other waits for the lock and reuses it (without xdist the run's base
+    folder is this process's). A build that failed or was skipped leaves no mark, so the next worker tries again
+    in a clean folder. Tests only read what is built here, as they read any session fixture.
+    """
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, above each worker's popen-gwN
+    folder, done = base / f"built-{name}", base / f"built-{name}.done"
+    with open(base / f"built-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.is_file():
+            if folder.exists():
+                shutil.rmtree(folder)  # what a failed or skipped build left
+            folder.mkdir()
+            build(folder)
+            done.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data``; tests that use it skip when it is absent."""
@@ -161,9 +189,8 @@ def tiny_index(tiny_corpus, tmp_path_factory) -> Path:
     """A Lucene index of the synthetic corpus, built by qlog_pyserini.index (Anserini's indexer)."""
     from qlog_pyserini.index import build_index
 
-    out = tmp_path_factory.mktemp("tiny-index") / "index"
-    build_index(tiny_corpus, out, threads=1, progress=False)
-    return out
+    return built_once(tmp_path_factory, "tiny-index",
+                      lambda folder: build_index(tiny_corpus, folder / "index", threads=1, progress=False)) / "index"
 
 
 STDLIB_MODULES = ("argparse", "difflib", "shutil", "textwrap", "json.decoder", "json.encoder",
@@ -203,11 +230,11 @@ def stdlib_code(tmp_path_factory) -> tuple[Path, Path]:
 
 @pytest.fixture(scope="session")
 def stdlib_index(stdlib_code, tmp_path_factory) -> Path:
+    """The stdlib corpus indexed (its documents are the same in every worker: this Python's own modules)."""
     from qlog_pyserini.index import build_index
 
-    out = tmp_path_factory.mktemp("stdlib-index") / "index"
-    build_index(stdlib_code[0], out, threads=2, progress=False)
-    return out
+    return built_once(tmp_path_factory, "stdlib-index",
+                      lambda folder: build_index(stdlib_code[0], folder / "index", threads=2, progress=False)) / "index"
 
 
 @pytest.fixture(scope="session")
@@ -231,10 +258,13 @@ def csn_ruby(shared_data, tmp_path_factory) -> tuple[Path, Path]:
     folder = shared_data / "csn-ruby"
     if not (folder / "test.jsonl").is_file():
         pytest.skip("csn-ruby is absent")
-    work = tmp_path_factory.mktemp("csn-ruby")
-    prepared = prepare_csn([folder / "test.jsonl", folder / "valid.jsonl"], work / "data")
-    build_index(prepared.out / "corpus", work / "index", threads=2, progress=False)
-    return prepared.out, work / "index"
+
+    def build(work: Path) -> None:
+        prepared = prepare_csn([folder / "test.jsonl", folder / "valid.jsonl"], work / "data")
+        build_index(prepared.out / "corpus", work / "index", threads=2, progress=False)
+
+    work = built_once(tmp_path_factory, "csn-ruby", build)
+    return work / "data", work / "index"
 
 
 #: the q values the CSN-Ruby runs are searched at: BM25 itself, the headline q, and a small q whose large
@@ -256,28 +286,30 @@ def csn_ruby_runs(csn_ruby, tmp_path_factory) -> dict[float, Path]:
     from qlog_pyserini.search.searcher import QLogSearcher
 
     data, index = csn_ruby
-    folder = tmp_path_factory.mktemp("csn-ruby-runs")
-    topics = read_topics(data / "topics.tsv")
-    runs: dict[float, Path] = {}
-    with QLogSearcher(index) as searcher:
-        for q in CSN_RUBY_QS:
-            searcher.set_q(q)
-            results = search_topics(searcher, topics, hits=1000, threads=2, progress=False)
-            runs[q] = folder / f"run.q{q}.txt"
-            write_run(runs[q], results, tag=f"q{q}")
-            # the file's docids in line order, each line's rank its place in its query (read_run would take
-            # seconds on these 1.26M lines; a split is enough for this check)
-            written: dict[str, list[str]] = {}
-            with open(runs[q], encoding="utf-8") as f:
-                for line in f:
-                    qid, _, docid, rank = line.split(" ", 4)[:4]
-                    docids = written.setdefault(qid, [])
-                    docids.append(docid)
-                    assert int(rank) == len(docids), f"run at q = {q}: {qid} {docid} at rank {rank}"
-            assert all(written.get(qid, []) == [h.docid for h in hits]
-                       for qid, hits in results.items()), f"the run file at q = {q} is not the searcher's ranking"
-            assert set(written) <= set(results)
-    return runs
+
+    def build(folder: Path) -> None:
+        topics = read_topics(data / "topics.tsv")
+        with QLogSearcher(index) as searcher:
+            for q in CSN_RUBY_QS:
+                searcher.set_q(q)
+                results = search_topics(searcher, topics, hits=1000, threads=2, progress=False)
+                run = folder / f"run.q{q}.txt"
+                write_run(run, results, tag=f"q{q}")
+                # the file's docids in line order, each line's rank its place in its query (read_run would take
+                # seconds on these 1.26M lines; a split is enough for this check)
+                written: dict[str, list[str]] = {}
+                with open(run, encoding="utf-8") as f:
+                    for line in f:
+                        qid, _, docid, rank = line.split(" ", 4)[:4]
+                        docids = written.setdefault(qid, [])
+                        docids.append(docid)
+                        assert int(rank) == len(docids), f"run at q = {q}: {qid} {docid} at rank {rank}"
+                assert all(written.get(qid, []) == [h.docid for h in hits]
+                           for qid, hits in results.items()), f"the run file at q = {q} is not the searcher's ranking"
+                assert set(written) <= set(results)
+
+    folder = built_once(tmp_path_factory, "csn-ruby-runs", build)
+    return {q: folder / f"run.q{q}.txt" for q in CSN_RUBY_QS}
 
 
 def same_ranking(got: list[tuple[str, float]], want: list[tuple[str, float]], rel: float = 0.0,
