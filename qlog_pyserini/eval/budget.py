@@ -128,7 +128,11 @@ def tokens_to_first_relevant(run: RunArrays, qrels: QrelsArrays, tokens: TokenCo
     holds no relevant document (a miss whatever the counts).
     """
     position = qrels.query_positions(run.qids)
-    found = _walk(run.offsets, run.docs, position, run, qrels, tokens, limit)
+    return _per_qrels_query(_walk(run.offsets, run.docs, position, run, qrels, tokens, limit), position, qrels)
+
+
+def _per_qrels_query(found: np.ndarray, position: np.ndarray, qrels: QrelsArrays) -> np.ndarray:
+    """Each ranking's tokens (``found``) at its qrels query's place (``position``; -1: none), ``inf`` elsewhere."""
     need = np.full(len(qrels.qids), np.inf)
     judged = position >= 0
     need[position[judged]] = found[judged]
@@ -185,9 +189,7 @@ def recall_of_runs(runs: Sequence[RunArrays], qrels: QrelsArrays, tokens: TokenC
     found = _walk(offsets, docs, position, runs[0], qrels, tokens, max(ks))
     tables, at = [], 0
     for size in sizes:
-        need = np.full(len(qrels.qids), np.inf)
-        mine, where = found[at:at + size], position[at:at + size]
-        need[where[where >= 0]] = mine[where >= 0]
+        need = _per_qrels_query(found[at:at + size], position[at:at + size], qrels)
         tables.append(np.stack([(need <= k).astype(float) for k in ks], axis=1))
         at += size
     return tables
@@ -201,11 +203,8 @@ def recall_from_arrays(run: RunArrays, qrels: QrelsArrays, tokens: TokenCounts,
     reuse them for every run. Rows are the qrels' queries in their order, one column per budget.
     """
     ks = check_budgets(budgets)
-    if not (run.docids is qrels.table is tokens.docids):
-        raise QLogError("the run, the qrels and the token counts were built on different docid tables")
-    need = tokens_to_first_relevant(run, qrels, tokens, max(ks))
-    table = pd.DataFrame({k: (need <= k).astype(float) for k in ks}, index=pd.Index(qrels.qids, name="qid"))
-    return table
+    (table,) = recall_of_runs([run], qrels, tokens, ks)
+    return pd.DataFrame(table, index=pd.Index(qrels.qids, name="qid"), columns=list(ks))
 
 
 def recall_at_token_budgets(run: Mapping[str, Sequence[Hit]], qrels: Mapping[str, Mapping[str, int]],
