@@ -62,7 +62,11 @@ final class ModelGridTopK {
   private ModelGridTopK() {}
 
   /** One query's term with the boost its {@code TermQuery} is scored with. */
-  private record Boosted(Term term, float boost) {}
+  record Boosted(TermQuery query, float boost) {
+    Term term() {
+      return query.getTerm();
+    }
+  }
 
   /**
    * The top k of {@code query} under each of {@code models}, best first, as {@link AnseriniTopK}
@@ -119,7 +123,7 @@ final class ModelGridTopK {
    */
   static boolean flatten(Query query, float boost, List<Boosted> out) {
     if (query instanceof TermQuery tq) {
-      out.add(new Boosted(tq.getTerm(), boost));
+      out.add(new Boosted(tq, boost));
       return true;
     }
     if (query instanceof BoostQuery bq) {

@@ -437,9 +437,30 @@ public class QLogSearcher extends SimpleSearcher {
 
   /**
    * The top k of {@code query} in (score descending, docid ascending) order, scores as Lucene gives
-   * them, in one pruned pass ({@link AnseriniTopK}).
+   * them: term at a time ({@link TermAtATimeTopK}) where k is large next to the query's postings,
+   * else in one pruned pass of Lucene's ({@link #luceneTopK}). Both give the same documents in the
+   * same order with the same float scores.
    */
   static ScoreDoc[] anseriniTopK(IndexSearcher searcher, Query query, int k, Docids.IdOrder ids) throws IOException {
+    int n = Math.max(1, Math.min(k, searcher.getIndexReader().maxDoc())); // as IndexSearcher caps it
+    if (n >= TermAtATimeTopK.MIN_K) {
+      long[] codes = TermAtATimeTopK.search(searcher, query, n, ids, TermAtATimeTopK.POSTINGS_PER_HIT * n);
+      if (codes != null) {
+        ScoreDoc[] top = new ScoreDoc[codes.length];
+        for (int i = 0; i < codes.length; i++) {
+          top[i] = new ScoreDoc(ids.doc()[AnseriniTopK.rankOf(codes[i])], AnseriniTopK.scoreOf(codes[i]));
+        }
+        return top;
+      }
+    }
+    return luceneTopK(searcher, query, n, ids);
+  }
+
+  /**
+   * The top k of {@code query} in (score descending, docid ascending) order, scores as Lucene gives
+   * them, in one pruned pass ({@link AnseriniTopK}).
+   */
+  static ScoreDoc[] luceneTopK(IndexSearcher searcher, Query query, int k, Docids.IdOrder ids) throws IOException {
     int n = Math.max(1, Math.min(k, searcher.getIndexReader().maxDoc())); // as IndexSearcher caps it
     boolean prune = !(searcher.getSimilarity() instanceof ExhaustiveScoring);
     return searcher.search(query, new AnseriniTopK(n, ids, prune)).scoreDocs;

@@ -11,111 +11,35 @@ import io.qlog.similarities.DPHSimilarity;
 import io.qlog.similarities.IdfPowerBM25Similarity;
 import io.qlog.similarities.QLogBM25Similarity;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.Random;
-import org.apache.lucene.analysis.standard.StandardAnalyzer;
-import org.apache.lucene.document.BinaryDocValuesField;
-import org.apache.lucene.document.Document;
-import org.apache.lucene.document.Field;
-import org.apache.lucene.document.StringField;
-import org.apache.lucene.document.TextField;
-import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.IndexWriter;
-import org.apache.lucene.index.IndexWriterConfig;
-import org.apache.lucene.index.NoMergePolicy;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.PhraseQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.similarities.BM25Similarity;
 import org.apache.lucene.search.similarities.Similarity;
-import org.apache.lucene.store.ByteBuffersDirectory;
-import org.apache.lucene.util.BytesRef;
-import org.junit.AfterClass;
-import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
  * {@link ModelGridTopK} against Lucene: for every model of a grid, its top k must be what a pruned
  * Lucene search with that model installed returns ({@link AnseriniTopK}, itself checked against
- * scoring every match), document for document and float for float. The index has several segments,
- * deleted documents, a doc-number window boundary inside a segment, random texts with repeated
- * terms and lengths, and groups of equal scores that cut-offs split.
+ * scoring every match), document for document and float for float, on a {@link WindowedIndex}.
  */
-public class TestModelGridTopK {
+public class TestModelGridTopK extends WindowedIndex {
 
-  private static ByteBuffersDirectory dir;
-  private static DirectoryReader reader;
-  private static final int DOCS = ModelGridTopK.WINDOW + 4000; // one segment spans two windows
-  private static final String[] VOCABULARY = {"common", "mid", "pad", "rare1", "rare2", "rare3", "x", "y", "z"};
 
-  @BeforeClass
-  public static void build() throws IOException {
-    dir = new ByteBuffersDirectory();
-    Random random = new Random(7);
-    List<String> ids = new ArrayList<>();
-    for (int i = 0; i < DOCS; i++) {
-      ids.add(i % 2 == 0 ? "doc" + (i * 7919 % DOCS) : "é" + i);
-    }
-    Collections.shuffle(ids, random);
-    IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer()).setMergePolicy(NoMergePolicy.INSTANCE);
-    try (IndexWriter writer = new IndexWriter(dir, config)) {
-      for (int i = 0; i < DOCS; i++) {
-        Document doc = new Document();
-        doc.add(new StringField(Constants.ID, ids.get(i), Field.Store.YES));
-        doc.add(new BinaryDocValuesField(Constants.ID, new BytesRef(ids.get(i))));
-        StringBuilder text = new StringBuilder("common");
-        if (i % 3 == 0) {
-          text.append(" pad".repeat(i % 4)); // few distinct (tf, length) pairs: many equal scores
-        } else {
-          for (int w = random.nextInt(12); w > 0; w--) {
-            String word = VOCABULARY[Math.min(VOCABULARY.length - 1, (int) (random.nextDouble() * random.nextDouble() * 12))];
-            text.append(' ').append(word);
-          }
-        }
-        if (i % 97 == 0) {
-          text.append(" rare1");
-        }
-        doc.add(new TextField(Constants.CONTENTS, text.toString(), Field.Store.NO));
-        writer.addDocument(doc);
-        if (i == 2000 || i == DOCS - 1000) {
-          writer.commit(); // a new segment; the middle one spans two windows
-        }
-      }
-      for (int i = 0; i < DOCS; i += 37) {
-        writer.deleteDocuments(new Term(Constants.ID, ids.get(i)));
-      }
-    }
-    reader = DirectoryReader.open(dir);
-  }
-
-  @AfterClass
-  public static void close() throws IOException {
-    reader.close();
-    dir.close();
-  }
-
-  private static Similarity[] grid() {
+  /** Models of every kind: q-log BM25 at several q and forms, BM25, idf-power BM25, DPH (not monotone in tf). */
+  static Similarity[] grid() {
     return new Similarity[] {
       new QLogBM25Similarity(0.9f, 0.4f, 0.05, "lucene"), new QLogBM25Similarity(0.9f, 0.4f, 0.5, "lucene"),
       new QLogBM25Similarity(0.9f, 0.4f, 1.0, "lucene"), new QLogBM25Similarity(1.2f, 0.75f, 0.3, "rsj"),
       new QLogBM25Similarity(0.9f, 0.4f, 1.5, "lucene"), new BM25Similarity(0.9f, 0.4f),
       new IdfPowerBM25Similarity(0.9f, 0.4f, 2.0f), new DPHSimilarity(),
     };
-  }
-
-  @Test
-  public void theIndexIsWhatTheTestNeeds() {
-    assertTrue(reader.leaves().size() >= 3);
-    assertTrue(reader.hasDeletions());
-    assertTrue(reader.leaves().stream().anyMatch(l -> l.reader().maxDoc() > ModelGridTopK.WINDOW));
   }
 
   @Test
@@ -149,12 +73,7 @@ public class TestModelGridTopK {
   @Test
   public void boostsAreScoredAsBoostQueryScoresThem() throws IOException {
     Docids.IdOrder ids = Docids.order(reader);
-    Query query = new BooleanQuery.Builder()
-        .add(new BoostQuery(new TermQuery(new Term(Constants.CONTENTS, "mid")), 3f), BooleanClause.Occur.SHOULD)
-        .add(new BoostQuery(new BoostQuery(new TermQuery(new Term(Constants.CONTENTS, "x")), 2f), 0.5f),
-            BooleanClause.Occur.SHOULD)
-        .add(new TermQuery(new Term(Constants.CONTENTS, "common")), BooleanClause.Occur.SHOULD)
-        .build();
+    Query query = boosted();
     Similarity[] models = {new QLogBM25Similarity(0.9f, 0.4f, 0.3, "lucene"), new BM25Similarity(0.9f, 0.4f)};
     long[][] got = ModelGridTopK.search(new IndexSearcher(reader), query, models, 500, ids);
     for (int m = 0; m < models.length; m++) {
@@ -178,14 +97,7 @@ public class TestModelGridTopK {
 
   @Test
   public void otherQueriesAreLeftToLucene() throws IOException {
-    Query must = new BooleanQuery.Builder()
-        .add(new TermQuery(new Term(Constants.CONTENTS, "common")), BooleanClause.Occur.MUST)
-        .add(new TermQuery(new Term(Constants.CONTENTS, "mid")), BooleanClause.Occur.SHOULD).build();
-    Query phrase = new PhraseQuery(Constants.CONTENTS, "common", "pad");
-    Query minimum = new BooleanQuery.Builder().setMinimumNumberShouldMatch(2)
-        .add(new TermQuery(new Term(Constants.CONTENTS, "common")), BooleanClause.Occur.SHOULD)
-        .add(new TermQuery(new Term(Constants.CONTENTS, "mid")), BooleanClause.Occur.SHOULD).build();
-    for (Query query : new Query[] {must, phrase, minimum}) {
+    for (Query query : notBagsOfWords()) {
       assertNull(query.toString(), ModelGridTopK.search(new IndexSearcher(reader), query, grid(), 10,
           Docids.order(reader)));
     }
@@ -208,13 +120,13 @@ public class TestModelGridTopK {
   }
 
   /** A pruned Lucene search with {@code model} installed, in Anserini's order (checked in TestAnseriniTopK). */
-  private static ScoreDoc[] lucene(Similarity model, Query query, int k, Docids.IdOrder ids) throws IOException {
+  static ScoreDoc[] lucene(Similarity model, Query query, int k, Docids.IdOrder ids) throws IOException {
     IndexSearcher searcher = new IndexSearcher(reader);
     searcher.setSimilarity(model);
-    return QLogSearcher.anseriniTopK(searcher, query, k, ids);
+    return QLogSearcher.luceneTopK(searcher, query, k, ids);
   }
 
-  private static Query parse(String text) {
+  static Query parse(String text) {
     BooleanQuery.Builder b = new BooleanQuery.Builder();
     for (String t : text.split(" ")) {
       b.add(new TermQuery(new Term(Constants.CONTENTS, t)), BooleanClause.Occur.SHOULD);
@@ -222,7 +134,7 @@ public class TestModelGridTopK {
     return b.build();
   }
 
-  private static float[] scores(ScoreDoc[] docs) {
+  static float[] scores(ScoreDoc[] docs) {
     float[] out = new float[docs.length];
     for (int i = 0; i < docs.length; i++) {
       out[i] = docs[i].score;
@@ -230,7 +142,7 @@ public class TestModelGridTopK {
     return out;
   }
 
-  private static float[] scoresOf(long[] codes) {
+  static float[] scoresOf(long[] codes) {
     float[] out = new float[codes.length];
     for (int i = 0; i < codes.length; i++) {
       out[i] = AnseriniTopK.scoreOf(codes[i]);
