@@ -15,7 +15,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from qlog_pyserini.errors import QLogError
+from qlog_pyserini.errors import QLogError, finite_number
 from qlog_pyserini.formats.lines import numbered_lines
 from qlog_pyserini.system.outputs import atomic_output
 
@@ -233,13 +233,7 @@ def read_run(path: str | os.PathLike) -> dict[str, list[Hit]]:
             rank_value = int(rank)
         except ValueError:
             raise QLogError(f"{path}:{lineno}: rank {rank!r} is not an integer") from None
-        try:
-            score_value = float(score)
-        except ValueError:
-            raise QLogError(f"{path}:{lineno}: score {score!r} is not a number") from None
-        if not math.isfinite(score_value):
-            # trec_eval would sort a nan anywhere and an inf first, and report a metric as if all were well.
-            raise QLogError(f"{path}:{lineno}: score {score!r} is not a finite number")
+        score_value = finite_number(score, f"{path}:{lineno}: score")
         run.setdefault(qid, []).append((rank_value, Hit(docid, score_value)))
     return {qid: [h for _, h in sorted(rows, key=lambda r: r[0])] for qid, rows in run.items()}
 

@@ -30,7 +30,6 @@ oracle marked); with ``keep_runs`` (``--keep-runs``) also ``runs/``, one TREC ru
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import time
@@ -40,7 +39,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from qlog_pyserini.errors import QLogError
+from qlog_pyserini.errors import QLogError, finite_number
 from qlog_pyserini.compare.comparison import MARKDOWN_HEADER, format_markdown, markdown_row
 from qlog_pyserini.eval.budget import check_budgets
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
@@ -89,13 +88,7 @@ def parse_grid(text: str) -> list[float]:
 
 
 def _number(token: str, text: str) -> float:
-    try:
-        value = float(token)
-    except ValueError:
-        raise QLogError(f"grid {text!r}: {token!r} is not a number") from None
-    if not math.isfinite(value):
-        raise QLogError(f"grid {text!r}: {token!r} is not finite")
-    return round(value, 10)
+    return round(finite_number(token, f"grid {text!r}:"), 10)
 
 
 def point_label(parameter: str, value: float) -> str:

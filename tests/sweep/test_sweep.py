@@ -25,7 +25,7 @@ def test_parse_grid_progressions():
     assert len(grid) == 22 and grid[0] == 0.05 and grid[-3:] == [1.0, 1.25, 1.5]
     assert parse_grid("1, 0.5 ,0.5") == [0.5, 1.0]
     for bad, msg in (("0.1,...", "'...'"), ("a,b", "not a number"), ("", "empty"), ("0.2,0.1,...,1", "increasing"),
-                     ("nan", "not finite")):
+                     ("nan", "not a finite number")):
         with pytest.raises(QLogError, match=msg):
             parse_grid(bad)
 
