@@ -7,7 +7,8 @@ import shlex
 import sys
 from typing import Sequence
 
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.options import add_index_option, add_topics_option
+from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.bench.report import format_markdown
 from qlog_pyserini.bench.run import PATHS, SWEEP_POINTS, run_benchmark
@@ -37,15 +38,15 @@ def _float_list(text: str) -> list[float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = ArgumentParser(
-        prog="python -m qlog_pyserini.bench",
-        description="Measure what q-log BM25 costs at query time against Lucene's BM25, side by side: one JVM, "
-                    "one open index, the same queries, alternating BM25 and q-log passes after a warm-up, timed "
-                    "per query inside Java. Reports p50/p95/p99 latency and QPS, the q-log/BM25 throughput "
-                    "ratio per A-B pair with its spread, pruning evidence (total-hits relation, documents "
-                    "scored), a pruned-vs-exhaustive top-k check and a 20-point q sweep time, as markdown.")
-    parser.add_argument("--index", required=True, metavar="DIR", help="Lucene index (Anserini/Pyserini layout)")
-    parser.add_argument("--topics", required=True, metavar="FILE", help="queries: TSV, BEIR/CoIR queries.jsonl or TREC topics")
+    parser = verb_parser(
+        "bench",
+        "Measure what q-log BM25 costs at query time against Lucene's BM25, side by side: one JVM, "
+        "one open index, the same queries, alternating BM25 and q-log passes after a warm-up, timed "
+        "per query inside Java. Reports p50/p95/p99 latency and QPS, the q-log/BM25 throughput "
+        "ratio per A-B pair with its spread, pruning evidence (total-hits relation, documents "
+        "scored), a pruned-vs-exhaustive top-k check and a 20-point q sweep time, as markdown.")
+    add_index_option(parser)
+    add_topics_option(parser)
     parser.add_argument("--k", default="10,1000", type=_int_list, metavar="K[,K...]",
                         help="result depths to time (default: %(default)s)")
     parser.add_argument("--threads", type=_int_list, metavar="T[,T...]",

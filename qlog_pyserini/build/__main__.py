@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.build.jar import similarity_jar
 from qlog_pyserini.jvm.toolchain import find_jdk, pyserini_jar
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = ArgumentParser(
-        prog="python -m qlog_pyserini.build",
-        description="Compile the q-log BM25 Lucene similarity (java-similarity/) against the installed "
-                    "Pyserini's Anserini fatjar with a JDK >= 21, and cache the jar. Searching builds it "
-                    "on first use; run this to build ahead of time or to check the toolchain.")
+    parser = verb_parser(
+        "build",
+        "Compile the q-log BM25 Lucene similarity (java-similarity/) against the installed "
+        "Pyserini's Anserini fatjar with a JDK >= 21, and cache the jar. Searching builds it "
+        "on first use; run this to build ahead of time or to check the toolchain.")
     parser.add_argument("--force", action="store_true", help="rebuild even if a jar for these sources exists")
     parser.add_argument("--verbose", action="store_true", help="print the javac command line")
     args = parser.parse_args(argv)

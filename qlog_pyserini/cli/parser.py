@@ -53,6 +53,11 @@ def _one_line(e: BaseException) -> str:
     return " | ".join(line.strip() for line in str(e).splitlines() if line.strip())
 
 
+def verb_parser(verb: str, description: str, **kwargs) -> "ArgumentParser":
+    """The parser of ``python -m qlog_pyserini.<verb>``: usage and error lines name the command as it is typed."""
+    return ArgumentParser(prog=f"python -m qlog_pyserini.{verb}", description=description, **kwargs)
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with usage errors reported as one ``error: ...`` line (run ``--help`` for usage).
 

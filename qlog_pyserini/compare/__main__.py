@@ -7,7 +7,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.compare.comparison import DEFAULT_METRIC, compare_runs, format_markdown, result_record
 from qlog_pyserini.system.outputs import atomic_output, write_text
@@ -18,13 +18,13 @@ from qlog_pyserini.eval.trec_eval import check_single_metric
 
 
 def build_parser() -> ArgumentParser:
-    p = ArgumentParser(
-        prog="python -m qlog_pyserini.compare",
-        description="Compare two TREC runs on one metric, query by query, and say whether the difference "
-                    "is real: mean of each run, mean difference B - A with its 95% bootstrap interval, "
-                    "bootstrap p (share of resamples that reverse the sign), two-sided randomization and "
-                    "paired t-test p-values, and wins/ties/losses of B. Every query in the qrels counts; "
-                    "a query a run does not answer scores 0 (trec_eval -c). Prints a markdown table.",
+    p = verb_parser(
+        "compare",
+        "Compare two TREC runs on one metric, query by query, and say whether the difference "
+        "is real: mean of each run, mean difference B - A with its 95% bootstrap interval, "
+        "bootstrap p (share of resamples that reverse the sign), two-sided randomization and "
+        "paired t-test p-values, and wins/ties/losses of B. Every query in the qrels counts; "
+        "a query a run does not answer scores 0 (trec_eval -c). Prints a markdown table.",
         epilog="example: python -m qlog_pyserini.compare --qrels qrels.test.txt "
                "--runs runs/bm25.txt runs/qlog-q1.5.txt --metric recip_rank --markdown cmp.md")
     p.add_argument("--qrels", required=True, metavar="PATH", help="TREC qrels file ('qid 0 docid grade')")

@@ -11,7 +11,7 @@ import sys
 from typing import Sequence
 
 from qlog_pyserini.corpus import LANGUAGES, build_benchmark
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.system.outputs import check_output_dir
 
 
@@ -24,15 +24,15 @@ def parse_source(spec: str) -> tuple[str, str | None]:
 
 
 def build_parser() -> ArgumentParser:
-    # cli.ArgumentParser: a missing --source or an unknown --language is one error line, not usage.
-    p = ArgumentParser(
-        prog="python -m qlog_pyserini.corpus",
-        description="Build a code-search benchmark in the BEIR layout (corpus.jsonl, queries.jsonl, "
-                    "qrels/test.tsv, manifest.json) from any source tree. Every documented function "
-                    "becomes a document (its code without the doc comment); a seeded sample of them "
-                    "become queries (the first paragraph of the doc comment), each with its own function "
-                    "as the one relevant document. Functions are found with tree-sitter parsers; tests, "
-                    "vendored, generated and minified files are skipped, and duplicate code is kept once.",
+    # cli.parser.ArgumentParser: a missing --source or an unknown --language is one error line, not usage.
+    p = verb_parser(
+        "corpus",
+        "Build a code-search benchmark in the BEIR layout (corpus.jsonl, queries.jsonl, "
+        "qrels/test.tsv, manifest.json) from any source tree. Every documented function "
+        "becomes a document (its code without the doc comment); a seeded sample of them "
+        "become queries (the first paragraph of the doc comment), each with its own function "
+        "as the one relevant document. Functions are found with tree-sitter parsers; tests, "
+        "vendored, generated and minified files are skipped, and duplicate code is kept once.",
         epilog="Ids look like go1.19/net/http/server.go:Server.Serve; query ids are 'q:' + the document id. "
                "The folder is written beside --out and renamed into place when complete.",
     )

@@ -8,18 +8,18 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.demo.embedded import DEMO_QS, format_table, run_demo
 from qlog_pyserini.system.outputs import check_output_dir, write_marker
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = ArgumentParser(
-        prog="python -m qlog_pyserini.demo",
-        description="Build small real code-search benchmarks from this machine's Python standard library and "
-                    "JDK sources, index them with Anserini's generic English analyzer, and print trec_eval "
-                    "NDCG@10 of BM25 next to q-log BM25 at several q. Needs no network and no external data.")
+    parser = verb_parser(
+        "demo",
+        "Build small real code-search benchmarks from this machine's Python standard library and "
+        "JDK sources, index them with Anserini's generic English analyzer, and print trec_eval "
+        "NDCG@10 of BM25 next to q-log BM25 at several q. Needs no network and no external data.")
     parser.add_argument("--queries", type=int, default=500, help="queries sampled per corpus (default 500)")
     parser.add_argument("--threads", type=int, default=2, help="indexing and search threads (default 2)")
     parser.add_argument("--work", default=None, metavar="DIR",

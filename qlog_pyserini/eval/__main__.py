@@ -9,7 +9,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, SUMMARY_QID, parse_metrics, trec_eval
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.formats.trec import read_run
@@ -17,11 +17,11 @@ from qlog_pyserini.system.outputs import check_output_file
 
 
 def build_parser() -> ArgumentParser:
-    p = ArgumentParser(
-        prog="python -m qlog_pyserini.eval",
-        description="Evaluate a TREC run against TREC qrels with the trec_eval binary shipped in "
-                    "Pyserini's Anserini jar, and print one value per metric (and per query on request). "
-                    "Every query in the qrels counts: a query the run does not answer scores 0 (trec_eval -c).",
+    p = verb_parser(
+        "eval",
+        "Evaluate a TREC run against TREC qrels with the trec_eval binary shipped in "
+        "Pyserini's Anserini jar, and print one value per metric (and per query on request). "
+        "Every query in the qrels counts: a query the run does not answer scores 0 (trec_eval -c).",
         epilog="example: python -m qlog_pyserini.eval --qrels qrels.test.txt --run runs/bm25.txt "
                "--metrics ndcg_cut.10,recip_rank --per-query --output bm25.csv")
     p.add_argument("--qrels", required=True, metavar="PATH",

@@ -13,20 +13,20 @@ import sys
 from typing import Sequence
 
 from qlog_pyserini.fetch.debian import DEFAULT_CACHE, PLANS, fetch, source_roots
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 
 
 def build_parser() -> ArgumentParser:
-    p = ArgumentParser(
-        prog="python -m qlog_pyserini.fetch",
-        description="Download the Debian packages that ship a language's source code (apt-get download), "
-                    "unpack them (dpkg-deb -x) into a cache and count their documented functions, taking "
-                    "packages in a fixed order until a target count is reached: go = the newest golang-1.N-src "
-                    "then golang-*-dev; java = openjdk-N-source (src.zip); ruby = libruby3.N then ruby-*; "
-                    "php = php-*; javascript = node-*; python = the running Python's standard library then "
-                    "python3-*. Versions, sizes and SHA-256 sums go into <cache>/<language>.json; a re-run "
-                    "reuses what is cached.",
+    p = verb_parser(
+        "fetch",
+        "Download the Debian packages that ship a language's source code (apt-get download), "
+        "unpack them (dpkg-deb -x) into a cache and count their documented functions, taking "
+        "packages in a fixed order until a target count is reached: go = the newest golang-1.N-src "
+        "then golang-*-dev; java = openjdk-N-source (src.zip); ruby = libruby3.N then ruby-*; "
+        "php = php-*; javascript = node-*; python = the running Python's standard library then "
+        "python3-*. Versions, sizes and SHA-256 sums go into <cache>/<language>.json; a re-run "
+        "reuses what is cached.",
         epilog="Run 'apt-get update' once first. Feed the result to the benchmark builder with "
                "python -m qlog_pyserini.corpus $(python -m qlog_pyserini.fetch --language go --print-sources "
                "| sed 's/^/--source=/') --language go --out work/corpora/go",

@@ -3,26 +3,27 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import Sequence
 
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.options import add_index_option
+from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.index.indexer import build_index
+from qlog_pyserini.system.progress import info
 from qlog_pyserini.analysis.analyzers import ANALYZERS
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = ArgumentParser(
-        prog="python -m qlog_pyserini.index",
-        description="Build a standard Lucene index (Anserini JsonCollection, default English analyzer, "
-                    "positions, doc vectors and raw documents stored) from a corpus, with Anserini's own "
-                    "indexer. The same index serves BM25 and q-log BM25: only the similarity differs at "
-                    "search time. --analyzer identifier builds the tokenizer ablation's index instead.")
+    parser = verb_parser(
+        "index",
+        "Build a standard Lucene index (Anserini JsonCollection, default English analyzer, "
+        "positions, doc vectors and raw documents stored) from a corpus, with Anserini's own "
+        "indexer. The same index serves BM25 and q-log BM25: only the similarity differs at "
+        "search time. --analyzer identifier builds the tokenizer ablation's index instead.")
     parser.add_argument("--corpus", required=True, metavar="PATH",
                         help="a .jsonl file or a folder of them; each line either BEIR/CoIR "
                              "{\"_id\", \"title\", \"text\"} (indexed as title + newline + text) or Anserini "
                              "{\"id\", \"contents\"}. Docids must be unique and contain no whitespace.")
-    parser.add_argument("--index", required=True, metavar="DIR", help="the index folder to create")
+    add_index_option(parser, help="the index folder to create")
     parser.add_argument("--threads", type=int, default=max(1, (os.cpu_count() or 1)), metavar="N",
                         help="indexing threads (default: all cores)")
     parser.add_argument("--analyzer", choices=ANALYZERS, default="default",
@@ -32,12 +33,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "index their parts), for the tokenizer ablation. The choice is recorded in the index "
                              "and QLogSearcher analyzes queries the same way (default: default)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing non-empty --index")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
     summary = build_index(args.corpus, args.index, threads=args.threads, overwrite=args.overwrite,
                           progress=not args.quiet, analyzer=args.analyzer)
-    print(f"indexed {summary.documents} documents into {summary.index_dir} ({args.analyzer} analyzer)",
-          file=sys.stderr)
+    info(f"indexed {summary.documents} documents into {summary.index_dir} ({args.analyzer} analyzer)")
     return 0
 
 

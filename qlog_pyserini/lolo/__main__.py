@@ -6,28 +6,29 @@ import json
 import sys
 from typing import Sequence
 
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.options import add_sample_options
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.lolo.fit import DEFAULT_SHRINKS, LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
 from qlog_pyserini.predict.rule import DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN
-from qlog_pyserini.stats.statistics import DEFAULT_SAMPLE_DOCS, FEATURES
+from qlog_pyserini.stats.statistics import FEATURES
 from qlog_pyserini.system.outputs import atomic_output, check_output_files
 from qlog_pyserini.system.provenance import command_line
 
 
 def build_parser() -> ArgumentParser:
-    parser = ArgumentParser(
-        prog="python -m qlog_pyserini.lolo",
-        description="Leave-one-family-out evaluation of the label-free q rule (--q auto). A family is a corpus "
-                    "with its nested size subsamples (the family each sweep's summary.json records). For each "
-                    "family, the rule's constants (feature, c, q_min, shrinkage n0) are fitted on the corpora of "
-                    "the OTHER families: the candidate with the best mean recovery on the training code corpora "
-                    "among those that keep every training corpus within 0.25% of BM25. The held-out corpora are "
-                    "then scored at the q that rule gives them: per corpus BM25, q_opt, the oracle, q_auto, the "
-                    "metric at q_auto, the change against BM25 and recovery = (M(q_auto) - M(1)) / (M(q_opt) - M(1)). "
-                    "Then the default rule on every corpus. With --variant, also the older per-feature report "
-                    "(q = clip(1 - c * h, q_min, 1), c fitted with one corpus held out, and the paper's fixed c).")
+    parser = verb_parser(
+        "lolo",
+        "Leave-one-family-out evaluation of the label-free q rule (--q auto). A family is a corpus "
+        "with its nested size subsamples (the family each sweep's summary.json records). For each "
+        "family, the rule's constants (feature, c, q_min, shrinkage n0) are fitted on the corpora of "
+        "the OTHER families: the candidate with the best mean recovery on the training code corpora "
+        "among those that keep every training corpus within 0.25% of BM25. The held-out corpora are "
+        "then scored at the q that rule gives them: per corpus BM25, q_opt, the oracle, q_auto, the "
+        "metric at q_auto, the change against BM25 and recovery = (M(q_auto) - M(1)) / (M(q_opt) - M(1)). "
+        "Then the default rule on every corpus. With --variant, also the older per-feature report "
+        "(q = clip(1 - c * h, q_min, 1), c fitted with one corpus held out, and the paper's fixed c).")
     parser.add_argument("--sweeps", nargs="+", required=True, metavar="DIR",
                         help="sweep folders of python -m qlog_pyserini.sweep (each with summary.json), one per corpus")
     parser.add_argument("--text", action="append", default=[], metavar="NAME",
@@ -43,9 +44,7 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--c", type=float, default=PAPER_C, help=f"per-feature report: the fixed c (default {PAPER_C:g})")
     parser.add_argument("--q-min", type=float, default=PAPER_Q_MIN,
                         help=f"per-feature report: lowest predicted q (default {PAPER_Q_MIN:g})")
-    parser.add_argument("--sample-docs", type=int, default=DEFAULT_SAMPLE_DOCS,
-                        help=f"documents in the sample of the sample-* features (default {DEFAULT_SAMPLE_DOCS})")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
+    add_sample_options(parser)
     parser.add_argument("--threads", type=int, default=1, help="search threads for an off-grid q (default 1)")
     parser.add_argument("--auto-query-only", action="store_true",
                         help="only the per-query rule's report (--q auto-query), read from the sweeps' per_query.csv "

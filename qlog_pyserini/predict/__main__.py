@@ -7,20 +7,21 @@ import sys
 from dataclasses import asdict
 from typing import Sequence
 
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.options import add_field_option, add_index_option
+from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.predict.rule import DEFAULT_C, DEFAULT_Q_MIN, DEFAULT_SHRINK_DOCS, DEFAULT_STEP, DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN, check_variant, describe, predict_from_stats, q_from_h
-from qlog_pyserini.stats.statistics import DEFAULT_FIELD, FEATURES, H_TOK_VARIANTS, corpus_stats, features
+from qlog_pyserini.stats.statistics import FEATURES, H_TOK_VARIANTS, corpus_stats, features
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = ArgumentParser(
-        prog="python -m qlog_pyserini.predict",
-        description="Predict q-log BM25's q for a Lucene index without relevance labels (the --q auto rule): "
-                    "q = 1 - w * (1 - clip(1 - c * h, q_min, 1)), h the df-slope excess on a 1,000-document sample, "
-                    "w = N / (N + n0) shrinking small corpora toward BM25, rounded up to a multiple of 0.05. Prints "
-                    "JSON with the prediction and, for comparison, the q of the paper's rule "
-                    "clip(1 - 7.28 * h_tok, 0.05, 1) for every h_tok variant.")
-    parser.add_argument("--index", required=True, metavar="DIR", help="Lucene index built by qlog_pyserini.index or Anserini")
+    parser = verb_parser(
+        "predict",
+        "Predict q-log BM25's q for a Lucene index without relevance labels (the --q auto rule): "
+        "q = 1 - w * (1 - clip(1 - c * h, q_min, 1)), h the df-slope excess on a 1,000-document sample, "
+        "w = N / (N + n0) shrinking small corpora toward BM25, rounded up to a multiple of 0.05. Prints "
+        "JSON with the prediction and, for comparison, the q of the paper's rule "
+        "clip(1 - 7.28 * h_tok, 0.05, 1) for every h_tok variant.")
+    add_index_option(parser)
     parser.add_argument("--variant", default=DEFAULT_VARIANT, metavar="V",
                         help=f"feature h (default {DEFAULT_VARIANT}); one of {', '.join(FEATURES)}")
     parser.add_argument("--c", type=float, default=None,
@@ -30,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"n0 of the shrinkage N / (N + n0) (default {DEFAULT_SHRINK_DOCS}; 0 = none)")
     parser.add_argument("--step", type=float, default=DEFAULT_STEP,
                         help=f"round q up to a multiple of this (default {DEFAULT_STEP:g}; 0 = no rounding)")
-    parser.add_argument("--field", default=DEFAULT_FIELD, help=f"indexed field (default {DEFAULT_FIELD})")
+    add_field_option(parser)
     args = parser.parse_args(argv)
     check_variant(args.variant)
     stats = corpus_stats(args.index, field=args.field)

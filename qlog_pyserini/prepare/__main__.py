@@ -20,7 +20,7 @@ from qlog_pyserini.prepare.datasets import (
     prepare_irds,
     prepare_trec,
 )
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 
 FORMATS = ("beir", "csn", "cosqa", "trec", "irds")
 
@@ -55,11 +55,11 @@ examples:
 
 def build_parser() -> ArgumentParser:
     """The argument parser; its help is the command's documentation."""
-    parser = ArgumentParser(
-        prog="python -m qlog_pyserini.prepare",
-        description="Convert a retrieval collection into an index-ready folder: corpus/ (Anserini "
-                    "JsonCollection, {\"id\", \"contents\"} a line), topics.tsv (qid<TAB>query), "
-                    "qrels.txt (TREC qrels) and manifest.json (sources, counts, decisions).",
+    parser = verb_parser(
+        "prepare",
+        "Convert a retrieval collection into an index-ready folder: corpus/ (Anserini "
+        "JsonCollection, {\"id\", \"contents\"} a line), topics.tsv (qid<TAB>query), "
+        "qrels.txt (TREC qrels) and manifest.json (sources, counts, decisions).",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--format", required=True, choices=FORMATS, help="layout of the input collection")
     parser.add_argument("--out", required=True, metavar="DIR",

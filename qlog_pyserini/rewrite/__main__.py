@@ -7,7 +7,8 @@ import json
 import sys
 from typing import Sequence
 
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.options import add_topics_option
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import write_run
@@ -19,20 +20,20 @@ ENGINES = ("lucene", "solr", "elasticsearch", "opensearch", "tantivy")
 
 
 def build_parser() -> ArgumentParser:
-    parser = ArgumentParser(
-        prog="python -m qlog_pyserini.rewrite",
-        description="q-log BM25 with no plugin: each query term's clause boosted by w = idf_q / idf, so the "
-                    "engine's own BM25 scores q-log BM25 (only the IDF differs; pruning is kept). Query terms "
-                    "are the engine's analysis, n and N its statistics (global across shards). On a Lucene index "
-                    "it searches the rewritten queries under plain BM25 and writes a TREC run (hold it against "
-                    "`search --q`); on Solr, Elasticsearch or OpenSearch it prints each topic's query (--print) "
-                    "or searches the server and writes a run; on a Tantivy index folder the same, embedded.")
+    parser = verb_parser(
+        "rewrite",
+        "q-log BM25 with no plugin: each query term's clause boosted by w = idf_q / idf, so the "
+        "engine's own BM25 scores q-log BM25 (only the IDF differs; pruning is kept). Query terms "
+        "are the engine's analysis, n and N its statistics (global across shards). On a Lucene index "
+        "it searches the rewritten queries under plain BM25 and writes a TREC run (hold it against "
+        "`search --q`); on Solr, Elasticsearch or OpenSearch it prints each topic's query (--print) "
+        "or searches the server and writes a run; on a Tantivy index folder the same, embedded.")
     parser.add_argument("--engine", required=True, choices=ENGINES)
     parser.add_argument("--q", required=True, help="q of the q-logarithm IDF the boosts stand in for (1 = BM25)")
     parser.add_argument("--idf-form", default="lucene", metavar="lucene|rsj",
                         help="odds inside ln_q (default lucene; rsj: IDF floored at 0, so terms in over half the "
                              "documents get boost 0)")
-    parser.add_argument("--topics", required=True, metavar="FILE", help="queries: TSV, BEIR/CoIR queries.jsonl or TREC topics")
+    add_topics_option(parser)
     parser.add_argument("--output", metavar="RUN", help="TREC run to write (atomically)")
     parser.add_argument("--print", action="store_true", dest="print_queries",
                         help="print one JSON line per topic (qid, boosts, the engine's query) instead of searching")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN
 from qlog_pyserini.cli.auto_flags import add_auto_arguments, add_auto_query_arguments, query_rule_from_args, rule_from_args
@@ -25,12 +25,12 @@ from qlog_pyserini.search.searcher import check_hits
 
 
 def build_parser() -> ArgumentParser:
-    parser = ArgumentParser(
-        prog="python -m qlog_pyserini.search",
-        description="Search a Lucene index with BM25 whose IDF is the q-logarithm of the odds, "
-                    "ln_q(x) = (x^(1-q) - 1)/(1 - q), and write a run. q = 1 is Lucene/Pyserini BM25; "
-                    "q < 1 amplifies rare terms such as code identifiers; q > 1 saturates. Only the IDF "
-                    "changes: k1, b and the analyzer are BM25's. Takes Pyserini's search flags.")
+    parser = verb_parser(
+        "search",
+        "Search a Lucene index with BM25 whose IDF is the q-logarithm of the odds, "
+        "ln_q(x) = (x^(1-q) - 1)/(1 - q), and write a run. q = 1 is Lucene/Pyserini BM25; "
+        "q < 1 amplifies rare terms such as code identifiers; q > 1 saturates. Only the IDF "
+        "changes: k1, b and the analyzer are BM25's. Takes Pyserini's search flags.")
     parser.add_argument("--index", metavar="DIR|NAME",
                         help="Lucene index built by qlog_pyserini.index, Anserini or Pyserini, or a Pyserini "
                              "prebuilt index name (when no such folder exists)")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Sequence
 
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
@@ -55,8 +55,8 @@ def _config(args) -> ConfigSet:
 
 
 def build_parser() -> ArgumentParser:
-    parser = ArgumentParser(prog="python -m qlog_pyserini.solr",
-                            description="q-log BM25 in Solr: configsets, collections, indexing, TREC runs and q sweeps "
+    parser = verb_parser("solr",
+                            "q-log BM25 in Solr: configsets, collections, indexing, TREC runs and q sweeps "
                                         "over HTTP. The Solr nodes need the qlog-solr jar in lib/.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND", parser_class=ArgumentParser)
 

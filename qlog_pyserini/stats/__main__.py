@@ -10,23 +10,22 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
-from qlog_pyserini.stats.statistics import DEFAULT_FIELD, DEFAULT_SAMPLE_DOCS, corpus_stats
+from qlog_pyserini.cli.options import add_field_option, add_index_option, add_sample_options
+from qlog_pyserini.cli.parser import run_cli, verb_parser
+from qlog_pyserini.stats.statistics import corpus_stats
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = ArgumentParser(
-        prog="python -m qlog_pyserini.stats",
-        description="Hapax statistics of one field of a Lucene index, from one Java pass over its term "
-                    "dictionary plus a seeded sample of documents (read from the stored term vectors): "
-                    "documents N, vocabulary V, tokens T, types with df = 1 and their occurrences, types "
-                    "with collection frequency 1, mean document length, the log2-binned df histogram, "
-                    "every h_tok variant and the slope of the df distribution. Prints JSON.")
-    parser.add_argument("--index", required=True, metavar="DIR", help="Lucene index built by qlog_pyserini.index or Anserini")
-    parser.add_argument("--field", default=DEFAULT_FIELD, help=f"indexed field (default {DEFAULT_FIELD})")
-    parser.add_argument("--sample-docs", type=int, default=DEFAULT_SAMPLE_DOCS, metavar="N",
-                        help=f"documents in the sample the sample-* variants use (default {DEFAULT_SAMPLE_DOCS}; 0: none)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the sample's hash (default 0)")
+    parser = verb_parser(
+        "stats",
+        "Hapax statistics of one field of a Lucene index, from one Java pass over its term "
+        "dictionary plus a seeded sample of documents (read from the stored term vectors): "
+        "documents N, vocabulary V, tokens T, types with df = 1 and their occurrences, types "
+        "with collection frequency 1, mean document length, the log2-binned df histogram, "
+        "every h_tok variant and the slope of the df distribution. Prints JSON.")
+    add_index_option(parser)
+    add_field_option(parser)
+    add_sample_options(parser)
     parser.add_argument("--sample-ids", action="store_true", help="also list the sampled docids")
     args = parser.parse_args(argv)
     stats = corpus_stats(args.index, field=args.field, sample_docs=args.sample_docs, seed=args.seed)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.options import add_index_option, add_topics_option
+from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.trec_eval import check_single_metric, parse_metrics
 from qlog_pyserini.system.provenance import command_line, provenance
@@ -23,16 +24,16 @@ DEFAULT_THREADS = min(2, os.cpu_count() or 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = ArgumentParser(
-        prog="python -m qlog_pyserini.sweep",
-        description="Sweep q of q-log BM25 (or gamma of idf-gamma, mu of qld) over a grid on one open index: "
-                    "one search pass per point, its metrics (trec_eval's values) and Recall@K-tokens computed in process "
-                    "from the pass's arrays (no run file unless --keep-runs), the oracle value, a k-fold cross-validated "
-                    "choice over queries (each query scored at the value chosen without it), the label-free q "
-                    "(qlog), each compared with BM25 by paired tests (two-sided randomization p first, t-test, "
-                    "bootstrap interval and reversal share), Recall@K-tokens, a CSV and a PNG plot.")
-    parser.add_argument("--index", required=True, metavar="DIR", help="Lucene index")
-    parser.add_argument("--topics", required=True, metavar="FILE", help="topics: TSV, BEIR queries.jsonl or TREC")
+    parser = verb_parser(
+        "sweep",
+        "Sweep q of q-log BM25 (or gamma of idf-gamma, mu of qld) over a grid on one open index: "
+        "one search pass per point, its metrics (trec_eval's values) and Recall@K-tokens computed in process "
+        "from the pass's arrays (no run file unless --keep-runs), the oracle value, a k-fold cross-validated "
+        "choice over queries (each query scored at the value chosen without it), the label-free q "
+        "(qlog), each compared with BM25 by paired tests (two-sided randomization p first, t-test, "
+        "bootstrap interval and reversal share), Recall@K-tokens, a CSV and a PNG plot.")
+    add_index_option(parser)
+    add_topics_option(parser)
     parser.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder (created; see the module doc)")
     parser.add_argument("--q-grid", "--grid", dest="grid", default=DEFAULT_GRID,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli
+from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.provenance import command_line, provenance, provenance_markdown
 from qlog_pyserini.table.rows import NOTE, current_auto, current_auto_query, format_markdown, load_summary, table_rows
@@ -13,11 +13,11 @@ from qlog_pyserini.system.outputs import check_output_files
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = ArgumentParser(
-        prog="python -m qlog_pyserini.table",
-        description="Gather sweep folders (python -m qlog_pyserini.sweep --out DIR) into one table: corpus, "
-                    "documents, queries, BM25, the cross-validated choice (its metric, gain and two-sided p), the "
-                    "oracle beside it, the label-free q and its metric, Recall@K-tokens of BM25 and of the oracle.")
+    parser = verb_parser(
+        "table",
+        "Gather sweep folders (python -m qlog_pyserini.sweep --out DIR) into one table: corpus, "
+        "documents, queries, BM25, the cross-validated choice (its metric, gain and two-sided p), the "
+        "oracle beside it, the label-free q and its metric, Recall@K-tokens of BM25 and of the oracle.")
     parser.add_argument("--sweeps", nargs="+", required=True, metavar="DIR", help="sweep output folders")
     parser.add_argument("--budget", default="8192", help="which token budget's recall to show (default 8192)")
     parser.add_argument("--output", metavar="MD", help="write the markdown table here (atomically)")

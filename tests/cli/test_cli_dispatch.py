@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import ast
+import contextlib
+import importlib
+import io
 import re
 import subprocess
 import sys
 
+import pytest
 from conftest import ROOT
 
 from qlog_pyserini.__main__ import VERBS, available_verbs
@@ -42,6 +46,18 @@ def test_top_level_holds_only_the_core():
     for path in PACKAGE.rglob("*.py"):
         if path.name != "__main__.py" and path.parent.name != "cli":
             assert "ArgumentParser(" not in path.read_text(), f"{path} builds a command line outside __main__.py"
+
+
+def test_every_verbs_help_names_the_command_as_typed_and_takes_quiet():
+    # every verb's parser comes from cli.parser.verb_parser (reproduce is run as scripts/reproduce)
+    for verb in available_verbs():
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as stop:
+            importlib.import_module(f"qlog_pyserini.{verb}.__main__").main(["--help"])
+        assert stop.value.code == 0, verb
+        command = "scripts/reproduce" if verb == "reproduce" else f"python -m qlog_pyserini.{verb}"
+        assert out.getvalue().startswith(f"usage: {command} "), (verb, out.getvalue()[:80])
+        assert "--quiet" in out.getvalue(), verb
 
 
 def test_readme_documents_every_verb():

@@ -1,0 +1,36 @@
+"""Options several verbs declare, each declared once, so that its name, metavar, default and help read the
+same in every verb's ``--help``: the index read, the topics, the indexed field and the document sample of
+the corpus statistics."""
+
+from __future__ import annotations
+
+import argparse
+
+from qlog_pyserini.stats.statistics import DEFAULT_FIELD, DEFAULT_SAMPLE_DOCS
+
+INDEX_HELP = "Lucene index built by qlog_pyserini.index, Anserini or Pyserini"
+TOPICS_HELP = "queries: TSV (qid<TAB>text), BEIR/CoIR queries.jsonl or TREC topics"
+
+
+def add_index_option(parser: argparse.ArgumentParser, help: str = INDEX_HELP) -> None:
+    """``--index DIR``, required."""
+    parser.add_argument("--index", required=True, metavar="DIR", help=help)
+
+
+def add_topics_option(parser: argparse.ArgumentParser, help: str = TOPICS_HELP) -> None:
+    """``--topics FILE``, required."""
+    parser.add_argument("--topics", required=True, metavar="FILE", help=help)
+
+
+def add_field_option(parser: argparse.ArgumentParser) -> None:
+    """``--field NAME``: the indexed field the statistics are read from."""
+    parser.add_argument("--field", default=DEFAULT_FIELD, metavar="NAME",
+                        help=f"indexed field (default {DEFAULT_FIELD})")
+
+
+def add_sample_options(parser: argparse.ArgumentParser) -> None:
+    """``--sample-docs N --seed S``: the seeded document sample the ``sample-*`` features are computed on."""
+    parser.add_argument("--sample-docs", type=int, default=DEFAULT_SAMPLE_DOCS, metavar="N",
+                        help=f"documents in the sample the sample-* features are computed on "
+                             f"(default {DEFAULT_SAMPLE_DOCS}; 0: none)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the sample's hash (default 0)")
