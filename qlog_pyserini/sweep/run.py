@@ -49,7 +49,6 @@ from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
-from qlog_pyserini.system.progress import progress_bar
 from qlog_pyserini.system.outputs import check_output_dir, publish_dir, staging_dir
 from qlog_pyserini.search.searcher import QLogSearcher, check_index_dir
 from qlog_pyserini.sweep.measure import PointScorer
