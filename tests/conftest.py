@@ -15,6 +15,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("QLOG_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
+# The JVMs the tests start compile with C1 only, as Lucene's own test runs do (its build's tests.jvmargs): most
+# live for seconds, where C2's compiling costs more CPU than its code saves, and the suite is CPU-bound on two
+# workers (on this 2-core machine: 8:18 -> 7:09 for the whole suite, the Solr and reproduce tests included).
+# Results do not depend on the compiler (Java's float arithmetic is strict). Every verb the tests start, and the
+# JVM inside the test process, reads it through $QLOG_JAVA_OPTS; the SolrCloud launcher is given it directly.
+# A value of one's own (QLOG_JAVA_OPTS= for none) wins; tests of the variable itself set their own.
+TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
+os.environ.setdefault("QLOG_JAVA_OPTS", TEST_JVM_OPTIONS)
+
 
 # Tests are marked by what they need, so `pytest -m "not jvm and not data"` runs the pure-Python
 # ones on a machine without a JDK (most of their time goes to the command-line contract tests, which

@@ -69,10 +69,12 @@ def _hidden(folder: Path, name: str) -> list[Path]:
 
 
 def _java_children(pid: int) -> list[int]:
+    """The Java processes below ``pid``, but for the short ``java <options> -version`` that checks $QLOG_JAVA_OPTS."""
     out = []
     for c in children_of(pid):
         try:
-            if "java" in Path(f"/proc/{c}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace"):
+            argv = [a.decode(errors="replace") for a in Path(f"/proc/{c}/cmdline").read_bytes().split(b"\0") if a]
+            if argv and "java" in argv[0] and argv[-1] != "-version":
                 out.append(c)
         except OSError:
             continue
