@@ -11,7 +11,7 @@ from qlog_pyserini.cli.options import add_index_option, add_topics_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.bench.report import format_markdown
-from qlog_pyserini.bench.run import PATHS, SWEEP_POINTS, run_benchmark
+from qlog_pyserini.bench.run import DEFAULT_PATHS, SWEEP_POINTS, run_benchmark
 from qlog_pyserini.system.outputs import check_output_files, write_json, write_text
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
 from qlog_pyserini.system.progress import info
@@ -56,10 +56,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--q", default="1,0.5,0.05", type=_float_list, metavar="Q[,Q...]",
                         help="q values of the q-log side (default: %(default)s)")
     parser.add_argument("--max-queries", type=int, metavar="N", help="use only the first N topics")
-    parser.add_argument("--paths", default=",".join(PATHS), metavar="P[,P...]",
+    parser.add_argument("--paths", default=",".join(DEFAULT_PATHS), metavar="P[,P...]",
                         help="search calls to time: top-k (Lucene's plain search, block-max pruning), "
-                             "anserini-sort (Anserini's score-then-docid sorted search) and/or anserini-order (the "
-                             "same order in one pruned pass, what the search verb runs) (default: %(default)s)")
+                             "anserini-sort (Anserini's score-then-docid sorted search), anserini-order (the "
+                             "same order in one pruned pass, what the search verb runs below k = 100), "
+                             "term-at-a-time (the same order, every bag-of-words query scored term at a time) "
+                             "and/or routed (what the search verb runs at every k: term at a time where k >= 100 "
+                             "and the postings are few enough, else anserini-order); paths after the first are "
+                             "also compared with it (default: %(default)s)")
     parser.add_argument("--warmup", type=int, default=2, metavar="N",
                         help="untimed passes of every similarity per configuration (default: %(default)s)")
     parser.add_argument("--sweep-points", type=int, default=SWEEP_POINTS, metavar="N",

@@ -67,3 +67,16 @@ def ratio_rows(passes: dict[tuple, list[Pass]], configs: list[tuple[str, int, in
     return rows
 
 
+def path_ratio_rows(passes: dict[tuple, list[Pass]], paths: list[str]) -> list[dict[str, Any]]:
+    """Each path's throughput against the first path's, at the same k, threads and similarity: QPS ratio =
+    wall(first path) / wall(path), pass by pass (the n-th pass of each comes from the same round, where the
+    paths run one after the other); median, min-max and IQR over the rounds."""
+    base, rows = paths[0], []
+    for (path, k, t, kind, q), runs in passes.items():
+        if path == base:
+            continue
+        ref = passes[(base, k, t, kind, q)]
+        wall = np.array([x.wall for x in ref], dtype=float) / np.array([x.wall for x in runs], dtype=float)
+        rows.append({"path": path, "base": base, "k": k, "threads": t, "similarity": label(kind, q), "q": q,
+                     "pairs": len(runs), "qps": _spread(wall)})
+    return sorted(rows, key=lambda r: (paths.index(r["path"]), r["k"], r["threads"], r["q"] is not None, -(r["q"] or 0)))

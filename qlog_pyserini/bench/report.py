@@ -34,7 +34,7 @@ def _summary(spreads: Any) -> str:
 def format_markdown(result: dict[str, Any]) -> str:
     """The benchmark as a markdown report: machine, versions, command, index, then one section per measurement."""
     out = ["# q-log BM25 vs Lucene BM25: query-time benchmark", ""]
-    for section in (_setup_section, _method_section, _latency_section, _ratio_section, _pruning_section,
+    for section in (_setup_section, _method_section, _latency_section, _ratio_section, _path_section, _pruning_section,
                     _check_section, _sweep_section, _python_section):
         out += section(result)
     out += ["", f"Benchmark wall time: {result['elapsed_seconds']:.0f} s.", ""]
@@ -120,6 +120,23 @@ def _ratio_section(result: dict[str, Any]) -> list[str]:
         if all(r["cpu"] for r in rows):
             line += f"; CPU ratio {_summary(r['cpu'] for r in rows)}"
         out.append(line)
+    return out
+
+
+def _path_section(result: dict[str, Any]) -> list[str]:
+    """Each search path's throughput against the first path's, when more than one path was timed."""
+    rows = result.get("path_ratios") or []
+    if not rows:
+        return []
+    base = rows[0]["base"]
+    out = ["", f"## Search paths against `{base}`", "",
+           f"QPS ratio = wall(`{base}`) / wall(path) of the passes at the same k, threads and similarity in the "
+           "same round (the paths run one after the other in each round); > 1 means the path is faster. "
+           "Spread over the rounds: median, IQR, min-max.", ""]
+    out += _table(["path", "k", "threads", "similarity", "QPS ratio median", "IQR", "min-max", "pairs"],
+                  [[r["path"], r["k"], r["threads"], r["similarity"], f"{r['qps']['median']:.3f}",
+                    f"{r['qps']['q1']:.3f}-{r['qps']['q3']:.3f}", f"{r['qps']['min']:.3f}-{r['qps']['max']:.3f}",
+                    r["pairs"]] for r in rows])
     return out
 
 

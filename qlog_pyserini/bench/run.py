@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from qlog_pyserini.bench.evaluate import Pass, label, latency_rows, ratio_rows
+from qlog_pyserini.bench.evaluate import Pass, label, latency_rows, path_ratio_rows, ratio_rows
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.provenance import jvm_versions, load_average, machine
 from qlog_pyserini.formats.topics import read_topics
@@ -42,7 +42,8 @@ from qlog_pyserini.search.searcher import check_index_dir
 from qlog_pyserini.search.similarities import make_similarity
 
 BENCH_CLASS = "io.qlog.bench.SearchBenchmark"
-PATHS = ("top-k", "anserini-sort", "anserini-order")
+PATHS = ("top-k", "anserini-sort", "anserini-order", "term-at-a-time", "routed")
+DEFAULT_PATHS = PATHS[:3]
 DEFAULT_QS = (1.0, 0.5, 0.05)
 SWEEP_POINTS = 20
 PRUNING_K = 10
@@ -52,7 +53,11 @@ PATH_NOTES = {
     "anserini-sort": "Anserini's `SimpleSearcher` call, `search(query, k, Sort(score, id), true)` "
                      "(TopFieldCollector, ties by docid; what Pyserini's searcher runs)",
     "anserini-order": "the same order in one pruned top-k pass (`AnseriniTopK`: ties by the place of their docid "
-                      "in id order; what `qlog_pyserini.search` runs)",
+                      "in id order; what `qlog_pyserini.search` runs below k = 100)",
+    "term-at-a-time": "the same order and scores, every bag-of-words query scored term at a time "
+                      "(`TermAtATimeTopK`) at any k and any number of postings; other queries as anserini-order",
+    "routed": "what `qlog_pyserini.search` runs at every k: term at a time where k >= 100 and the query's terms "
+              "hold at most 64 postings per hit wanted, else anserini-order",
 }
 
 
@@ -61,7 +66,7 @@ PATH_NOTES = {
 
 def run_benchmark(index_dir: str | os.PathLike, topics: str | os.PathLike, ks: Sequence[int] = (10, 1000),
                   threads: Sequence[int] | None = None, repeats: int = 5, qs: Sequence[float] = DEFAULT_QS,
-                  max_queries: int | None = None, paths: Sequence[str] = PATHS, warmup: int = 2,
+                  max_queries: int | None = None, paths: Sequence[str] = DEFAULT_PATHS, warmup: int = 2,
                   sweep_points: int = SWEEP_POINTS, check_queries: int = 200, seed: int = 42,
                   k1: float = DEFAULT_K1, b: float = DEFAULT_B, python_q: float | None = 0.5,
                   qrels: str | os.PathLike | None = None,
@@ -76,7 +81,8 @@ def run_benchmark(index_dir: str | os.PathLike, topics: str | os.PathLike, ks: S
         repeats: A-B rounds per configuration and q (the ratios' spread is over these).
         qs: q values of the q-log passes (B); BM25 (A) is Lucene's own ``BM25Similarity``.
         max_queries: use only the first N topics.
-        paths: ``top-k`` (Lucene's plain search) and/or ``anserini-sort`` (Anserini's sorted search).
+        paths: search calls to time, among :data:`PATHS` (:data:`PATH_NOTES` says what each runs); each
+            path after the first is also compared with the first, round by round (``path_ratios``)
         warmup: untimed passes of every similarity per configuration before the timed rounds.
         sweep_points: q values of the sweep, evenly spaced on (0, 1]: 0.05, 0.10, ..., 1.0 for 20.
         check_queries: size of the seeded query sample of the pruned-equals-exhaustive check.
@@ -122,6 +128,7 @@ def run_benchmark(index_dir: str | os.PathLike, topics: str | os.PathLike, ks: S
         passes = _timed_rounds(bench, bm25, qlog, configs, repeats, warmup, say)
         result["latency"] = latency_rows(passes, len(texts))
         result["ratios"] = ratio_rows(passes, configs, qs)
+        result["path_ratios"] = path_ratio_rows(passes, paths)
         _measure_pruning(result, bench, bm25, qlog, say)
         # The sweep runs what a real sweep runs: Anserini's search at the deepest k on all threads.
         sweep_path = "anserini-sort" if "anserini-sort" in paths else paths[0]

@@ -65,7 +65,7 @@ def test_report_has_every_section_and_the_command(cli_report):
 
 def test_ratio_table_parses_as_numbers(cli_report):
     rows = _table_rows(cli_report[0], "## Throughput ratio q-log / BM25")
-    assert len(rows) == len(bench.PATHS) * len(KS) * len(THREADS) * len(QS)
+    assert len(rows) == len(bench.DEFAULT_PATHS) * len(KS) * len(THREADS) * len(QS)
     for path, k, threads, q, *spreads, pairs in rows:
         assert path in bench.PATHS and int(k) in KS and int(threads) in THREADS and float(q) in QS
         for median, iqr, minmax in (spreads[:3], spreads[3:]):  # QPS ratio, then CPU-time ratio
@@ -80,7 +80,7 @@ def test_ratio_table_parses_as_numbers(cli_report):
 
 def test_latency_and_pruning_tables_parse(cli_report):
     latency = _table_rows(cli_report[0], "## Latency and throughput")
-    assert len(latency) == len(bench.PATHS) * len(KS) * len(THREADS) * (1 + len(QS))
+    assert len(latency) == len(bench.DEFAULT_PATHS) * len(KS) * len(THREADS) * (1 + len(QS))
     for row in latency:
         p50, p95, p99 = (float(x) for x in row[5:8])
         assert 0 < p50 <= p95 <= p99
@@ -91,6 +91,44 @@ def test_latency_and_pruning_tables_parse(cli_report):
         done, total = (int(x) for x in pruned.split("/"))
         assert 0 <= done <= total == 120
         assert 0 <= float(collected) <= float(matches)
+
+
+def test_paths_table_compares_every_path_with_the_first(cli_report):
+    rows = _table_rows(cli_report[0], "## Search paths against `top-k`")
+    others = bench.DEFAULT_PATHS[1:]
+    assert len(rows) == len(others) * len(KS) * len(THREADS) * (1 + len(QS))
+    assert {r[0] for r in rows} == set(others) and {int(r[1]) for r in rows} == set(KS)
+    for path, k, threads, sim, median, iqr, minmax, pairs in rows:
+        lo, hi = (float(x) for x in minmax.split("-"))
+        assert 0 < lo <= float(median) <= hi and int(pairs) >= 2
+
+
+def test_term_at_a_time_and_routed_paths_return_what_anserini_order_returns(stdlib_index, stdlib_code):
+    """The two paths of the batch search's large-k route, timed against Lucene's pruned pass: same hits per pass
+    (their documents and scores are checked against Lucene's in the Java tests), one ratio row per setting."""
+    paths, ks = ["anserini-order", "term-at-a-time", "routed"], [10, 200]
+    result = bench.run_benchmark(stdlib_index, stdlib_code[1], ks=ks, threads=[2], repeats=1, warmup=0, qs=[0.5],
+                                 paths=paths, max_queries=100, sweep_points=1, check_queries=10, python_q=None)
+    rows = result["path_ratios"]
+    assert sorted((r["path"], r["k"], r["similarity"]) for r in rows) == sorted(
+        (p, k, s) for p in paths[1:] for k in ks for s in ("BM25", "q-log q=0.5"))
+    assert all(r["base"] == "anserini-order" and r["qps"]["min"] > 0 for r in rows)
+
+    from qlog_pyserini.formats.topics import read_topics
+    from qlog_pyserini.jvm.bridge import java_list, jclass
+    from qlog_pyserini.search.similarities import make_similarity
+
+    texts = list(read_topics(stdlib_code[1]).values())
+    searcher = jclass(bench.BENCH_CLASS).open(str(stdlib_index), java_list(texts))
+    try:
+        sim = make_similarity("qlog", 0.9, 0.4, q=0.5, idf_form="lucene")
+        for k in (10, 200, 5000):
+            hits = {p: searcher.run(sim, k, 1, p).hitsReturned() for p in paths}
+            assert len(set(hits.values())) == 1 and hits["routed"] > 0, (k, hits)
+        with pytest.raises(Exception, match="no pruning evidence for path routed"):
+            searcher.pruning(sim, 10, 10, "routed")
+    finally:
+        searcher.close()
 
 
 def test_pruned_topk_equals_exhaustive_in_report(cli_report):

@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import io.qlog.search.AnseriniTopK;
 import io.qlog.search.Docids;
+import io.qlog.search.QLogSearcher;
 import io.qlog.similarities.ExhaustiveScoring;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.index.DirectoryReader;
@@ -71,9 +72,17 @@ import org.apache.lucene.store.FSDirectory;
  *   <li>{@link SearchPath#ANSERINI_SORT}: what Anserini's {@code SimpleSearcher} (and so {@code QLogSearcher})
  *       runs, {@code IndexSearcher.search(query, k, Sort(score desc, id asc), true)}: ties broken by the
  *       docid string, then scores filled in for the hits.
- *   <li>{@link SearchPath#ANSERINI_ORDER}: the same order in one pruned top-k pass, what
- *       {@code QLogSearcher.search_batch} runs ({@link AnseriniTopK}: ties compared by the place of
- *       their docids in id order, and only documents below the k-th score skipped).
+ *   <li>{@link SearchPath#ANSERINI_ORDER}: the same order in one pruned top-k pass
+ *       ({@link AnseriniTopK}: ties compared by the place of their docids in id order, and only
+ *       documents below the k-th score skipped); what {@code QLogSearcher}'s batch search runs below
+ *       k = 100 ({@code QLogSearcher.luceneTopK}).
+ *   <li>{@link SearchPath#TERM_AT_A_TIME}: the same order and scores, every bag-of-words query scored
+ *       term at a time at any k and any number of postings ({@code QLogSearcher.termAtATimeTopK} with
+ *       no limit; other queries as {@code anserini-order}).
+ *   <li>{@link SearchPath#ROUTED}: what {@code QLogSearcher}'s batch search runs at every k
+ *       ({@code QLogSearcher.anseriniTopK}): term at a time where k &gt;= 100 and the query's terms hold
+ *       at most 64 postings per hit wanted, else {@code anserini-order}. Timed next to the two routes it
+ *       chooses between, it shows what each of its limits buys on an index.
  * </ul>
  *
  * <h2>Definitions</h2>
@@ -94,13 +103,15 @@ import org.apache.lucene.store.FSDirectory;
  */
 public final class SearchBenchmark implements Closeable {
 
-  /** The two ways of running a top-k query; see the class comment. */
+  /** The ways of running a top-k query; see the class comment. */
   public enum SearchPath {
     TOP_K,
     ANSERINI_SORT,
-    ANSERINI_ORDER;
+    ANSERINI_ORDER,
+    TERM_AT_A_TIME,
+    ROUTED;
 
-    /** Parses {@code top-k}, {@code anserini-sort} or {@code anserini-order} (case-insensitive, {@code _} or {@code -}). */
+    /** Parses a path's name, e.g. {@code top-k} or {@code term-at-a-time} (case-insensitive, {@code _} or {@code -}). */
     public static SearchPath parse(String name) {
       if (name != null) {
         String n = name.trim().replace('-', '_').toUpperCase(Locale.ROOT);
@@ -110,7 +121,8 @@ public final class SearchBenchmark implements Closeable {
           }
         }
       }
-      throw new IllegalArgumentException("illegal path: " + name + ", must be one of top-k, anserini-sort, anserini-order");
+      throw new IllegalArgumentException("illegal path: " + name
+          + ", must be one of top-k, anserini-sort, anserini-order, term-at-a-time, routed");
     }
 
     @Override
@@ -310,6 +322,9 @@ public final class SearchBenchmark implements Closeable {
         case TOP_K -> new TopScoreDocCollectorManager(k, null, totalHitsThreshold);
         case ANSERINI_SORT -> new TopFieldCollectorManager(ANSERINI_SORT, k, null, totalHitsThreshold);
         case ANSERINI_ORDER -> anseriniOrder(k);
+        // scored without a collector: nothing to count documents offered to one
+        case TERM_AT_A_TIME, ROUTED -> throw new IllegalArgumentException(
+            "no pruning evidence for path " + p + ": it collects no documents, use top-k, anserini-sort or anserini-order");
       };
       CountingManager<?, ? extends TopDocs> counting = new CountingManager<>(inner);
       TopDocs top = searcher.search(queries[i], counting);
@@ -384,10 +399,17 @@ public final class SearchBenchmark implements Closeable {
         case TOP_K -> searcher.search(query, k);
         case ANSERINI_SORT -> searcher.search(query, k, ANSERINI_SORT, true);
         case ANSERINI_ORDER -> searcher.search(query, anseriniOrder(k));
+        case TERM_AT_A_TIME -> topDocs(QLogSearcher.termAtATimeTopK(searcher, query, k, Docids.order(reader), Long.MAX_VALUE));
+        case ROUTED -> topDocs(QLogSearcher.anseriniTopK(searcher, query, k, Docids.order(reader)));
       };
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The hits of a route that returns no TopDocs; only their number is read. */
+  private static TopDocs topDocs(ScoreDoc[] hits) {
+    return new TopDocs(new TotalHits(hits.length, TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO), hits);
   }
 
   private AnseriniTopK anseriniOrder(int k) throws IOException {

@@ -437,30 +437,43 @@ public class QLogSearcher extends SimpleSearcher {
 
   /**
    * The top k of {@code query} in (score descending, docid ascending) order, scores as Lucene gives
-   * them: term at a time ({@link TermAtATimeTopK}) where k is large next to the query's postings,
-   * else in one pruned pass of Lucene's ({@link #luceneTopK}). Both give the same documents in the
-   * same order with the same float scores.
+   * them, by the route the search verb takes: term at a time ({@link #termAtATimeTopK}) where k is at
+   * least {@link TermAtATimeTopK#MIN_K} and the query's terms hold at most
+   * {@link TermAtATimeTopK#POSTINGS_PER_HIT} postings per hit wanted, else in one pruned pass of
+   * Lucene's ({@link #luceneTopK}). Every route gives the same documents in the same order with the
+   * same float scores; they are public so that the benchmark can time each on its own.
    */
-  static ScoreDoc[] anseriniTopK(IndexSearcher searcher, Query query, int k, Docids.IdOrder ids) throws IOException {
+  public static ScoreDoc[] anseriniTopK(IndexSearcher searcher, Query query, int k, Docids.IdOrder ids) throws IOException {
     int n = Math.max(1, Math.min(k, searcher.getIndexReader().maxDoc())); // as IndexSearcher caps it
     if (n >= TermAtATimeTopK.MIN_K) {
-      long[] codes = TermAtATimeTopK.search(searcher, query, n, ids, TermAtATimeTopK.POSTINGS_PER_HIT * n);
-      if (codes != null) {
-        ScoreDoc[] top = new ScoreDoc[codes.length];
-        for (int i = 0; i < codes.length; i++) {
-          top[i] = new ScoreDoc(ids.doc()[AnseriniTopK.rankOf(codes[i])], AnseriniTopK.scoreOf(codes[i]));
-        }
-        return top;
-      }
+      return termAtATimeTopK(searcher, query, n, ids, TermAtATimeTopK.POSTINGS_PER_HIT * n);
     }
     return luceneTopK(searcher, query, n, ids);
   }
 
   /**
-   * The top k of {@code query} in (score descending, docid ascending) order, scores as Lucene gives
-   * them, in one pruned pass ({@link AnseriniTopK}).
+   * {@link #anseriniTopK}'s order and scores, scored term at a time ({@link TermAtATimeTopK}) at any k
+   * when the query is a disjunction of term queries whose terms hold at most {@code maxPostings}
+   * postings ({@code Long.MAX_VALUE}: any number), else by {@link #luceneTopK}.
    */
-  static ScoreDoc[] luceneTopK(IndexSearcher searcher, Query query, int k, Docids.IdOrder ids) throws IOException {
+  public static ScoreDoc[] termAtATimeTopK(IndexSearcher searcher, Query query, int k, Docids.IdOrder ids,
+      long maxPostings) throws IOException {
+    int n = Math.max(1, Math.min(k, searcher.getIndexReader().maxDoc())); // as IndexSearcher caps it
+    long[] codes = TermAtATimeTopK.search(searcher, query, n, ids, maxPostings);
+    if (codes == null) {
+      return luceneTopK(searcher, query, n, ids);
+    }
+    ScoreDoc[] top = new ScoreDoc[codes.length];
+    for (int i = 0; i < codes.length; i++) {
+      top[i] = new ScoreDoc(ids.doc()[AnseriniTopK.rankOf(codes[i])], AnseriniTopK.scoreOf(codes[i]));
+    }
+    return top;
+  }
+
+  /**
+   * {@link #anseriniTopK}'s order and scores in one pruned pass of Lucene's ({@link AnseriniTopK}), at any k.
+   */
+  public static ScoreDoc[] luceneTopK(IndexSearcher searcher, Query query, int k, Docids.IdOrder ids) throws IOException {
     int n = Math.max(1, Math.min(k, searcher.getIndexReader().maxDoc())); // as IndexSearcher caps it
     boolean prune = !(searcher.getSimilarity() instanceof ExhaustiveScoring);
     return searcher.search(query, new AnseriniTopK(n, ids, prune)).scoreDocs;

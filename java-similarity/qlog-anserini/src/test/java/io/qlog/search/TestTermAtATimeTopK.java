@@ -9,6 +9,8 @@ import io.anserini.index.Constants;
 import io.qlog.similarities.DPHSimilarity;
 import io.qlog.similarities.IdfPowerBM25Similarity;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
@@ -61,20 +63,28 @@ public class TestTermAtATimeTopK extends WindowedIndex {
 
   @Test
   public void theSearcherTakesEitherRouteWithTheSameResult() throws IOException {
-    // what every batch search runs: term at a time where k is large next to the postings, else Lucene
+    // what every batch search runs (term at a time where k is large next to the postings, else Lucene),
+    // and term at a time with no limit, as the benchmark's term-at-a-time path times it
     Docids.IdOrder ids = Docids.order(reader);
     IndexSearcher searcher = searcher(new BM25Similarity(0.9f, 0.4f));
+    List<Query> queries = new ArrayList<>(List.of(notBagsOfWords())); // these fall back to Lucene's pass on every route
     for (String text : QUERIES) {
-      for (int k : new int[] {10, TermAtATimeTopK.MIN_K, 1000, DOCS}) {
-        Query query = TestModelGridTopK.parse(text);
-        ScoreDoc[] got = QLogSearcher.anseriniTopK(searcher, query, k, ids);
+      queries.add(TestModelGridTopK.parse(text));
+    }
+    for (Query query : queries) {
+      for (int k : new int[] {1, 10, TermAtATimeTopK.MIN_K, 1000, DOCS}) {
         ScoreDoc[] want = QLogSearcher.luceneTopK(searcher, query, k, ids);
-        assertEquals(text + " k=" + k, want.length, got.length);
-        for (int i = 0; i < want.length; i++) {
-          assertEquals(want[i].doc, got[i].doc);
-          assertEquals(want[i].score, got[i].score, 0f);
-        }
+        assertSameHits(query + " k=" + k, want, QLogSearcher.anseriniTopK(searcher, query, k, ids));
+        assertSameHits(query + " k=" + k, want, QLogSearcher.termAtATimeTopK(searcher, query, k, ids, Long.MAX_VALUE));
       }
+    }
+  }
+
+  private static void assertSameHits(String what, ScoreDoc[] want, ScoreDoc[] got) {
+    assertEquals(what, want.length, got.length);
+    for (int i = 0; i < want.length; i++) {
+      assertEquals(what, want[i].doc, got[i].doc);
+      assertEquals(what, want[i].score, got[i].score, 0f);
     }
   }
 
