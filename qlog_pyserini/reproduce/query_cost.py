@@ -67,7 +67,7 @@ def bench_arguments(corpus: Prepared, out: Path, cfg: Config) -> list[str]:
     """``python -m qlog_pyserini.bench``'s arguments: results/bench.md's settings, or a small quick pass."""
     common = ["--index", str(corpus.index), "--topics", str(corpus.folder / "topics.tsv"),
               "--qrels", str(corpus.folder / "qrels.txt"), "--q", "0.5", "--python-q", "0.5",
-              "--paths", "top-k,anserini-order,anserini-sort", "--end-to-end", str(corpus.folder.parent / "beir" / "corpus.jsonl"),
+              "--paths", "top-k,anserini-order,anserini-sort,routed", "--end-to-end", str(corpus.folder.parent / "beir" / "corpus.jsonl"),
               "--output", str(out / "bench.md"), "--json", str(out / "bench.json"), "--quiet"]
     if cfg.quick:
         return [*common, "--k", "10", "--threads", str(cfg.threads), "--repeats", "1", "--warmup", "1",
