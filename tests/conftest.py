@@ -41,8 +41,8 @@ JVM_FIXTURES = frozenset({"tiny_index", "stdlib_index", "csn_ruby", "csn_ruby_ru
 SOLR_GROUP = "solrcloud"
 
 
-# The longest groups (`--durations`: the SolrCloud group about 200 s, these files 120-180 s each, on a suite of
-# about 8 minutes on two workers) go to the workers first: started last, one of them would keep a worker busy
+# The longest groups (`--durations`: the SolrCloud group about 200 s, these files about 100 s each, on a suite of
+# 6.5 minutes on two workers in a fresh CI run) go to the workers first: started last, one of them would keep a worker busy
 # alone at the end while the other has nothing left to do.
 LONGEST_GROUPS = (SOLR_GROUP, "tests/pyserini/test_lucene.py", "tests/reproduce/test_stages.py")
 
