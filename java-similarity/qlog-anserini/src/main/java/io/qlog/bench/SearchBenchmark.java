@@ -163,6 +163,8 @@ public final class SearchBenchmark implements Closeable {
   private final boolean ownsReader;
   private final IndexSearcher searcher;
   private final Query[] queries;
+  /** The reader's id order, read on the first search in Anserini's order (not by every timed query). */
+  private volatile Docids.IdOrder ids;
   private final Map<Integer, ThreadPoolExecutor> pools = new HashMap<>();
 
   /**
@@ -399,8 +401,8 @@ public final class SearchBenchmark implements Closeable {
         case TOP_K -> searcher.search(query, k);
         case ANSERINI_SORT -> searcher.search(query, k, ANSERINI_SORT, true);
         case ANSERINI_ORDER -> searcher.search(query, anseriniOrder(k));
-        case TERM_AT_A_TIME -> topDocs(QLogSearcher.termAtATimeTopK(searcher, query, k, Docids.order(reader), Long.MAX_VALUE));
-        case ROUTED -> topDocs(QLogSearcher.anseriniTopK(searcher, query, k, Docids.order(reader)));
+        case TERM_AT_A_TIME -> topDocs(QLogSearcher.termAtATimeTopK(searcher, query, k, ids(), Long.MAX_VALUE));
+        case ROUTED -> topDocs(QLogSearcher.anseriniTopK(searcher, query, k, ids()));
       };
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -412,9 +414,18 @@ public final class SearchBenchmark implements Closeable {
     return new TopDocs(new TotalHits(hits.length, TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO), hits);
   }
 
+  private Docids.IdOrder ids() throws IOException {
+    Docids.IdOrder order = ids;
+    if (order == null) {
+      order = Docids.order(reader); // computed once per reader there too; a second thread only looks it up
+      ids = order;
+    }
+    return order;
+  }
+
   private AnseriniTopK anseriniOrder(int k) throws IOException {
     int n = Math.max(1, Math.min(k, reader.maxDoc()));
-    return new AnseriniTopK(n, Docids.order(reader), !(searcher.getSimilarity() instanceof ExhaustiveScoring));
+    return new AnseriniTopK(n, ids(), !(searcher.getSimilarity() instanceof ExhaustiveScoring));
   }
 
   private synchronized ExecutorService pool(int threads) {
