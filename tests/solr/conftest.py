@@ -20,6 +20,7 @@ import pytest
 
 from conftest import ROOT
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.jvm.toolchain import user_java_options
 
 JAVA = ROOT / "java-similarity"
 
@@ -75,7 +76,7 @@ def _start_cluster(jdk, base: Path, log_path: Path) -> tuple[subprocess.Popen, s
     log = open(log_path, "w")
     # stdin is the cluster's lifeline: MiniClusterLauncher shuts down when it closes (also if pytest dies)
     proc = subprocess.Popen(
-        [str(jdk.java), *os.environ.get("QLOG_JAVA_OPTS", "").split(), "-Xmx1g", "-Djava.security.egd=file:/dev/./urandom", "-cp", classpath,
+        [str(jdk.java), *user_java_options(), "-Xmx1g", "-Djava.security.egd=file:/dev/./urandom", "-cp", classpath,
          "io.qlog.solr.MiniClusterLauncher", str(base), "2"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True)
     lines: queue.Queue[str] = queue.Queue()
