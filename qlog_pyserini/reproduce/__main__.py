@@ -9,6 +9,8 @@ from typing import Sequence
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.provenance import command_line
+from qlog_pyserini.reproduce.cache import Config
+from qlog_pyserini.reproduce.main_table import main_markdown
 from qlog_pyserini.reproduce.pipeline import (
     CODE_LANGUAGES,
     FULL_GRID,
@@ -21,8 +23,7 @@ from qlog_pyserini.reproduce.pipeline import (
     QUICK_SUBSAMPLES,
     RESULT_FILES,
     STAGES,
-    Config,
-    main_markdown,
+    describe,
     reproduce,
     select_stages,
 )
@@ -40,14 +41,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "label-free-q evidence (cross-validated tables, nested subsamples, the other models' sweeps, "
                     "leave-one-family-out), the per-query label-free q, the query-time benchmark and the engine "
                     "tests' tables, and write tables and plots with their provenance. Stages, in order: "
-                    + "; ".join(f"{name} ({what})" for name, what in STAGES)
+                    + "; ".join(describe(name) for name in STAGES)
                     + ". The engines stage runs Maven (mvn on PATH; it fetches what ~/.m2 lacks) and skips its Maven "
                     "tables with one line when mvn is absent; bench and engines time queries: run them on an idle "
                     "machine (e.g. alone, --stages bench,engines).")
     parser.add_argument("--quick", action="store_true",
                         help="minutes instead of an hour: local code only (Python stdlib, JDK src.zip), small slices, "
                              "a coarse q grid")
-    names = ",".join(name for name, _ in STAGES)
+    names = ",".join(STAGES)
     parser.add_argument("--stages", default=None, metavar="S[,S...]",
                         help=f"run only these stages (default: all of {names}); the corpora are built when a "
                              "stage that sweeps them runs, every step read from the --work cache when its inputs match")

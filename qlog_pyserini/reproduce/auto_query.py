@@ -21,18 +21,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from qlog_pyserini.corpus.build import UNNAMED_QUERIES_FILE
 from qlog_pyserini.formats.topics import read_topics, write_topics_tsv
 from qlog_pyserini.lolo.fit import LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
+from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp, sweep
+from qlog_pyserini.reproduce.evidence import SWEEP_FORM, write_table
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info
-
-if TYPE_CHECKING:
-    from qlog_pyserini.reproduce.pipeline import Config, Prepared
 
 AUTO_QUERY_GRID = "0.4,0.45,...,1.0"
 MIN_VARIANT_QUERIES = 5  # one per cross-validation fold
@@ -40,9 +39,6 @@ MIN_VARIANT_QUERIES = 5  # one per cross-validation fold
 
 def per_query_sweeps(corpora: Sequence[Prepared], cfg: Config) -> list[Path]:
     """A lucene-form sweep of each corpus whose grid holds every q the per-query rule can choose (cached)."""
-    from qlog_pyserini.reproduce.evidence import SWEEP_FORM
-    from qlog_pyserini.reproduce.pipeline import sweep
-
     needed = parse_grid(AUTO_QUERY_GRID)
     on_main_grid = {round(q, 6) for q in needed} <= {round(q, 6) for q in cfg.grid}
     folder = "sweeps" if on_main_grid else "sweeps-per-query"
@@ -55,8 +51,6 @@ def query_variants(corpus: Prepared, cfg: Config) -> list[Prepared]:
     """``corpus``'s -named and -unnamed query sets (cached under ``--work/corpora``), or none: a labelled
     corpus, or fewer than :data:`MIN_VARIANT_QUERIES` queries that start with their function's name."""
     from dataclasses import replace
-
-    from qlog_pyserini.reproduce.pipeline import _cached, _stamp
 
     beir = corpus.folder.parent / "beir"
     if corpus.kind != "code" or not (beir / UNNAMED_QUERIES_FILE).is_file():
@@ -76,31 +70,28 @@ def query_variants(corpus: Prepared, cfg: Config) -> list[Prepared]:
         folder = cfg.work / "corpora" / f"{corpus.name}{tag}"
         key = {"source": str(corpus.folder), "manifest": json.loads((corpus.folder / "manifest.json").read_text()),
                "queries": len(changed)}
-        if not _cached(folder, key):
+        if not cached(folder, key):
             folder.mkdir(parents=True, exist_ok=True)
             write_topics_tsv(folder / "topics.tsv", {qid: texts[qid] for qid in changed})
             with atomic_output(folder / "qrels.txt") as f:
                 f.write("".join(line + "\n" for line in qrels))
-            _stamp(folder, key)
+            stamp(folder, key)
         out.append(replace(corpus, name=f"{corpus.name}{tag}", folder=folder))
     return out
 
 
-def auto_query(corpora: Sequence[Prepared], cfg: Config) -> list[Path]:
-    """Write the stage's tables to ``--out``; returns the sweep folders they were read from."""
-    from qlog_pyserini.reproduce.evidence import write_table
-
+def run(cfg: Config, corpora: Sequence[Prepared]) -> None:
+    """Write the stage's tables to ``--out``."""
     folders = per_query_sweeps(corpora, cfg)
     variants = [v for corpus in corpora for v in query_variants(corpus, cfg)]
     write_table([*folders, *per_query_sweeps(variants, cfg)], cfg, "auto-query-sweeps",
                 "The label-free q, per corpus (auto) and per query (auto-query)", current_rules=True)
     if len({c.family for c in corpora}) < 2:
         info("[auto-query] leave-one-family-out skipped: it needs at least two families")
-        return folders
+        return
     options = LoloOptions(text=cfg.text, threads=cfg.threads, auto_query_only=True).check()
     report, payload, _ = lolo_report([str(f) for f in folders], options, cfg.command)
     with atomic_output(cfg.out / "auto-query.md") as f:
         f.write(report)
     with atomic_output(cfg.out / "auto-query.json") as f:
         json.dump(payload, f, indent=2)
-    return folders

@@ -17,22 +17,20 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp
+from qlog_pyserini.reproduce.report import shown_command, shown_path
 from qlog_pyserini.system.outputs import atomic_output
-from qlog_pyserini.system.processes import run
+from qlog_pyserini.system import processes
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.project import PROJECT_ROOT
 from qlog_pyserini.system.provenance import git_commit, provenance, provenance_markdown
-
-if TYPE_CHECKING:
-    from qlog_pyserini.reproduce.pipeline import Config
 
 # Skips the module's integration tests (failsafe) and tolerates a -Dtest pattern that matches no test of
 # the upstream modules -am builds.
@@ -109,36 +107,6 @@ ENGINE_TABLES = (
 ENGINE_FILES = tuple(t.name for t in ENGINE_TABLES)
 
 
-def shown_path(path: str | os.PathLike, cfg: Config) -> str:
-    """``path`` as a record shows it: relative to the project root (``../shared/data`` beside it), else
-    ``WORK/...`` under ``--work`` or ``SHARED/...`` under ``--shared``, absolute only when it is none of these."""
-    full = Path(path).resolve()
-    root = PROJECT_ROOT.resolve()
-    for base, label in ((root, None), (root.parent, None), (Path(cfg.work).resolve(), "WORK"),
-                        (Path(cfg.shared).resolve(), "SHARED")):
-        if full == base or base in full.parents:
-            if label is None:
-                return os.path.relpath(full, root)
-            rel = full.relative_to(base)
-            return f"{label}/{rel}" if str(rel) != "." else label
-    return str(full)
-
-
-def shown_command(cmd: Sequence[str], env: dict[str, str], cfg: Config) -> str:
-    """The command as typed from the project root, every path in it shown by :func:`shown_path`."""
-    def one(arg: str) -> str:
-        name, eq, value = arg.partition("=")
-        if eq and (value.startswith("/") or Path(value).is_absolute()):
-            return f"{name}={shown_path(value, cfg)}"
-        if arg == sys.executable:
-            return "python"
-        return shown_path(arg, cfg) if arg.startswith("/") else arg
-
-    words = [one(f"{k}={v}") for k, v in env.items()] + [one(a) for a in cmd]
-    text = " ".join(shlex.quote(w) for w in words)
-    return f"cd java-similarity && {text}" if cmd and cmd[0] == "mvn" else text
-
-
 def _run_one(run_spec: EngineRun, out: Path, cfg: Config, log: Path) -> str:
     """Run one test writing ``out``; returns the command as shown. A failure raises QLogError with its log's tail."""
     cmd, env = run_spec.command(out, cfg.shared, cfg.quick)
@@ -146,7 +114,7 @@ def _run_one(run_spec: EngineRun, out: Path, cfg: Config, log: Path) -> str:
     info(f"[engines] {shown}")
     cwd = PROJECT_ROOT / "java-similarity" if run_spec.module else PROJECT_ROOT
     extra = {"JAVA_HOME": str(_java_home())} if run_spec.module else {}
-    proc = run(cmd, cwd=cwd, env={**os.environ, **extra, **env}, text=True)
+    proc = processes.run(cmd, cwd=cwd, env={**os.environ, **extra, **env}, text=True)
     with atomic_output(log) as f:
         f.write(proc.stdout + proc.stderr)
     if proc.returncode != 0 or not out.is_file():
@@ -164,22 +132,20 @@ def _java_home() -> Path:
 
 def engine_table(table: EngineTable, cfg: Config) -> Path:
     """Run ``table``'s tests (cached by command and commit under ``--work/engines``), write it to ``--out``."""
-    from qlog_pyserini.reproduce.pipeline import _cached, _stamp
-
     folder = cfg.work / "engines" / table.name.removesuffix(".md")
     commit = git_commit()
     key = {"runs": [r.command(folder / f"run-{i}.md", cfg.shared, cfg.quick) for i, r in enumerate(table.runs)],
            "commit": commit}
     key = json.loads(json.dumps(key))  # tuples as lists, as the stamp reads back
     dirty = commit is None or commit.endswith("+dirty")
-    if dirty or not _cached(folder, key):  # a dirty tree is not a version: always run again
+    if dirty or not cached(folder, key):  # a dirty tree is not a version: always run again
         if folder.exists():
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
         commands = [_run_one(r, folder / f"run-{i}.md", cfg, folder / f"run-{i}.log") for i, r in enumerate(table.runs)]
         with atomic_output(folder / "commands.json") as f:
             json.dump({"commands": commands, "provenance": provenance(cfg.command)}, f, indent=2)
-        _stamp(folder, key)
+        stamp(folder, key)
     made = json.loads((folder / "commands.json").read_text())
     parts = [f"# {table.title}\n"]
     for i, command in enumerate(made["commands"]):
@@ -191,11 +157,10 @@ def engine_table(table: EngineTable, cfg: Config) -> Path:
     return cfg.out / table.name
 
 
-def engines(cfg: Config, tables: Sequence[EngineTable] = ENGINE_TABLES) -> list[Path]:
+def run(cfg: Config, corpora: Sequence[Prepared] = (), tables: Sequence[EngineTable] = ENGINE_TABLES) -> None:
     """The engine tables ``cfg`` asks for (``--quick``: those marked quick); Maven's skipped when ``mvn`` is absent."""
     import importlib.util
 
-    written = []
     for table in tables:
         if cfg.quick and not table.quick:
             continue
@@ -208,5 +173,4 @@ def engines(cfg: Config, tables: Sequence[EngineTable] = ENGINE_TABLES) -> list[
         if any(not r.module for r in table.runs) and importlib.util.find_spec("tantivy") is None:
             info(f"[engines] {table.name} skipped: the tantivy package is not installed (extra: rewrite)")
             continue
-        written.append(engine_table(table, cfg))
-    return written
+        engine_table(table, cfg)

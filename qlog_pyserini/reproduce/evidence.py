@@ -1,6 +1,6 @@
 """The label-free-q evidence as stages of ``reproduce``: subsamples, the cross-validated tables, model sweeps, lolo.
 
-After the main sweeps (:func:`qlog_pyserini.reproduce.pipeline.main_rows`), these stages write
+After the main sweeps (:func:`qlog_pyserini.reproduce.main_table.main_rows`), this stage writes
 
     sweeps-cv.md / .csv           every corpus: BM25, the 5-fold cross-validated q, the oracle, the label-free q
     sweeps-subsamples.md / .csv   the same for nested seeded subsamples (:mod:`qlog_pyserini.corpus.subsample`)
@@ -16,27 +16,23 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from qlog_pyserini.corpus.subsample import subsample, subsample_name
 from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.lolo.fit import LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
+from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp, sweep
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.provenance import provenance, provenance_markdown
 from qlog_pyserini.table.rows import NOTE, current_auto, current_auto_query, format_markdown, table_rows
-
-if TYPE_CHECKING:
-    from qlog_pyserini.reproduce.pipeline import Config, Prepared
 
 SWEEP_FORM = "lucene"  # the evidence is on the default odds form
 
 
 def subsample_corpora(corpora: Sequence[Prepared], cfg: Config) -> list[Prepared]:
     """The nested subsamples ``cfg.subsamples`` asks for, prepared and indexed (cached); absent sources skipped."""
-    from qlog_pyserini.reproduce.pipeline import Prepared, _cached, _index, _stamp
-
     by_name = {c.name: c for c in corpora}
     out = []
     for base, sizes in cfg.subsamples.items():
@@ -53,13 +49,13 @@ def subsample_corpora(corpora: Sequence[Prepared], cfg: Config) -> list[Prepared
             folder = cfg.work / "corpora" / name
             key = {"source": str(source.folder), "source_manifest": json.loads((source.folder / "manifest.json").read_text()),
                    "size": size, "max_queries": cfg.queries}
-            if not _cached(folder / "prepared", key):
+            if not cached(folder / "prepared", key):
                 folder.mkdir(parents=True, exist_ok=True)
                 subsample(source.folder, folder / "prepared", size, max_queries=cfg.queries, family=source.family,
                           overwrite=True)
-                _stamp(folder / "prepared", key)
+                stamp(folder / "prepared", key)
             out.append(Prepared(name, source.kind, source.language, folder / "prepared",
-                                _index(folder / "prepared", folder / "index", cfg), family=source.family))
+                                cached_index(folder / "prepared", folder / "index", cfg), family=source.family))
     return out
 
 
@@ -88,10 +84,8 @@ def _folder(corpus: Prepared, similarity: str = "qlog") -> str:
     return f"{corpus.name}{'' if similarity == 'qlog' else '-' + similarity}-{SWEEP_FORM}"
 
 
-def evidence(corpora: Sequence[Prepared], cfg: Config) -> dict[str, list[Path]]:
-    """Run the stages; returns the sweep folders of each table (cross-validated, subsamples, models)."""
-    from qlog_pyserini.reproduce.pipeline import sweep
-
+def run(cfg: Config, corpora: Sequence[Prepared]) -> None:
+    """Write the stage's tables to ``--out``."""
     sweeps = cfg.work / "sweeps"
     for corpus in corpora:
         sweep(corpus, cfg, SWEEP_FORM)  # cached: the main table's sweeps
@@ -124,4 +118,3 @@ def evidence(corpora: Sequence[Prepared], cfg: Config) -> dict[str, list[Path]]:
             json.dump(payload, f, indent=2)
     else:
         print("[lolo] skipped: leave-one-family-out needs at least two families", file=sys.stderr)
-    return {"cv": main, "subsamples": sub_folders, "models": model_folders}

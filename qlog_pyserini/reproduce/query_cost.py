@@ -14,17 +14,17 @@ import json
 import shutil
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Sequence
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp
+from qlog_pyserini.reproduce.corpora import code_corpora
+from qlog_pyserini.reproduce.report import shown_command, shown_path
 from qlog_pyserini.system.outputs import atomic_output
-from qlog_pyserini.system.processes import run
+from qlog_pyserini.system import processes
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.project import PROJECT_ROOT
 from qlog_pyserini.system.provenance import git_commit, provenance, provenance_markdown
-
-if TYPE_CHECKING:
-    from qlog_pyserini.reproduce.pipeline import Config, Prepared
 
 FULL_QUERIES, QUICK_QUERIES, QUICK_DOCS = 1000, 100, 3000
 
@@ -39,7 +39,6 @@ def jdk_benchmark(cfg: Config) -> Prepared:
     from qlog_pyserini.corpus import build_benchmark
     from qlog_pyserini.jvm.toolchain import find_jdk
     from qlog_pyserini.prepare.datasets import prepare_beir
-    from qlog_pyserini.reproduce.pipeline import Prepared, _cached, _index, _stamp, code_corpora
 
     if cfg.quick:
         built = code_corpora(cfg)
@@ -53,14 +52,14 @@ def jdk_benchmark(cfg: Config) -> Prepared:
     folder = cfg.work / "bench" / "jdk"
     queries, max_docs = (QUICK_QUERIES, QUICK_DOCS) if cfg.quick else (FULL_QUERIES, None)
     key = {"source": str(src_zip), "jdk": jdk.version, "queries": queries, "max_docs": max_docs, "seed": 42}
-    if not _cached(folder / "prepared", key):
+    if not cached(folder / "prepared", key):
         folder.mkdir(parents=True, exist_ok=True)
         info(f"[bench] building the benchmark from {src_zip}")
         build_benchmark([(src_zip, f"jdk{jdk.version}")], folder / "beir", languages=["java"], n_queries=queries,
                         seed=42, max_docs=max_docs, overwrite=True, progress=True)
         prepare_beir(folder / "beir", folder / "prepared", overwrite=True)
-        _stamp(folder / "prepared", key)
-    return Prepared("jdk-bench", "code", "java", folder / "prepared", _index(folder / "prepared", folder / "index", cfg))
+        stamp(folder / "prepared", key)
+    return Prepared("jdk-bench", "code", "java", folder / "prepared", cached_index(folder / "prepared", folder / "index", cfg))
 
 
 def bench_arguments(corpus: Prepared, out: Path, cfg: Config) -> list[str]:
@@ -76,17 +75,14 @@ def bench_arguments(corpus: Prepared, out: Path, cfg: Config) -> list[str]:
             "--sweep-points", "10", "--check-queries", "200", "--scale", "100"]
 
 
-def bench(cfg: Config) -> Path:
+def run(cfg: Config, corpora: Sequence[Prepared] = ()) -> None:
     """Run the benchmark (cached by its arguments and the commit; always again on a dirty tree) into ``--out``."""
-    from qlog_pyserini.reproduce.engines import shown_command
-    from qlog_pyserini.reproduce.pipeline import _cached, _stamp
-
     corpus = jdk_benchmark(cfg)
     folder = cfg.work / "bench" / "run"
     args = bench_arguments(corpus, folder, cfg)
     commit = git_commit()
     key = {"args": args, "commit": commit, "index": json.loads((corpus.index / ".qlog-reproduce.json").read_text())}
-    if commit is None or commit.endswith("+dirty") or not _cached(folder, key):
+    if commit is None or commit.endswith("+dirty") or not cached(folder, key):
         if folder.exists():
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
@@ -94,14 +90,14 @@ def bench(cfg: Config) -> Path:
         shown = shown_command(cmd, {}, cfg)
         info(f"[bench] {shown}")
         # stderr is the child's own (progress and errors); the report is read from --output
-        proc = run(cmd, cwd=PROJECT_ROOT, text=True, stderr=None)
+        proc = processes.run(cmd, cwd=PROJECT_ROOT, text=True, stderr=None)
         if proc.returncode != 0 or not (folder / "bench.md").is_file():
             raise QLogError(f"bench: `{shown}` failed (exit {proc.returncode}"
                             + ("; the pruned top-k differed from exhaustive scoring" if proc.returncode == 1 else "")
                             + ")")
         with atomic_output(folder / "command.json") as f:
             json.dump({"command": shown, "provenance": provenance(cfg.command)}, f, indent=2)
-        _stamp(folder, key)
+        stamp(folder, key)
     made = json.loads((folder / "command.json").read_text())
     report = (folder / "bench.md").read_text()
     report = _relative(report, args, cfg)
@@ -112,13 +108,10 @@ def bench(cfg: Config) -> Path:
     payload["reproduce"] = {**made["provenance"], "bench_command": made["command"]}
     with atomic_output(cfg.out / "bench.json") as f:
         json.dump(json.loads(_relative(json.dumps(payload), args, cfg)), f, indent=1)
-    return cfg.out / "bench.md"
 
 
 def _relative(text: str, args: list[str], cfg: Config) -> str:
     """``text`` with the absolute paths the verb was given (which it records as given) shown as reproduce shows paths."""
-    from qlog_pyserini.reproduce.engines import shown_path
-
     for path in sorted({a for a in args if a.startswith("/")}, key=len, reverse=True):
         text = text.replace(path, shown_path(path, cfg))
     return text

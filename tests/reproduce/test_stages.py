@@ -18,11 +18,14 @@ from conftest import SHARED_DATA, run_verb
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.reproduce.__main__ import main
 from qlog_pyserini.reproduce.auto_query import MIN_VARIANT_QUERIES
-from qlog_pyserini.reproduce.engines import ENGINE_TABLES, shown_command, shown_path
-from qlog_pyserini.reproduce.pipeline import STAGE_FILES, STAGE_NAMES, Config, select_stages
+from qlog_pyserini.reproduce.cache import Config
+from qlog_pyserini.reproduce.engines import ENGINE_TABLES
+from qlog_pyserini.reproduce.pipeline import STAGES, select_stages
+from qlog_pyserini.reproduce.report import shown_command, shown_path
 from qlog_pyserini.system.project import PROJECT_ROOT
 
 NEW_STAGES = ("auto-query", "bench", "engines")
+STAGE_NAMES = tuple(STAGES)
 
 
 def test_select_stages_keeps_run_order_and_rejects_unknown_names():
@@ -42,10 +45,9 @@ def test_unknown_stage_is_refused_before_any_work(tmp_path):
 
 
 def test_every_stage_owns_its_files_and_every_engine_table_is_owned():
-    assert tuple(STAGE_FILES) == STAGE_NAMES
-    owned = [n for files in STAGE_FILES.values() for n in files]
+    owned = [n for stage in STAGES.values() for n in stage.files]
     assert len(owned) == len(set(owned))
-    assert {t.name for t in ENGINE_TABLES} == set(STAGE_FILES["engines"])
+    assert {t.name for t in ENGINE_TABLES} == set(STAGES["engines"].files)
     results = PROJECT_ROOT / "results"
     committed = {p.name for p in results.iterdir() if p.is_file() and not p.name.startswith(".")}
     # every committed result but the narrative is some stage's, and listed as reproduce's (so it may rewrite it)
@@ -135,7 +137,7 @@ def test_quick_new_stages_write_tables_with_one_commit_and_relative_paths(tmp_pa
     assert (work / "quick" / "engines" / "rewrite-bench" / "run-0.md").read_text().strip() in rewrite
     assert not (out / "solr-bench.md").exists()  # --quick runs only the one engine test
 
-    written = [n for stage_name in NEW_STAGES for n in STAGE_FILES[stage_name] if (out / n).exists()]
+    written = [n for stage_name in NEW_STAGES for n in STAGES[stage_name].files if (out / n).exists()]
     assert {"auto-query-sweeps.md", "auto-query.md", "bench.md", "bench.json", "rewrite-bench.md"} <= set(written)
     for name in written:
         text = (out / name).read_text()

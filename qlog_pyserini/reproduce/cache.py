@@ -1,0 +1,118 @@
+"""What every stage of ``reproduce`` shares: its settings (:class:`Config`), a prepared corpus
+(:class:`Prepared`) and the cache under ``--work``.
+
+A cached step's folder holds ``.qlog-reproduce.json``, the key of the inputs that made it: :func:`cached`
+says whether the folder is up to date for a key, :func:`stamp` records the key once the step succeeded.
+:func:`cached_index` and :func:`sweep` are the two cached steps the stages call most.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from qlog_pyserini.index.indexer import build_index
+from qlog_pyserini.sweep.run import SweepSettings, run_sweep
+from qlog_pyserini.system.outputs import atomic_output, record_entries
+from qlog_pyserini.system.provenance import provenance
+
+HITS = 100
+STAMP = ".qlog-reproduce.json"
+
+
+@dataclass
+class Config:
+    quick: bool
+    work: Path
+    out: Path
+    cache: Path
+    shared: Path
+    languages: tuple[str, ...]
+    queries: int
+    max_docs: int | None
+    grid: list[float]
+    forms: tuple[str, ...]
+    scaling: tuple[int | None, ...]
+    ablation: tuple[str, ...]
+    threads: int
+    resamples: int
+    go_target: int
+    subsamples: dict[str, tuple[int, ...]] = field(default_factory=dict)  # corpus -> nested subsample sizes
+    models: dict[str, str] = field(default_factory=dict)  # similarity -> grid, swept on the labelled corpora
+    text: tuple[str, ...] = ("cacm",)  # natural-language corpora, for leave-one-family-out
+    stages: tuple[str, ...] = ()  # the stages to run (pipeline.STAGES' names); empty: all of them
+    command: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """An index-ready corpus: ``folder`` holds corpus/, topics.tsv, qrels.txt; ``index`` its Lucene index."""
+
+    name: str
+    kind: str  # "code" (built from source) or "labelled" (../shared/data)
+    language: str
+    folder: Path
+    index: Path
+    family: str = ""  # the corpus a subsample was drawn from; "" until set: the corpus's own name
+
+    def __post_init__(self) -> None:
+        if not self.family:
+            object.__setattr__(self, "family", self.name)
+
+
+def cached(folder: Path, key: dict) -> bool:
+    """Whether ``folder`` was made from the inputs ``key`` (its stamp holds the same key)."""
+    path = folder / STAMP
+    return path.is_file() and json.loads(path.read_text()) == key
+
+
+def stamp(folder: Path, key: dict) -> None:
+    """Record that ``folder`` was made from ``key``: call it last, once the step has succeeded."""
+    with atomic_output(folder / STAMP) as f:
+        json.dump(key, f)
+    record_entries(folder, STAMP)  # ours: a later --overwrite may replace the folder
+
+
+def cached_index(prepared_dir: Path, index_dir: Path, cfg: Config, analyzer: str = "default") -> Path:
+    """The Lucene index of ``prepared_dir``'s corpus in ``index_dir``, built unless its stamp matches."""
+    key = {"corpus": str(prepared_dir), "analyzer": analyzer,
+           "manifest": json.loads((prepared_dir / "manifest.json").read_text())}
+    if not cached(index_dir, key):
+        build_index(prepared_dir / "corpus", index_dir, threads=cfg.threads, overwrite=True, progress=True,
+                    **({"analyzer": analyzer} if analyzer != "default" else {}))
+        stamp(index_dir, key)
+    return index_dir
+
+
+def sweep(corpus: Prepared, cfg: Config, form: str = "lucene", grid: Sequence[float] | None = None,
+          index: Path | None = None, tag: str = "", similarity: str = "qlog", folder: str = "sweeps") -> dict:
+    """A cached sweep of ``corpus`` (summary.json of :func:`qlog_pyserini.sweep.run.run_sweep`) in ``--work/folder``.
+
+    The summary records the corpus's family (a subsample's source) and, as its provenance, the
+    ``reproduce`` command that made it.
+    """
+    grid = list(grid or cfg.grid)
+    name = f"{corpus.name}{tag}" + ("" if similarity == "qlog" else f"-{similarity}")
+    out = cfg.work / folder / f"{name}-{form}"
+    index = index or corpus.index
+    from qlog_pyserini.predict.rule import predict_q
+
+    # seconds: one pass over the term dictionary and a fixed-size sample
+    auto = predict_q(index) if similarity == "qlog" else None
+    key = {"index": str(index), "grid": grid, "form": form, "hits": HITS, "resamples": cfg.resamples,
+           "index_stamp": json.loads((index / STAMP).read_text()), "auto_q": auto.q if auto else None,
+           "similarity": similarity, "family": corpus.family,
+           "summary_version": 3}  # 3: the family and the reproduce provenance in summary.json
+    if cached(out, key) and (out / "summary.json").is_file():
+        return json.loads((out / "summary.json").read_text())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    settings = SweepSettings(grid=tuple(grid), idf_form=form, hits=HITS, threads=cfg.threads, resamples=cfg.resamples,
+                             similarity=similarity)
+    summary = run_sweep(index, corpus.folder / "topics.tsv", corpus.folder / "qrels.txt", out, settings,
+                        name=name, family=corpus.family + tag, overwrite=True, progress=True, prediction=auto,
+                        extra={"provenance": provenance(cfg.command)})
+    stamp(out, key)
+    return summary

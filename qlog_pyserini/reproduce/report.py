@@ -1,0 +1,80 @@
+"""The pieces of a ``reproduce`` table: cells, a markdown table, a CSV, the provenance footer."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+import pandas as pd
+
+from qlog_pyserini.reproduce.cache import Config
+from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.system.project import PROJECT_ROOT
+from qlog_pyserini.system.provenance import provenance, provenance_markdown
+
+
+def cell(x: Any, fmt: str = ".4f") -> str:
+    """``x`` formatted, or ``n/a`` for a missing value (None or NaN)."""
+    return "n/a" if x is None or (isinstance(x, float) and x != x) else format(x, fmt)
+
+
+def simple_markdown(table: pd.DataFrame, columns: Sequence[str]) -> str:
+    head = "| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n"
+    body = []
+    for r in table.to_dict("records"):
+        cells = []
+        for c in columns:
+            v = r[c]
+            cells.append(cell(v, "+.1%") if c == "rel_gain" else cell(v, "+.4f") if c == "gain"
+                         else cell(v) if isinstance(v, float) and c not in ("q_opt",) else f"{v:g}" if isinstance(v, float)
+                         else f"{v:,}" if isinstance(v, int) else str(v))
+        body.append("| " + " | ".join(cells) + " |\n")
+    return head + "".join(body)
+
+
+def write_csv(table: pd.DataFrame, path: Path) -> None:
+    with atomic_output(path) as f:
+        table.to_csv(f, index=False)
+
+
+def footer(cfg: Config) -> str:
+    """The provenance paragraph that ends a table, after a blank line."""
+    return "\n" + provenance_markdown(provenance(cfg.command))
+
+
+def mode(cfg: Config) -> str:
+    """The run's mode as a table's title names it."""
+    return "quick (small slices)" if cfg.quick else "full"
+
+
+def shown_path(path: str | os.PathLike, cfg: Config) -> str:
+    """``path`` as a record shows it: relative to the project root (``../shared/data`` beside it), else
+    ``WORK/...`` under ``--work`` or ``SHARED/...`` under ``--shared``, absolute only when it is none of these."""
+    full = Path(path).resolve()
+    root = PROJECT_ROOT.resolve()
+    for base, label in ((root, None), (root.parent, None), (Path(cfg.work).resolve(), "WORK"),
+                        (Path(cfg.shared).resolve(), "SHARED")):
+        if full == base or base in full.parents:
+            if label is None:
+                return os.path.relpath(full, root)
+            rel = full.relative_to(base)
+            return f"{label}/{rel}" if str(rel) != "." else label
+    return str(full)
+
+
+def shown_command(cmd: Sequence[str], env: dict[str, str], cfg: Config) -> str:
+    """The command as typed from the project root, every path in it shown by :func:`shown_path`."""
+    def one(arg: str) -> str:
+        name, eq, value = arg.partition("=")
+        if eq and (value.startswith("/") or Path(value).is_absolute()):
+            return f"{name}={shown_path(value, cfg)}"
+        if arg == sys.executable:
+            return "python"
+        return shown_path(arg, cfg) if arg.startswith("/") else arg
+
+    words = [one(f"{k}={v}") for k, v in env.items()] + [one(a) for a in cmd]
+    text = " ".join(shlex.quote(w) for w in words)
+    return f"cd java-similarity && {text}" if cmd and cmd[0] == "mvn" else text
