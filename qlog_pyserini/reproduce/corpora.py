@@ -12,27 +12,40 @@ from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index
 from qlog_pyserini.system.progress import info
 
 
+# name -> (language, folder under --shared, how that folder is prepared)
+LABELLED = {
+    "csn-ruby": ("ruby", "csn-ruby", lambda d, o: prepare_csn([d / "test.jsonl", d / "valid.jsonl"], o, overwrite=True)),
+    "cosqa": ("python", "cosqa", lambda d, o: prepare_cosqa(d, o, overwrite=True)),
+    "cacm": ("text", "cacm", lambda d, o: prepare_trec(d / "cacm.json", d / "topics.cacm.txt", d / "qrels.cacm.txt", o,
+                                                      overwrite=True)),
+}
+
+
+def prepared_labelled(name: str, cfg: Config) -> Path | None:
+    """The prepared folder (corpus/, topics.tsv, qrels.txt) of the labelled set ``name`` (cached under
+    ``--work/corpora``), or None when ``--shared`` lacks it."""
+    _, source, prepare = LABELLED[name]
+    src = cfg.shared / source
+    if not src.is_dir():
+        info(f"[{name}] skipped: {src} is absent")
+        return None
+    folder = cfg.work / "corpora" / name
+    key = {"source": str(src)}
+    if not cached(folder / "prepared", key):
+        folder.mkdir(parents=True, exist_ok=True)
+        prepare(src, folder / "prepared")
+        stamp(folder / "prepared", key)
+    return folder / "prepared"
+
+
 def labelled_corpora(cfg: Config) -> list[Prepared]:
     """CodeSearchNet Ruby, CoSQA and CACM from ../shared/data, when present."""
-    out, data = [], cfg.shared
-    specs = [
-        ("csn-ruby", "ruby", data / "csn-ruby", lambda d, o: prepare_csn([d / "test.jsonl", d / "valid.jsonl"], o, overwrite=True)),
-        ("cosqa", "python", data / "cosqa", lambda d, o: prepare_cosqa(d, o, overwrite=True)),
-        ("cacm", "text", data / "cacm", lambda d, o: prepare_trec(d / "cacm.json", d / "topics.cacm.txt",
-                                                                 d / "qrels.cacm.txt", o, overwrite=True)),
-    ]
-    for name, language, src, prepare in specs:
-        if not src.is_dir():
-            info(f"[{name}] skipped: {src} is absent")
-            continue
-        folder = cfg.work / "corpora" / name
-        key = {"source": str(src)}
-        if not cached(folder / "prepared", key):
-            folder.mkdir(parents=True, exist_ok=True)
-            prepare(src, folder / "prepared")
-            stamp(folder / "prepared", key)
-        out.append(Prepared(name, "labelled", language, folder / "prepared",
-                            cached_index(folder / "prepared", folder / "index", cfg)))
+    out = []
+    for name, (language, _, _) in LABELLED.items():
+        prepared = prepared_labelled(name, cfg)
+        if prepared is not None:
+            out.append(Prepared(name, "labelled", language, prepared,
+                                cached_index(prepared, prepared.parent / "index", cfg)))
     return out
 
 

@@ -1,10 +1,10 @@
-"""The engine stage of ``reproduce``: the tables the engine tests write, made by running those tests.
+"""The engine stage of ``reproduce``: the engines' tables, made by their benchmark programs and tests.
 
 Each table of ``results/`` that a Maven test writes (Solr, OpenSearch, Elasticsearch, the Lucene
-rewrite) or the opt-in Tantivy pytest writes is made here by running that test as a child process
-(:mod:`qlog_pyserini.system.processes`) with its output property pointed into ``--work``; the table
-is then copied to ``--out`` with its provenance appended: each command run (paths relative to the
-project root), the date, the commit (``+dirty`` when the tree had changes), the versions.
+rewrite) or a benchmark program writes (Tantivy: :mod:`qlog_pyserini.bench.tantivy_rewrite`) is made
+here by running it as a child process (:mod:`qlog_pyserini.system.processes`) with its output pointed
+into ``--work``; the table is then copied to ``--out`` with its provenance appended: each command run
+(paths relative to the project root), the date, the commit (``+dirty`` when the tree had changes), the versions.
 
 A table is the whole file: the reading of its numbers lives in ``results/README.md``. Results are
 cached under ``--work/engines`` by command and commit. The Maven runs need ``mvn``; Maven fetches
@@ -25,6 +25,7 @@ from typing import Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp
+from qlog_pyserini.reproduce.corpora import prepared_labelled
 from qlog_pyserini.reproduce.report import shown_command, shown_path
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system import processes
@@ -39,26 +40,32 @@ MAVEN_FLAGS = ("-Dsurefire.failIfNoSpecifiedTests=false", "-Dit.test=NONE", "-Df
 
 @dataclass(frozen=True)
 class EngineRun:
-    """One test run: a Maven module's test selector (``-Dtest``), or a pytest node when ``module`` is empty."""
+    """One run writing a table: a Maven module's test selector (``-Dtest``), or, when ``module`` is empty, a
+    Python benchmark program (``python -m target``) over the prepared CSN-Ruby corpus."""
 
     module: str
-    test: str
-    out_property: str  # the system property (Maven) or environment variable (pytest) naming the output file
-    properties: tuple[str, ...] = ()  # further -Dname=value (Maven) or NAME=value (pytest)
-    rounds_property: str = ""  # the property giving the benchmark's rounds, when it has some
+    target: str  # Maven: the -Dtest selector; Python: the module run with -m
+    out_property: str  # the system property (Maven) or the option (Python) naming the output file
+    properties: tuple[str, ...] = ()  # further -Dname=value (Maven) or command-line words (Python)
+    rounds_property: str = ""  # the property or option giving the benchmark's rounds, when it has some
     rounds: int = 0
     also_make: bool = True  # -am: build the modules it depends on first
 
-    def command(self, out: Path, shared: Path, quick: bool) -> tuple[list[str], dict[str, str]]:
-        """The command line and extra environment of this run writing to ``out``."""
-        rounds = [f"{self.rounds_property}={1 if quick else self.rounds}"] if self.rounds_property else []
+    def command(self, out: Path, shared: Path, quick: bool,
+                data: Path | None = None) -> tuple[list[str], dict[str, str]]:
+        """The command line and extra environment of this run writing to ``out``; a Python program reads the
+        prepared corpus ``data`` (corpus/, topics.tsv), a Maven test the raw CSN-Ruby under ``shared``."""
+        rounds = 1 if quick else self.rounds
         if not self.module:
-            env = dict(p.split("=", 1) for p in (*self.properties, *rounds))
-            env.update({self.out_property: str(out), "QLOG_SHARED_DATA": str(shared)})
-            # -n 0: one test, in the pytest process itself (the suite's addopts start two xdist workers)
-            return [sys.executable, "-m", "pytest", self.test, "-q", "-p", "no:cacheprovider", "-s", "-n", "0"], env
+            if data is None:
+                raise ValueError(f"{self.target} reads a prepared corpus: data is required")
+            return [sys.executable, "-m", self.target, "--corpus", str(data / "corpus"),
+                    "--topics", str(data / "topics.tsv"), *self.properties,
+                    *([self.rounds_property, str(rounds)] if self.rounds_property else []),
+                    self.out_property, str(out), "--quiet"], {}
         cmd = ["mvn", "-B", "-q", "-pl", self.module, *(["-am"] if self.also_make else []), "verify",
-               f"-Dtest={self.test}", *MAVEN_FLAGS, *(f"-D{p}" for p in (*self.properties, *rounds)),
+               f"-Dtest={self.target}", *MAVEN_FLAGS, *(f"-D{p}" for p in self.properties),
+               *([f"-D{self.rounds_property}={rounds}"] if self.rounds_property else []),
                f"-Dqlog.data={shared}", f"-D{self.out_property}={out}"]
         return cmd, {}
 
@@ -101,15 +108,15 @@ ENGINE_TABLES = (
                   "qlog.bench.rounds", 5),)),
     EngineTable("tantivy-rewrite-bench.md", "Tantivy: query cost of the boosted-query rewrite against Tantivy's "
                 "own BM25", (
-        EngineRun("", "tests/rewrite/test_rewrite_tantivy_bench.py::test_tantivy_rewrite_query_cost",
-                  "QLOG_BENCH_OUT", ("QLOG_BENCH=1",), "QLOG_BENCH_ROUNDS", 15),)),
+        EngineRun("", "qlog_pyserini.bench.tantivy_rewrite", "--output", ("--name", "CSN-Ruby"), "--rounds", 15),)),
 )
 ENGINE_FILES = tuple(t.name for t in ENGINE_TABLES)
 
 
-def _run_one(run_spec: EngineRun, out: Path, cfg: Config, log: Path) -> str:
-    """Run one test writing ``out``; returns the command as shown. A failure raises QLogError with its log's tail."""
-    cmd, env = run_spec.command(out, cfg.shared, cfg.quick)
+def _run_one(run_spec: EngineRun, out: Path, cfg: Config, log: Path, data: Path | None) -> str:
+    """Run one program or test writing ``out``; returns the command as shown. A failure raises QLogError with its
+    log's tail."""
+    cmd, env = run_spec.command(out, cfg.shared, cfg.quick, data)
     shown = shown_command(cmd, env, cfg)
     info(f"[engines] {shown}")
     cwd = PROJECT_ROOT / "java-similarity" if run_spec.module else PROJECT_ROOT
@@ -131,10 +138,13 @@ def _java_home() -> Path:
 
 
 def engine_table(table: EngineTable, cfg: Config) -> Path:
-    """Run ``table``'s tests (cached by command and commit under ``--work/engines``), write it to ``--out``."""
+    """Run ``table``'s programs and tests (cached by command and commit under ``--work/engines``), write it to
+    ``--out``."""
     folder = cfg.work / "engines" / table.name.removesuffix(".md")
+    # the Python programs read CSN-Ruby prepared (as the main stage prepares it, in the same cache)
+    data = prepared_labelled("csn-ruby", cfg) if any(not r.module for r in table.runs) else None
     commit = git_commit()
-    key = {"runs": [r.command(folder / f"run-{i}.md", cfg.shared, cfg.quick) for i, r in enumerate(table.runs)],
+    key = {"runs": [r.command(folder / f"run-{i}.md", cfg.shared, cfg.quick, data) for i, r in enumerate(table.runs)],
            "commit": commit}
     key = json.loads(json.dumps(key))  # tuples as lists, as the stamp reads back
     dirty = commit is None or commit.endswith("+dirty")
@@ -142,7 +152,8 @@ def engine_table(table: EngineTable, cfg: Config) -> Path:
         if folder.exists():
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
-        commands = [_run_one(r, folder / f"run-{i}.md", cfg, folder / f"run-{i}.log") for i, r in enumerate(table.runs)]
+        commands = [_run_one(r, folder / f"run-{i}.md", cfg, folder / f"run-{i}.log", data)
+                    for i, r in enumerate(table.runs)]
         with atomic_output(folder / "commands.json") as f:
             json.dump({"commands": commands, "provenance": provenance(cfg.command)}, f, indent=2)
         stamp(folder, key)

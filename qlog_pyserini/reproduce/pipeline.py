@@ -78,7 +78,7 @@ STAGES: dict[str, Stage] = {
                                                        "auto-query.md", "auto-query.json"), auto_query.run, sweeps=True),
     "bench": Stage("query-time cost on the JDK benchmark (wants an idle machine)", ("bench.md", "bench.json"),
                    query_cost.run),
-    "engines": Stage("the engines' benchmark programs (Maven, Tantivy)", engines.ENGINE_FILES, engines.run),
+    "engines": Stage("the engine tables: Maven tests, the Tantivy benchmark program", engines.ENGINE_FILES, engines.run),
 }
 RESULT_FILES = (*(name for stage in STAGES.values() for name in stage.files), "provenance.json")
 

@@ -7,8 +7,11 @@ Maven test ran at the quick setting, and that every table names one commit and n
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -75,6 +78,15 @@ def test_paths_in_records_are_relative(tmp_path):
     assert shown_command(cmd, env, cfg).endswith("-Dqlog.data=SHARED -Dqlog.bench.out=WORK/out.md")
     full, _ = rewrite.command(tmp_path / "out.md", tmp_path / "shared", quick=False)
     assert "-Dqlog.bench.rounds=9" in full
+    # the Tantivy table: a benchmark program over the prepared corpus, not a test
+    tantivy = next(t for t in ENGINE_TABLES if t.name == "tantivy-rewrite-bench.md").runs[0]
+    data = tmp_path / "work" / "corpora" / "csn-ruby" / "prepared"
+    cmd, env = tantivy.command(tmp_path / "work" / "out.md", tmp_path / "shared", quick=False, data=data)
+    assert env == {} and cmd[1:3] == ["-m", "qlog_pyserini.bench.tantivy_rewrite"] and "--rounds" in cmd
+    assert shown_command(cmd, env, cfg) == ("python -m qlog_pyserini.bench.tantivy_rewrite "
+                                            "--corpus WORK/corpora/csn-ruby/prepared/corpus "
+                                            "--topics WORK/corpora/csn-ruby/prepared/topics.tsv --name CSN-Ruby "
+                                            "--rounds 15 --output WORK/out.md --quiet")
 
 
 COMMIT = re.compile(r"\b(?:commit|git) ([0-9a-f]{7,40}(?:\+dirty)?)\b")
@@ -148,19 +160,21 @@ def test_quick_new_stages_write_tables_with_one_commit_and_relative_paths(tmp_pa
         assert str(tmp_path) not in text and str(PROJECT_ROOT) not in text, name
 
 
-def test_every_engine_run_names_a_test_and_properties_its_sources_read():
-    """The selectors and properties of the full run, checked against the Java (or pytest) sources they address."""
+def test_every_engine_run_names_a_test_or_program_and_options_it_reads():
+    """The selectors and properties of the full run, checked against the Java sources or the program they address."""
     java = PROJECT_ROOT / "java-similarity"
     shared_helpers = "".join(p.read_text() for p in (java / "qlog-similarity" / "src" / "test").rglob("*.java"))
     for table in ENGINE_TABLES:
         for run in table.runs:
-            if not run.module:
-                node, _, function = run.test.partition("::")
-                source = (PROJECT_ROOT / node).read_text()
-                assert f"def {function}(" in source
-                assert all(f'"{p.split("=")[0]}"' in source for p in (run.out_property, run.rounds_property) if p)
+            if not run.module:  # a benchmark program: its command line takes every option the run passes
+                cmd, _ = run.command(Path("out.md"), Path("shared"), quick=False, data=Path("data"))
+                help_text = subprocess.run([sys.executable, "-m", run.target, "--help"], capture_output=True,
+                                           text=True, cwd=PROJECT_ROOT, timeout=120).stdout
+                options = [w for w in cmd[3:] if w.startswith("--")]
+                assert options and all(re.search(rf"(?<![\w-]){o}\b", help_text) for o in options), (table.name, options)
+                assert not run.target.startswith("tests") and "pytest" not in cmd, table.name
                 continue
-            cls, _, methods = run.test.partition("#")
+            cls, _, methods = run.target.partition("#")
             files = list((java / run.module / "src" / "test").rglob(f"{cls}.java"))
             assert len(files) == 1, (table.name, cls)
             source = files[0].read_text()
@@ -189,3 +203,48 @@ def test_tables_written_before_a_failing_stage_stay_replaceable(tmp_path, monkey
     (cfg.out / "bench.md").write_text("someone's notes\n")  # a file the run did not write stays foreign
     with pytest.raises(QLogError, match="bench.md"):
         check_results_dir(cfg.out, pipeline.RESULT_FILES)
+
+
+def _tiny_csn(folder: Path, n: int = 30) -> Path:
+    """A CodeSearchNet-shaped Ruby set (test.jsonl, valid.jsonl) of ``n`` functions, each query its docstring."""
+    import random
+
+    rng = random.Random(3)
+    words = [f"w{i}" for i in range(25)]
+    folder.mkdir(parents=True)
+    for name, lo, hi in (("test", 0, n // 2), ("valid", n // 2, n)):
+        rows = []
+        for i in range(lo, hi):
+            doc = rng.sample(words, 3)
+            rows.append({"repo": "a/b", "path": f"lib/f{i}.rb", "func_name": f"f{i}", "language": "ruby",
+                         "url": f"https://github.com/a/b/blob/0123abc/lib/f{i}.rb#L1-L3",
+                         "code": f"def f{i}\n  {' '.join(rng.choices(words, k=8))} {' '.join(reversed(doc))}\nend",
+                         "docstring": " ".join(doc), "docstring_tokens": doc})
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+@pytest.mark.jvm  # the provenance names the Java version
+@pytest.mark.skipif(importlib.util.find_spec("tantivy") is None, reason="the tantivy package is not installed")
+def test_engines_stage_makes_the_tantivy_table_with_its_program(tmp_path):
+    """The stage runs the benchmark program (not a test) on CSN-Ruby as the main stage prepares it, one round at
+    --quick, and writes the table with the program's command and the provenance."""
+    from qlog_pyserini.reproduce import engines
+    from qlog_pyserini.reproduce.corpora import prepared_labelled
+
+    cfg = _cfg(tmp_path)
+    _tiny_csn(cfg.shared / "csn-ruby")
+    cfg.out.mkdir()
+    table = next(t for t in ENGINE_TABLES if t.name == "tantivy-rewrite-bench.md")
+    engines.engine_table(table, cfg)
+    text = (cfg.out / table.name).read_text()
+    assert text.startswith(f"# {table.title}\n")
+    assert len(re.findall(r"^\| \d+ \|", text, re.M)) == 1  # --quick: one round
+    assert "CSN-Ruby: 30 documents" in text
+    assert ("`python -m qlog_pyserini.bench.tantivy_rewrite --corpus WORK/corpora/csn-ruby/prepared/corpus "
+            "--topics WORK/corpora/csn-ruby/prepared/topics.tsv --name CSN-Ruby --rounds 1 "
+            "--output WORK/engines/tantivy-rewrite-bench/run-0.md --quiet`") in text
+    assert "pytest" not in text and len(set(COMMIT.findall(text))) == 1
+    # the corpus is the one the labelled corpora use, prepared once and cached
+    assert prepared_labelled("csn-ruby", cfg) == cfg.work / "corpora" / "csn-ruby" / "prepared"
+    assert sorted(p.name for p in cfg.out.iterdir()) == [table.name]
