@@ -37,7 +37,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.provenance import jvm_versions, load_average, machine
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
-from qlog_pyserini.jvm.bridge import java_list, jclass
+from qlog_pyserini.jvm.bridge import is_java_exception, java_error, java_list, jclass
 from qlog_pyserini.search.searcher import check_index_dir
 from qlog_pyserini.search.similarities import make_similarity
 
@@ -114,10 +114,9 @@ def run_benchmark(index_dir: str | os.PathLike, topics: str | os.PathLike, ks: S
     try:
         bench = jclass(BENCH_CLASS).open(str(index_path), java_list(texts))
     except Exception as e:  # a corrupt index: one error line, not Lucene's stack
-        if type(e).__name__ != "JavaException":
+        if not is_java_exception(e):
             raise
-        first = (str(getattr(e, "innermessage", None) or e).strip().splitlines() or [type(e).__name__])[0]
-        raise QLogError(f"cannot open index {str(index_path)!r}: {first}") from None
+        raise QLogError(f"cannot open index {str(index_path)!r}: {java_error(e)}") from None
     try:
         bm25 = make_similarity("bm25", k1, b)
         qlog = {q: _qlog(k1, b, q) for q in qs}

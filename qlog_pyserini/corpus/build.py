@@ -15,19 +15,18 @@ from typing import Iterable, Sequence
 from qlog_pyserini.corpus.doc_comments import MIN_QUERY_WORDS, leading_name_removed
 from qlog_pyserini.corpus.extract import (
     Function,
-    _check_languages,
-    _iter_source,
-    _plan,
-    _Source,
+    Source,
+    check_languages,
     default_label,
+    iter_source,
     normalised_hash,
+    plan_files,
 )
 from qlog_pyserini.corpus.languages import GRAMMAR_PACKAGES
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.system.outputs import check_output_dir, publish_dir, staging_dir
 from qlog_pyserini.formats.topics import write_topics_tsv
 from qlog_pyserini.formats.trec import check_id, write_qrels
-
+from qlog_pyserini.system.outputs import check_output_dir, publish_dir, staging_dir
 
 QUERIES_FILE = "queries.jsonl"
 # The same queries (same ids, same qrels) with the leading function name removed where a query starts with it.
@@ -87,7 +86,7 @@ def build_benchmark(sources: Sequence[tuple[str | os.PathLike, str | None]], out
     _check_settings(n_queries, query_fraction, max_docs, workers)
     if not sources:
         raise QLogError("no source given")
-    langs = _check_languages(languages)
+    langs = check_languages(languages)
     # Never '.', a parent of a source, or a folder this tool did not write; the parent must exist.
     out = check_output_dir(out_dir, "corpus", inputs=[path for path, _ in sources], overwrite=overwrite)
 
@@ -142,11 +141,11 @@ def _check_settings(n_queries: int | None, query_fraction: float | None, max_doc
         raise QLogError(f"illegal number of workers: {workers}, must be at least 1")
 
 
-def _open_sources(sources: Sequence[tuple[str | os.PathLike, str | None]]) -> list[tuple[_Source, str]]:
+def _open_sources(sources: Sequence[tuple[str | os.PathLike, str | None]]) -> list[tuple[Source, str]]:
     """Each source opened (fails fast on a missing one, before any work) with its unique label."""
     opened, labels = [], set()
     for path, label in sources:
-        src = _Source(path)
+        src = Source(path)
         label = default_label(path) if label is None else label
         check_id(label, "source label")
         if label in labels:
@@ -156,14 +155,14 @@ def _open_sources(sources: Sequence[tuple[str | os.PathLike, str | None]]) -> li
     return opened
 
 
-def _extract_all(opened: list[tuple[_Source, str]], langs: Sequence[str], workers: int,
+def _extract_all(opened: list[tuple[Source, str]], langs: Sequence[str], workers: int,
                  progress: bool) -> tuple[list[Function], list[dict], Counter]:
     """Every documented function of every source, with per-source and total file/function counts."""
     stats: Counter = Counter()
     plans = []
     for src, label in opened:
         src_stats: Counter = Counter()
-        plans.append((src, label, _plan(src, langs, src_stats), src_stats))
+        plans.append((src, label, plan_files(src, langs, src_stats), src_stats))
     bar = None
     if progress:
         from qlog_pyserini.system.progress import progress_bar
@@ -172,7 +171,7 @@ def _extract_all(opened: list[tuple[_Source, str]], langs: Sequence[str], worker
     functions: list[Function] = []
     try:
         for src, label, todo, src_stats in plans:
-            functions.extend(_iter_source(src, label, todo, workers, src_stats,
+            functions.extend(iter_source(src, label, todo, workers, src_stats,
                                           on_file=bar.update if bar is not None else None))
             per_source.append({"label": label, "path": str(src.path), "kind": src.kind,
                                **{k: src_stats[k] for k in sorted(src_stats)}})

@@ -55,7 +55,7 @@ def _inline_tag(m: re.Match) -> str:
     return "" if tag == "inheritDoc" else body
 
 
-def _block_doc_query(text: str) -> str:
+def block_doc_query(text: str) -> str:
     """``/** ... */`` (Javadoc, PHPDoc, JSDoc) -> first paragraph, tags and HTML removed."""
     body = text[3:-2] if text.endswith("*/") else text[3:]
     lines = [re.sub(r"^\s*\*+ ?", "", line) for line in body.split("\n")]
@@ -68,7 +68,7 @@ def _block_doc_query(text: str) -> str:
     return " ".join(para.split())
 
 
-def _line_doc_query(texts: Sequence[str], language: str) -> str:
+def line_doc_query(texts: Sequence[str], language: str) -> str:
     lines = []
     for t in texts:
         if language == "go":
@@ -82,7 +82,7 @@ def _line_doc_query(texts: Sequence[str], language: str) -> str:
     return _first_paragraph(lines)
 
 
-def _docstring_query(node: Any) -> str:
+def docstring_query(node: Any) -> str:
     raw = node.text.decode("utf-8", "replace")
     try:
         with warnings.catch_warnings():  # old code's invalid escapes ("\p") would warn once per docstring
@@ -91,18 +91,18 @@ def _docstring_query(node: Any) -> str:
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         value = None
     if not isinstance(value, str):  # Python 2 prefixes and the like: use the raw contents
-        value = "".join(c.text.decode("utf-8", "replace") for c in _walk_type(node, "string_content"))
+        value = "".join(c.text.decode("utf-8", "replace") for c in walk_type(node, "string_content"))
     # an escaped lone surrogate ("\\ud800") would make the UTF-8 output unwritable
     value = value.encode("utf-8", "replace").decode("utf-8")
     return _first_paragraph(value.split("\n"))
 
 
-def _walk_type(node: Any, type_: str) -> Iterator[Any]:
+def walk_type(node: Any, type_: str) -> Iterator[Any]:
     for c in node.named_children:
         if c.type == type_:
             yield c
         else:
-            yield from _walk_type(c, type_)
+            yield from walk_type(c, type_)
 
 
 # Quotes, Markdown/RST code marks and punctuation that may wrap a name at the start of a doc comment.

@@ -15,18 +15,18 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from qlog_pyserini.corpus.doc_comments import (
     MIN_QUERY_WORDS,
-    _block_doc_query,
-    _docstring_query,
-    _line_doc_query,
-    _walk_type,
+    block_doc_query,
+    docstring_query,
+    line_doc_query,
+    walk_type,
 )
 from qlog_pyserini.corpus.languages import (
-    _FUNCTION_TYPES,
-    _JS_SCOPE_VALUES,
-    _SCOPES,
     EXTENSIONS,
+    FUNCTION_TYPES,
+    JS_SCOPE_VALUES,
     LANGUAGES,
-    _grammar,
+    SCOPES,
+    grammar,
 )
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import check_id
@@ -127,7 +127,7 @@ def _own_name(node: Any, language: str) -> str | None:
         name = _field_text(node, "name")
         if t == "method_declaration" and name:
             recv = node.child_by_field_name("receiver")
-            types = list(_walk_type(recv, "type_identifier")) if recv is not None else []
+            types = list(walk_type(recv, "type_identifier")) if recv is not None else []
             if types:  # (s *Server[T]) -> Server
                 name = f"{_text(types[0])}.{name}"
         return name
@@ -143,15 +143,15 @@ def _own_name(node: Any, language: str) -> str | None:
     if language == "javascript":
         if t == "variable_declarator":
             value, name = node.child_by_field_name("value"), node.child_by_field_name("name")
-            if value is None or value.type not in _JS_SCOPE_VALUES or name is None or name.type != "identifier":
+            if value is None or value.type not in JS_SCOPE_VALUES or name is None or name.type != "identifier":
                 return None
             return _text(name)
         if t == "assignment_expression":
             value = node.child_by_field_name("right")
-            return _field_text(node, "left") if value is not None and value.type in _JS_SCOPE_VALUES else None
+            return _field_text(node, "left") if value is not None and value.type in JS_SCOPE_VALUES else None
         if t in ("pair", "field_definition"):
             value = node.child_by_field_name("value")
-            if value is None or value.type not in _JS_SCOPE_VALUES:
+            if value is None or value.type not in JS_SCOPE_VALUES:
                 return None
             key = _field_text(node, "key" if t == "pair" else "property")
             return key.strip("'\"`") if key is not None else None
@@ -163,7 +163,7 @@ def _qualified_name(node: Any, language: str) -> str | None:
     if not own:
         return None
     parts = [own]
-    scopes, functions = _SCOPES[language], _FUNCTION_TYPES[language]
+    scopes, functions = SCOPES[language], FUNCTION_TYPES[language]
     p = node.parent
     while p is not None:
         if p.type in scopes or p.type in functions:
@@ -251,7 +251,7 @@ def _scan(data: bytes, language: str) -> list[_Found]:
     """All named functions of one file, documented or not, with their doc comment ranges."""
     from tree_sitter import QueryCursor
 
-    parser, query = _grammar(language)
+    parser, query = grammar(language)
     tree = parser.parse(data)
     caps = QueryCursor(query).captures(tree.root_node)
     fns = sorted({(n.start_byte, n.end_byte, n.type): n for n in caps.get("fn", [])}.items())
@@ -270,7 +270,7 @@ def _scan(data: bytes, language: str) -> list[_Found]:
             if doc_node is None:
                 continue
             doc = [(doc_node.start_byte, doc_node.end_byte)]
-            query = _docstring_query(doc_node.named_children[0])
+            query = docstring_query(doc_node.named_children[0])
             usable = usable and rest
         else:
             block = _find_doc_comment(data, anchor.start_byte, comments, ends, language)
@@ -278,8 +278,8 @@ def _scan(data: bytes, language: str) -> list[_Found]:
                 continue
             doc = [(c.start_byte, c.end_byte) for c in block]
             texts = [_text(c) for c in block]
-            query = _block_doc_query(texts[0]) if language in ("java", "php", "javascript") \
-                else _line_doc_query(texts, language)
+            query = block_doc_query(texts[0]) if language in ("java", "php", "javascript") \
+                else line_doc_query(texts, language)
             usable = usable and _has_body(node, language)
         found.append(_Found(name, anchor.start_byte, anchor.end_byte, doc, query, usable,
                             anchor.start_point[0] + 1))
@@ -379,7 +379,7 @@ def _archive_kind(path: str) -> str | None:
     return None
 
 
-class _Source:
+class Source:
     """A folder, an archive (zip, jar, wheel, tar) or a single file; lists and reads files by ``/``-separated path."""
 
     def __init__(self, path: str | os.PathLike):
@@ -463,7 +463,7 @@ class _Source:
         self._tar = None
 
 
-def _plan(source: _Source, languages: Sequence[str], stats: Counter) -> list[tuple[str, str]]:
+def plan_files(source: Source, languages: Sequence[str], stats: Counter) -> list[tuple[str, str]]:
     """(relative path, language) of the files to parse, in sorted order; counts what is skipped."""
     todo = []
     names = source.names()
@@ -480,7 +480,7 @@ def _plan(source: _Source, languages: Sequence[str], stats: Counter) -> list[tup
     return todo
 
 
-def _read_and_extract(source: _Source, rel: str, lang: str) -> tuple[str, list[tuple[str, str, str, int]]]:
+def _read_and_extract(source: Source, rel: str, lang: str) -> tuple[str, list[tuple[str, str, str, int]]]:
     """Read and parse one file: ``(status, functions)``, status ``parsed``, ``generated`` or ``unreadable``."""
     try:
         data = source.read(rel)
@@ -491,13 +491,13 @@ def _read_and_extract(source: _Source, rel: str, lang: str) -> tuple[str, list[t
     return "parsed", extract_source(data, lang)
 
 
-_WORKER_SOURCES: dict[str, _Source] = {}  # per worker process: each source opened once
+_WORKER_SOURCES: dict[str, Source] = {}  # per worker process: each source opened once
 
 
 def _worker(task: tuple[str, str, str]) -> tuple[str, list[tuple[str, str, str, int]]]:
     src_path, rel, lang = task
     if src_path not in _WORKER_SOURCES:
-        _WORKER_SOURCES[src_path] = _Source(src_path)
+        _WORKER_SOURCES[src_path] = Source(src_path)
     return _read_and_extract(_WORKER_SOURCES[src_path], rel, lang)
 
 
@@ -506,7 +506,7 @@ def _id_path(rel: str) -> str:
     return "".join(f"%{ord(c):02X}" if c.isspace() else c for c in rel)
 
 
-def _check_languages(languages: Iterable[str] | None) -> tuple[str, ...]:
+def check_languages(languages: Iterable[str] | None) -> tuple[str, ...]:
     if languages is None:
         return LANGUAGES
     langs = tuple(dict.fromkeys(languages))
@@ -525,7 +525,7 @@ def default_label(path: str | os.PathLike) -> str:
     return name[:len(name) - len(suffix)] if suffix and len(name) > len(suffix) else name
 
 
-def _iter_source(source: _Source, label: str, todo: Sequence[tuple[str, str]], workers: int,
+def iter_source(source: Source, label: str, todo: Sequence[tuple[str, str]], workers: int,
                  stats: Counter, on_file: Callable[[], Any] | None = None) -> Iterator[Function]:
     """Functions of the planned files ``todo`` of one source, in order, with unique ids."""
     pool = None
@@ -567,12 +567,12 @@ def extract_functions(path_or_zip: str | os.PathLike, language: str | None = Non
     visited in sorted path order and functions in source order, so the output is deterministic
     for any ``workers``. Skipped files and extracted functions are counted into ``stats``.
     """
-    source = _Source(path_or_zip)
+    source = Source(path_or_zip)
     label = default_label(path_or_zip) if label is None else label
     check_id(label, "source label")
-    langs = _check_languages(None if language is None else [language])
+    langs = check_languages(None if language is None else [language])
     stats = Counter() if stats is None else stats
-    return _iter_source(source, label, _plan(source, langs, stats), workers, stats)
+    return iter_source(source, label, plan_files(source, langs, stats), workers, stats)
 
 
 def normalised_hash(code: str) -> bytes:

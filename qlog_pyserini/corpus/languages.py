@@ -45,7 +45,7 @@ _FN_QUERIES = {
 
 
 # Ancestors that add their name to a qualified name, besides enclosing functions.
-_SCOPES = {
+SCOPES = {
     "python": {"class_definition"},
     "go": set(),
     "java": {"class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
@@ -59,13 +59,13 @@ _SCOPES = {
 _JS_FUNCTION_VALUES = {"function_expression", "arrow_function", "generator_function"}
 
 
-_JS_SCOPE_VALUES = _JS_FUNCTION_VALUES | {"object", "class"}
+JS_SCOPE_VALUES = _JS_FUNCTION_VALUES | {"object", "class"}
 
 
 _GRAMMARS: dict[str, tuple[Any, Any]] = {}  # language -> (Parser, Query), built once per process
 
 
-def _grammar(language: str) -> tuple[Any, Any]:
+def grammar(language: str) -> tuple[Any, Any]:
     if language not in _GRAMMARS:
         import tree_sitter as ts
 
@@ -76,7 +76,7 @@ def _grammar(language: str) -> tuple[Any, Any]:
     return _GRAMMARS[language]
 
 
-_FUNCTION_TYPES = {
+FUNCTION_TYPES = {
     "python": {"function_definition"},
     "go": {"function_declaration", "method_declaration"},
     "java": {"method_declaration", "constructor_declaration", "compact_constructor_declaration"},

@@ -33,6 +33,17 @@ _lock = threading.RLock()
 _started = False
 
 
+def java_error(e: Exception) -> str:
+    """The first line of a Java exception's message, without the Java stack."""
+    text = str(getattr(e, "innermessage", None) or e).strip().splitlines()
+    return text[0] if text else type(e).__name__
+
+
+def is_java_exception(e: Exception) -> bool:
+    """Whether ``e`` was thrown in Java (pyjnius's ``JavaException``, checked by name so jnius is not imported)."""
+    return type(e).__name__ == "JavaException"
+
+
 @contextlib.contextmanager
 def _quiet_stderr() -> Iterator[None]:
     """Silence the JVM's start-up notices (e.g. the vector incubator warning) at the fd level."""

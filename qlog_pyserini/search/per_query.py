@@ -32,7 +32,7 @@ PER_QUERY_CLASS = "io.qlog.search.PerQuerySearch"
 def query_doc_freqs(searcher: QLogSearcher, queries: Sequence[str]) -> list[list[int]]:
     """The document frequency of each distinct term of each query, analyzed and parsed as ``searcher``
     searches it (an all-stopword query has none)."""
-    text = searcher._call(jclass(PER_QUERY_CLASS).termDocFreqs, searcher.java, java_list([str(x) for x in queries]))
+    text = searcher.call_java(jclass(PER_QUERY_CLASS).termDocFreqs, searcher.java, java_list([str(x) for x in queries]))
     lines = text.split("\n")[:-1] if text else []
     if len(lines) != len(queries):
         raise QLogError(f"term statistics for {len(lines)} of {len(queries)} queries")

@@ -20,7 +20,7 @@ import threading
 from typing import Any, Sequence
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.jvm.bridge import detach_when_thread_ends, jclass
+from qlog_pyserini.jvm.bridge import detach_when_thread_ends, is_java_exception, java_error, jclass
 from qlog_pyserini.search.results import SEARCHER, BatchResults, DocidTable
 
 _UNREAD = object()
@@ -124,7 +124,7 @@ def search_simple_searcher(simple_searcher: Any, queries: Sequence[str], qids: S
     above and this gives the next float down. ``table`` is the index's docid table, read once per open
     index by the caller that keeps it (read here otherwise).
     """
-    from qlog_pyserini.search.searcher import _is_java_exception, _java_error, check_hits, check_query, check_threads
+    from qlog_pyserini.search.searcher import check_hits, check_query, check_threads
 
     if isinstance(queries, (str, bytes)) or isinstance(qids, (str, bytes)):
         raise QLogError("queries and qids must be lists of strings")
@@ -140,8 +140,8 @@ def search_simple_searcher(simple_searcher: Any, queries: Sequence[str], qids: S
     try:
         hits = cls.search_batch(simple_searcher, cls.similarity_of(simple_searcher), queries, k, threads)
     except Exception as e:
-        if not _is_java_exception(e):
+        if not is_java_exception(e):
             raise
-        raise QLogError(f"search failed: {_java_error(e)}") from None
+        raise QLogError(f"search failed: {java_error(e)}") from None
     table = table if table is not None else DocidTable(simple_searcher, "this SimpleSearcher's index")
     return PyseriniBatchResults.from_java(hits, qids, table, simple_searcher)

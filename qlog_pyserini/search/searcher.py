@@ -29,7 +29,7 @@ import numpy as np
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import UNWRITABLE_ID, Hit, check_id
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q, check_qlog, check_score_range, max_idf
-from qlog_pyserini.jvm.bridge import detach_when_thread_ends, jclass
+from qlog_pyserini.jvm.bridge import detach_when_thread_ends, is_java_exception, java_error, jclass
 from qlog_pyserini.analysis.analyzers import check_analyzer, index_analyzer, java_analyzer
 from qlog_pyserini.search.results import SEARCHER, BatchResults, DocidTable
 
@@ -116,16 +116,6 @@ class _Closed:
         raise QLogError(f"this searcher of {str(self._index_dir)!r} is closed")
 
 
-def _java_error(e: Exception) -> str:
-    """The first line of a Java exception's message, without the Java stack."""
-    text = str(getattr(e, "innermessage", None) or e).strip().splitlines()
-    return text[0] if text else type(e).__name__
-
-
-def _is_java_exception(e: Exception) -> bool:
-    return type(e).__name__ == "JavaException"
-
-
 def _is_java_similarity(value: object) -> bool:
     from jnius import JavaClass
 
@@ -177,10 +167,10 @@ class QLogSearcher:
             self._java = (cls(str(self.index_dir)) if self.analyzer == "default"
                           else cls(str(self.index_dir), java_analyzer(self.analyzer)))
         except Exception as e:
-            if not _is_java_exception(e):
+            if not is_java_exception(e):
                 raise
             # A corrupt or unreadable index: one line, not Lucene's 50-line stack.
-            raise QLogError(f"cannot open index {str(self.index_dir)!r}: {_java_error(e)}") from None
+            raise QLogError(f"cannot open index {str(self.index_dir)!r}: {java_error(e)}") from None
         self._lock = threading.RLock()
         self._num_docs = int(jclass(SEARCHER).num_docs_of(self._java))
         self.docids = DocidTable(self._java, repr(str(self.index_dir)))
@@ -250,9 +240,9 @@ class QLogSearcher:
         try:
             jclass(SEARCHER).install(self._open(), model)
         except Exception as e:
-            if not _is_java_exception(e):
+            if not is_java_exception(e):
                 raise
-            raise QLogError(f"cannot install similarity: {_java_error(e)}") from None
+            raise QLogError(f"cannot install similarity: {java_error(e)}") from None
         self._model = model
 
     @property
@@ -263,8 +253,9 @@ class QLogSearcher:
 
     @property
     def java(self) -> Any:
-        """The Java ``io.qlog.search.QLogSearcher`` (an Anserini ``SimpleSearcher``), for Anserini calls not wrapped here."""
-        return self._java
+        """The Java ``io.qlog.search.QLogSearcher`` (an Anserini ``SimpleSearcher``), for Anserini calls not wrapped
+        here; one clear error once :meth:`close` ran."""
+        return self._open()
 
     @property
     def num_docs(self) -> int:
@@ -277,7 +268,7 @@ class QLogSearcher:
     def search_query(self, query: Any, k: int = 10) -> list[Hit]:
         """Top ``k`` hits for a Java Lucene ``Query`` built by the caller (e.g. a rewritten one), ordered and
         rounded as :meth:`search`'s, under the installed similarity."""
-        text = self._call(instance_call, self._java, "search_query_tsv", query, check_hits(k))
+        text = self.call_java(instance_call, self._java, "search_query_tsv", query, check_hits(k))
         # docid TAB score TAB luceneDocid lines; Java sends a float's shortest decimal, which float32 reads back exactly
         return [Hit(docid, float(np.float32(score)), int(lucene))
                 for docid, score, lucene in (line.split("\t") for line in text.split("\n") if line)]
@@ -306,14 +297,14 @@ class QLogSearcher:
         with self._lock:
             model, k1, b, form = self._model, self.k1, self.b, self.idf_form
         if q is None:
-            hits = self._call(jclass(SEARCHER).search_batch, java, model, queries, k, int(threads))
+            hits = self.call_java(jclass(SEARCHER).search_batch, java, model, queries, k, int(threads))
         else:
             qs = [check_q(v) for v in q]
             if len(qs) != len(queries):
                 raise QLogError(f"{len(qs)} q values for {len(queries)} queries")
             for value in sorted(set(qs)):
                 self._check_qlog(k1, b, value, form)
-            hits = self._call(jclass(SEARCHER).search_batch_q, java, k1, b, form, qs, queries, k,
+            hits = self.call_java(jclass(SEARCHER).search_batch_q, java, k1, b, form, qs, queries, k,
                               int(threads))
         return BatchResults.from_java(hits, qids, self.docids, java)
 
@@ -337,7 +328,7 @@ class QLogSearcher:
         for m in models:
             if not _is_java_similarity(m):
                 raise QLogError(f"search_grid takes Lucene Similarity objects, not {type(m).__name__}")
-        hits = self._call(jclass(SEARCHER).search_batch_grid, java, models, queries, k, int(threads))
+        hits = self.call_java(jclass(SEARCHER).search_batch_grid, java, models, queries, k, int(threads))
         return [BatchResults.from_java(h, qids, self.docids, java, keep_java=writable) for h in hits]
 
     @staticmethod
@@ -359,15 +350,16 @@ class QLogSearcher:
                 check_id(qid, "qid")  # a tab or newline in a qid would corrupt the run line it starts
         return queries, qids
 
-    def _call(self, method: Any, *args: Any) -> Any:
-        """A Java search call; a Java exception becomes one QLogError line."""
+    def call_java(self, method: Any, *args: Any) -> Any:
+        """``method(*args)``, a Java call on this searcher's index from any Python thread: a Java exception
+        becomes one QLogError line naming the index, and the calling thread is detached from the JVM when it ends."""
         detach_when_thread_ends()  # a short-lived calling thread must not leave a Java thread behind
         try:
             return method(*args)
         except Exception as e:
-            if not _is_java_exception(e):
+            if not is_java_exception(e):
                 raise
-            raise QLogError(f"search failed on {str(self.index_dir)!r}: {_java_error(e)}") from None
+            raise QLogError(f"search failed on {str(self.index_dir)!r}: {java_error(e)}") from None
 
     def explain(self, query: str, docid: str) -> str:
         """Lucene's explanation of ``docid``'s score for ``query``, naming the q-log IDF, q and the odds form."""

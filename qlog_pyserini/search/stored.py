@@ -39,7 +39,7 @@ class StoredTexts:
         numbers = np.asarray(doc_numbers, dtype=np.int64)
         if not numbers.size:
             return []
-        reader = jclass(SEARCHER).reader_of(self.searcher._open())  # a closed searcher is one clear error
+        reader = jclass(SEARCHER).reader_of(self.searcher.java)  # a closed searcher is one clear error
         if self._max_doc is None:
             self._max_doc = int(instance_call(reader, "maxDoc"))
         count = self._max_doc

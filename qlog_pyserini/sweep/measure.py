@@ -98,7 +98,8 @@ class PointScorer:
             self._tokens = TokenCounts(self.table, texts_of=StoredTexts(self.searcher))
         return self._tokens
 
-    def _arrays(self, batch: BatchResults) -> RunArrays:
+    def arrays(self, batch: BatchResults) -> RunArrays:
+        """``batch`` as the columnar run the evaluators take, its docids resolved by this index's table."""
         # a Lucene top-k lists a document once per query
         return RunArrays(np.array(batch.qids, dtype=object), batch.offsets, batch.docs, batch.scores, self.table,
                          distinct_docs=True)
@@ -165,7 +166,7 @@ class PointScorer:
                     continue
                 # Recall@K-tokens of every model's ranking of the batch in one walk (the token counts'
                 # documents read once for all of them), then each model's pass measured with it
-                arrays = [self._arrays(batch) for batch in per_model]
+                arrays = [self.arrays(batch) for batch in per_model]
                 found = recall_of_runs(arrays, self.judged, self.tokens, budgets)
                 for measure, batch, run, hits in zip(measures, per_model, arrays, found):
                     measure.add(batch, run, hits)
@@ -198,7 +199,7 @@ class _PassMeasure:
             batch.write_run(self.file, self.tag)
         if not any(q in scorer.judged_qids for q in batch.qids):
             return
-        arrays = scorer._arrays(batch) if arrays is None else arrays
+        arrays = scorer.arrays(batch) if arrays is None else arrays
         if scorer.in_process:
             self.frames.append(evaluate(arrays, scorer.judged, scorer.metrics, complete=False).per_query)
         if self.budgets:

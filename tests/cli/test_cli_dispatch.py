@@ -85,6 +85,80 @@ def test_library_never_imports_the_command_line_side():
         assert "argparse.Namespace" not in path.read_text(), f"{path} takes an argparse.Namespace"
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _module_name(path, root) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _private_names_defined(tree: ast.AST) -> set[str]:
+    """Every underscore name a module defines: functions, classes, variables, attributes it assigns, parameters."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            names.add(node.id if isinstance(node, ast.Name) else node.attr)
+    return {n for n in names if _private(n)}
+
+
+def private_names_crossing_modules(package):
+    """``path:line what`` for every underscore name one module of ``package`` takes from another: imported
+    (``from qlog_pyserini.x import _y``, relative imports too) or reached as an attribute (``obj._y`` where
+    ``obj`` is not ``self``/``cls``/``super()`` and ``_y`` is defined in some other module of the package, so
+    names of the standard library, like ``os._exit`` or a namedtuple's ``_replace``, are not counted)."""
+    trees = {path: ast.parse(path.read_text()) for path in sorted(package.rglob("*.py"))}
+    defined = {path: _private_names_defined(tree) for path, tree in trees.items()}
+    found = []
+    for path, tree in trees.items():
+        module = _module_name(path, package.parent)
+        package_name = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        where = lambda node: f"{path.relative_to(package.parent)}:{node.lineno}"  # noqa: E731
+        elsewhere = set().union(*(names for other, names in defined.items() if other != path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                source = node.module or ""
+                if node.level:
+                    base = package_name.split(".")[:len(package_name.split(".")) - node.level + 1]
+                    source = ".".join(base + ([source] if source else []))
+                if source.partition(".")[0] == package.name and source != module:
+                    found += [f"{where(node)} imports {a.name} from {source}" for a in node.names if _private(a.name)]
+            elif isinstance(node, ast.Attribute) and _private(node.attr) and node.attr in elsewhere:
+                owner = node.value
+                if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                    continue
+                if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
+                    continue
+                found.append(f"{where(node)} reaches {ast.unparse(node)}")
+    return found
+
+
+def test_no_private_name_crosses_a_module_boundary():
+    # What another module needs is public; a private module (Pyserini's _searcher.py) may hold public names.
+    found = private_names_crossing_modules(PACKAGE)
+    assert not found, "\n".join(found)
+
+
+def test_the_private_name_check_sees_imports_and_attribute_access(tmp_path):
+    package = tmp_path / "qlog_pyserini"
+    (package / "area").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "area" / "__init__.py").write_text("from qlog_pyserini.area.lib import __version__, public\n")
+    (package / "area" / "lib.py").write_text(
+        "import os\n__version__ = '1'\n_TABLE = {}\ndef public(): return _TABLE\n"
+        "class Thing:\n    def __init__(self): self._state = 1\n"
+        "    def same(self, other): return self._state == other._state\n")
+    (package / "area" / "user.py").write_text(
+        "from qlog_pyserini.area.lib import _TABLE, Thing\nfrom .lib import _TABLE as again\nimport os\n"
+        "def peek(t: Thing): return t._state, os._exit, super()._state\n")
+    assert private_names_crossing_modules(package) == ["qlog_pyserini/area/user.py:1 imports _TABLE from qlog_pyserini.area.lib",
+                     "qlog_pyserini/area/user.py:2 imports _TABLE from qlog_pyserini.area.lib",
+                     "qlog_pyserini/area/user.py:4 reaches t._state"]
+
+
 def test_dispatcher_runs_the_verb_module():
     proc = _run("table", "--sweeps", "/nonexistent-sweep")
     assert proc.returncode == 2
