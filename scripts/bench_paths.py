@@ -66,7 +66,7 @@ def pyserini(index: str, topics_path: str, q: float, repeats: int) -> None:
         return sum(1 for hits in results.values() for h in hits if (h.docid, h.score))
 
     for k in (10, 1000):
-        t = interleaved({"pyserini": lambda: theirs(k), "array bridge": lambda: ours(k)}, repeats)
+        t = interleaved({"pyserini": lambda k=k: theirs(k), "array bridge": lambda k=k: ours(k)}, repeats)
         print(f"pyserini k={k} q={q:g}, {len(qids)} queries: Pyserini's path {t['pyserini']:.2f} s, array bridge "
               f"{t['array bridge']:.2f} s, ratio {t['pyserini'] / t['array bridge']:.1f}x (medians of {repeats})")
 

@@ -7,7 +7,6 @@ import importlib.metadata
 import json
 import os
 import random
-import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -26,7 +25,7 @@ from qlog_pyserini.corpus.languages import GRAMMAR_PACKAGES
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import write_topics_tsv
 from qlog_pyserini.formats.trec import check_id, write_qrels
-from qlog_pyserini.system.outputs import check_output_dir, publish_dir, staging_dir
+from qlog_pyserini.system.outputs import check_output_dir, staged_output, write_json
 
 QUERIES_FILE = "queries.jsonl"
 # The same queries (same ids, same qrels) with the leading function name removed where a query starts with it.
@@ -221,8 +220,7 @@ def _sample_queries(docs: list[Function], n_queries: int | None, query_fraction:
 def _write_benchmark(out: Path, docs: list[Function], query_docs: list[Function], manifest: dict,
                      overwrite: bool) -> None:
     """Write the folder beside ``out`` and rename it into place only when complete."""
-    tmp = staging_dir(out, "building")  # .<name>.building-<pid>-X: a killed run's is swept by the next
-    try:
+    with staged_output(out, "corpus", overwrite=overwrite) as tmp:
         _jsonl(tmp / "corpus.jsonl", ({"_id": d.id, "title": "", "text": d.code} for d in docs))
         _jsonl(tmp / QUERIES_FILE, ({"_id": "q:" + d.id, "text": d.query} for d in query_docs))
         _jsonl(tmp / UNNAMED_QUERIES_FILE, ({"_id": "q:" + d.id, "text": unnamed_query(d)} for d in query_docs))
@@ -233,10 +231,4 @@ def _write_benchmark(out: Path, docs: list[Function], query_docs: list[Function]
         # The same topics and judgments in TREC's layout too, which eval, sweep and compare read as they are.
         write_topics_tsv(tmp / "topics.tsv", {"q:" + d.id: d.query for d in query_docs})
         write_qrels(tmp / "qrels.txt", {"q:" + d.id: {d.id: 1} for d in query_docs})
-        with open(tmp / "manifest.json", "w", encoding="utf-8", newline="\n") as f:
-            json.dump(manifest, f, indent=2, ensure_ascii=False)
-            f.write("\n")
-        publish_dir(tmp, out, "corpus", overwrite=overwrite)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        write_json(tmp / "manifest.json", manifest)

@@ -16,7 +16,6 @@ Queries are taken in order while their relevant documents stay within ``relevant
 
 from __future__ import annotations
 
-import json
 import os
 import random
 from pathlib import Path
@@ -25,7 +24,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import iter_documents, write_json_collection
 from qlog_pyserini.formats.topics import read_topics, write_topics_tsv
 from qlog_pyserini.formats.trec import read_qrels, write_qrels
-from qlog_pyserini.system.outputs import check_output_dir, publish_dir, staging_dir
+from qlog_pyserini.system.outputs import check_output_dir, staged_output, write_json
 from qlog_pyserini.system.project import relative_to_project
 
 DEFAULT_SEED = 7
@@ -82,10 +81,9 @@ def subsample(source: str | os.PathLike, out: str | os.PathLike, size: int, *, m
     family = family or (source.parent.name if source.name == "prepared" else source.name)
     manifest = {"subset_of": relative_to_project(source), "family": family, "documents": len(keep), "queries": len(queries),
                 "seed": seed, "relevant_share": relevant_share}
-    staging = staging_dir(out, "subsample")
-    write_json_collection(((d, t) for d, t in iter_documents(source / "corpus") if d in keep), staging / "corpus")
-    write_topics_tsv(staging / "topics.tsv", {q: topics[q] for q in queries})
-    write_qrels(staging / "qrels.txt", {q: {d: g for d, g in qrels[q].items() if d in keep} for q in queries})
-    (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    publish_dir(staging, out, "prepare", overwrite=overwrite)
+    with staged_output(out, "prepare", "subsample", overwrite=overwrite) as staging:
+        write_json_collection(((d, t) for d, t in iter_documents(source / "corpus") if d in keep), staging / "corpus")
+        write_topics_tsv(staging / "topics.tsv", {q: topics[q] for q in queries})
+        write_qrels(staging / "qrels.txt", {q: {d: g for d, g in qrels[q].items() if d in keep} for q in queries})
+        write_json(staging / "manifest.json", manifest)
     return manifest

@@ -24,20 +24,26 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from qlog_pyserini.analysis.analyzers import INDEXER_CLASS, check_analyzer
+from qlog_pyserini.build.jar import similarity_jar
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import corpus_files, count_documents_in, scan_documents, write_json_collection
-from qlog_pyserini.build.jar import similarity_jar
-from qlog_pyserini.jvm.toolchain import HEAP_HINT, checked_java_options, find_jdk, jvm_options, pyserini_jar, user_java_options
-from qlog_pyserini.system.progress import progress_bar
-from qlog_pyserini.system.outputs import check_output_dir, disk_errors, publish_dir, staging_dir
+from qlog_pyserini.jvm.toolchain import (
+    HEAP_HINT,
+    checked_java_options,
+    find_jdk,
+    jvm_options,
+    pyserini_jar,
+    user_java_options,
+)
+from qlog_pyserini.system.outputs import check_output_dir, disk_errors, staged_output
 from qlog_pyserini.system.processes import popen, reaped
-from qlog_pyserini.analysis.analyzers import INDEXER_CLASS, check_analyzer
+from qlog_pyserini.system.progress import progress_bar
 
 INDEXER = "io.anserini.index.IndexCollection"
 STORAGE_FLAGS = ("-storePositions", "-storeDocvectors", "-storeRaw")
@@ -89,28 +95,23 @@ def build_index(corpus: str | os.PathLike, index_dir: str | os.PathLike, threads
     if threads < 1:
         raise QLogError(f"--threads must be at least 1, got {threads}")
     # Only ever replace an index this tool (or Anserini) wrote, never '.', a parent of the corpus,
-    # or a folder holding anything but an index (safety.check_output_dir).
+    # or a folder holding anything but an index (system.outputs.check_output_dir).
     check_output_dir(index_dir, "index", option="--index", inputs=[corpus], overwrite=overwrite)
     checked_java_options()  # a bad $QLOG_JAVA_OPTS fails now, not after the corpus was read
     files = corpus_files(corpus)
-    staging = staging_dir(index_dir, "building")
-    try:
-        with disk_errors(index_dir):
-            written = collection_folder(files, staging / "json", progress)
-            if written == 0:
-                raise QLogError(f"corpus {str(corpus)!r} holds no documents")
-            cmd = index_command(staging / "json", staging / "index", threads, analyzer)
-            counters = _run_indexer(cmd, written, progress, index_dir)
-            indexed, empty = counters.get("indexed", -1), counters.get("empty", 0)
-            if empty:
-                # Anserini skips documents whose contents are empty; they cannot match any query anyway.
-                print(f"warning: {empty} documents with empty contents were skipped by Anserini", file=sys.stderr)
-            if indexed + empty != written:
-                raise QLogError(f"Anserini indexed {indexed} documents (and skipped {empty} empty ones) "
-                                f"but the corpus has {written}: {counters}")
-            publish_dir(staging / "index", index_dir, "index", overwrite=overwrite)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    with staged_output(index_dir, "index", overwrite=overwrite, built="index") as staging, disk_errors(index_dir):
+        written = collection_folder(files, staging / "json", progress)
+        if written == 0:
+            raise QLogError(f"corpus {str(corpus)!r} holds no documents")
+        cmd = index_command(staging / "json", staging / "index", threads, analyzer)
+        counters = _run_indexer(cmd, written, progress, index_dir)
+        indexed, empty = counters.get("indexed", -1), counters.get("empty", 0)
+        if empty:
+            # Anserini skips documents whose contents are empty; they cannot match any query anyway.
+            print(f"warning: {empty} documents with empty contents were skipped by Anserini", file=sys.stderr)
+        if indexed + empty != written:
+            raise QLogError(f"Anserini indexed {indexed} documents (and skipped {empty} empty ones) "
+                            f"but the corpus has {written}: {counters}")
     return IndexSummary(index_dir, indexed)
 
 
@@ -152,7 +153,7 @@ def _run_indexer(cmd: list[str], expected: int, progress: bool, out: Path) -> di
     bar = progress_bar(total=expected, desc="indexing", unit="doc", quiet=not progress)
     log: list[str] = []
     counters: dict[str, int] = {}
-    # The indexer dies with us (SIGKILL included) and is killed on Ctrl-C/SIGTERM: see safety.popen.
+    # The indexer dies with us (SIGKILL included) and is killed on Ctrl-C/SIGTERM: see system.processes.popen.
     proc = popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     with reaped(proc):
         assert proc.stdout is not None

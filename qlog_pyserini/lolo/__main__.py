@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Sequence
 
@@ -13,7 +12,7 @@ from qlog_pyserini.lolo.fit import DEFAULT_SHRINKS, LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
 from qlog_pyserini.predict.rule import DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN
 from qlog_pyserini.stats.statistics import FEATURES
-from qlog_pyserini.system.outputs import atomic_output, check_output_files
+from qlog_pyserini.system.outputs import atomic_output, check_output_files, write_json
 from qlog_pyserini.system.provenance import command_line
 
 
@@ -75,8 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with atomic_output(args.output) as f:
             f.write(report)
     if args.json:
-        with atomic_output(args.json) as f:
-            json.dump(payload, f, indent=2)
+        write_json(args.json, payload)
     return 0
 
 

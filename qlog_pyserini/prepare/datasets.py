@@ -25,7 +25,6 @@ import json
 import logging
 import os
 import re
-import shutil
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,9 +33,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import iter_documents, json_lines, write_json_collection
 from qlog_pyserini.formats.topics import read_topics, write_topics_tsv
-from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.formats.trec import check_id, read_qrels, write_qrels
-from qlog_pyserini.system.outputs import check_output_dir, publish_dir, staging_dir
+from qlog_pyserini.system.outputs import check_output_dir, staged_output, write_json
 
 log = logging.getLogger(__name__)
 
@@ -630,9 +628,7 @@ def _finish(tmp: Path, out: PathLike, fmt: str, sources: Mapping[str, PathLike],
                    "judged_queries": result.judged_queries, "qrels": result.qrels},
         "notes": notes,
     }
-    with atomic_output(tmp / MANIFEST_FILE) as f:
-        json.dump(manifest, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+    write_json(tmp / MANIFEST_FILE, manifest)
     return result
 
 
@@ -647,15 +643,7 @@ def check_output_folder(out: PathLike, overwrite: bool, inputs: Iterable[PathLik
     check_output_dir(out, "prepare", inputs=inputs, overwrite=overwrite)
 
 
-@contextlib.contextmanager
-def _staged(out: PathLike, overwrite: bool) -> Iterator[Path]:
-    """A fresh folder beside ``out``, renamed to ``out`` when the block succeeds, removed if not."""
-    out = Path(out)
+def _staged(out: PathLike, overwrite: bool) -> contextlib.AbstractContextManager[Path]:
+    """``out`` checked, then a fresh folder beside it, published as ``out`` when the block succeeds."""
     check_output_folder(out, overwrite)
-    tmp = staging_dir(out, "staging")  # .<name>.staging-<pid>-XXXX: a killed run's is swept by the next
-    try:
-        yield tmp
-        publish_dir(tmp, out, "prepare", overwrite=overwrite)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    return staged_output(out, "prepare", "staging", overwrite=overwrite)

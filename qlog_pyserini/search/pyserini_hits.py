@@ -106,7 +106,7 @@ def docid_table(simple_searcher: Any, where: str) -> DocidTable | None:
     cannot hold (whitespace, NUL), which Pyserini's own path still serves."""
     table = DocidTable(simple_searcher, where)
     try:
-        table.ids
+        table.ids  # noqa: B018 (reading the table is the check)
     except QLogError:
         return None
     return table

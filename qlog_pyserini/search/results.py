@@ -220,7 +220,7 @@ class BatchResults(Mapping[str, list]):
         check_id(tag, "run tag")
         for qid in self.qids:
             check_id(qid, "qid")
-        self.table.ids  # refuses an index with docids a run cannot hold before anything is written
+        self.table.ids  # noqa: B018 (reading it) refuses an index with docids a run cannot hold before anything is written
         return jclass(SEARCHER).reader_of(self._searcher)
 
     def _need_java(self) -> None:

@@ -23,7 +23,7 @@ import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.frames import write_frame_files
-from qlog_pyserini.system.outputs import atomic_output, record_entries
+from qlog_pyserini.system.outputs import record_entries, write_json
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,7 @@ def sweep_on_frames(index_dir: str | os.PathLike, topics: pd.DataFrame, qrels: p
         record_entries(out, *(Path(paths[name]).name for name in ("topics", "qrels")))
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
         summary.update(topics=str((out / "topics.tsv").resolve()), qrels=str((out / "qrels.txt").resolve()))
-        with atomic_output(out / "summary.json") as f:
-            json.dump(summary, f, indent=2)
+        write_json(out / "summary.json", summary)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return read_sweep(out)

@@ -29,9 +29,7 @@ oracle marked); with ``keep_runs`` (``--keep-runs``) also ``runs/``, one TREC ru
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,20 +37,19 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from qlog_pyserini.errors import QLogError, finite_number
 from qlog_pyserini.compare.comparison import MARKDOWN_HEADER, format_markdown, markdown_row
+from qlog_pyserini.errors import QLogError, finite_number
 from qlog_pyserini.eval.budget import check_budgets
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS
-from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, choose_best, cross_validate
 from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
-from qlog_pyserini.system.outputs import check_output_dir, publish_dir, staging_dir
 from qlog_pyserini.search.searcher import QLogSearcher, check_index_dir
-from qlog_pyserini.sweep.measure import PointScorer
 from qlog_pyserini.search.similarities import model
+from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, choose_best, cross_validate
+from qlog_pyserini.sweep.measure import PointScorer
+from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged_output, write_json
 
 DEFAULT_GRID = "0.05,0.1,...,1.0,1.25,1.5"
 RECALL_COLUMN = "recall_tokens"  # sweep.csv's Recall@K-tokens columns: recall_tokens.8192, ...
@@ -179,8 +176,7 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
                   | ({auto_q} if auto_q is not None else set()))
 
     searcher = QLogSearcher(index_dir, k1=settings.k1, b=settings.b, idf_form=settings.idf_form)
-    stage = staging_dir(out, "sweep")
-    try:
+    with searcher, staged_output(out, "sweep", "sweep", overwrite=overwrite) as stage:
         if settings.keep_runs:
             (stage / "runs").mkdir()
         scorer = PointScorer(searcher, topics, qrels, qrels_path, list(dict.fromkeys([settings.metric, *DEFAULT_METRICS])),
@@ -232,10 +228,6 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
         }
         summary["seconds"] = round(time.perf_counter() - started, 2)
         _write_outputs(stage, summary, measured, cv, comparison, settings, parameter, oracle, bm25_score)
-        publish_dir(stage, out, "sweep", overwrite=overwrite)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
-        searcher.close()
     return summary
 
 
@@ -307,8 +299,7 @@ def _write_outputs(stage: Path, summary: dict, measured: _Measured, cv: CrossVal
     per_query["cv_score"] = cv.per_query
     with atomic_output(stage / "per_query.csv") as f:
         per_query.to_csv(f)
-    with atomic_output(stage / "summary.json") as f:
-        json.dump(summary, f, indent=2)
+    write_json(stage / "summary.json", summary)
     cv_result = ComparisonResult(**summary["cv"]["comparison"])
     with atomic_output(stage / "comparison.md") as f:
         f.write(format_markdown(comparison, settings.metric, "bm25",

@@ -286,9 +286,7 @@ def write_marker(folder: str | os.PathLike, kind: str, **details: Any) -> None:
     (what ``--overwrite`` may later replace; see :func:`foreign_entries`)."""
     folder = Path(folder)
     listed = entries(folder)
-    with disk_errors(folder), open(folder / MARKER, "w", encoding="utf-8") as f:
-        json.dump({"tool": "qlog-pyserini", "kind": kind, **details, "entries": listed}, f)
-        f.write("\n")
+    write_json(folder / MARKER, {"tool": "qlog-pyserini", "kind": kind, **details, "entries": listed}, indent=None)
 
 
 def record_entries(folder: str | os.PathLike, *names: str) -> None:
@@ -322,6 +320,23 @@ def publish_dir(staging: str | os.PathLike, out: str | os.PathLike, kind: str, o
     if out.is_dir():
         out.rmdir()
     os.replace(staging, out)
+
+
+@contextlib.contextmanager
+def staged_output(out: str | os.PathLike, kind: str, purpose: str = "building", *, overwrite: bool = False,
+                  built: str | None = None) -> Iterator[Path]:
+    """Build the output folder ``out`` in a fresh :func:`staging_dir` (the block's value) and :func:`publish_dir`
+    it as ``out`` when the block completes; the staging folder is removed however the block ends.
+
+    ``built`` names a subfolder of the staging folder to publish instead of all of it (the indexer stages
+    its input beside the index it builds). ``out`` was checked by :func:`check_output_dir` before the work.
+    """
+    stage = staging_dir(out, purpose)
+    try:
+        yield stage
+        publish_dir(stage / built if built else stage, out, kind, overwrite=overwrite)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
 
 
 def temp_prefix(path: str | os.PathLike, purpose: str = "tmp") -> str:

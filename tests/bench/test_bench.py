@@ -87,7 +87,7 @@ def test_latency_and_pruning_tables_parse(cli_report):
         assert float(row[9]) > 0  # CPU ms per query
     pruning = _table_rows(cli_report[0], "## Pruning (k = 10)")
     assert {r[2] for r in pruning} == {"BM25", "q-log q=1", "q-log q=0.5", "q-log q=0.05"}
-    for path, threshold, sim, pruned, matches, collected, fraction in pruning:
+    for _path, _threshold, _sim, pruned, matches, collected, _fraction in pruning:
         done, total = (int(x) for x in pruned.split("/"))
         assert 0 <= done <= total == 120
         assert 0 <= float(collected) <= float(matches)
@@ -98,7 +98,7 @@ def test_paths_table_compares_every_path_with_the_first(cli_report):
     others = bench.DEFAULT_PATHS[1:]
     assert len(rows) == len(others) * len(KS) * len(THREADS) * (1 + len(QS))
     assert {r[0] for r in rows} == set(others) and {int(r[1]) for r in rows} == set(KS)
-    for path, k, threads, sim, median, iqr, minmax, pairs in rows:
+    for _path, _k, _threads, _sim, median, _iqr, minmax, pairs in rows:
         lo, hi = (float(x) for x in minmax.split("-"))
         assert 0 < lo <= float(median) <= hi and int(pairs) >= 2
 

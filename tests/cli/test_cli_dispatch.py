@@ -107,17 +107,15 @@ def _private_names_defined(tree: ast.AST) -> set[str]:
 
 def private_names_crossing_modules(package):
     """``path:line what`` for every underscore name one module of ``package`` takes from another: imported
-    (``from qlog_pyserini.x import _y``, relative imports too) or reached as an attribute (``obj._y`` where
-    ``obj`` is not ``self``/``cls``/``super()`` and ``_y`` is defined in some other module of the package, so
-    names of the standard library, like ``os._exit`` or a namedtuple's ``_replace``, are not counted)."""
+    (``from qlog_pyserini.x import _y``, relative imports too) or reached as an attribute of anything but
+    ``self``, ``cls`` or ``super()`` (``obj._y``, ``module._y``) where ``_y`` is a name the package defines:
+    underscore names of other libraries (``os._exit``, a namedtuple's ``_replace``) are theirs to keep."""
     trees = {path: ast.parse(path.read_text()) for path in sorted(package.rglob("*.py"))}
-    defined = {path: _private_names_defined(tree) for path, tree in trees.items()}
+    defined = set().union(*map(_private_names_defined, trees.values()))
     found = []
     for path, tree in trees.items():
-        module = _module_name(path, package.parent)
+        module, here = _module_name(path, package.parent), path.relative_to(package.parent)
         package_name = module if path.name == "__init__.py" else module.rpartition(".")[0]
-        where = lambda node: f"{path.relative_to(package.parent)}:{node.lineno}"  # noqa: E731
-        elsewhere = set().union(*(names for other, names in defined.items() if other != path))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 source = node.module or ""
@@ -125,14 +123,14 @@ def private_names_crossing_modules(package):
                     base = package_name.split(".")[:len(package_name.split(".")) - node.level + 1]
                     source = ".".join(base + ([source] if source else []))
                 if source.partition(".")[0] == package.name and source != module:
-                    found += [f"{where(node)} imports {a.name} from {source}" for a in node.names if _private(a.name)]
-            elif isinstance(node, ast.Attribute) and _private(node.attr) and node.attr in elsewhere:
+                    found += [f"{here}:{node.lineno} imports {a.name} from {source}" for a in node.names if _private(a.name)]
+            elif isinstance(node, ast.Attribute) and _private(node.attr) and node.attr in defined:
                 owner = node.value
                 if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
                     continue
                 if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
                     continue
-                found.append(f"{where(node)} reaches {ast.unparse(node)}")
+                found.append(f"{here}:{node.lineno} reaches {ast.unparse(node)}")
     return found
 
 
@@ -143,6 +141,7 @@ def test_no_private_name_crosses_a_module_boundary():
 
 
 def test_the_private_name_check_sees_imports_and_attribute_access(tmp_path):
+    # a method reaching another object's _state is caught in the module that defines it too
     package = tmp_path / "qlog_pyserini"
     (package / "area").mkdir(parents=True)
     (package / "__init__.py").write_text("")
@@ -154,9 +153,12 @@ def test_the_private_name_check_sees_imports_and_attribute_access(tmp_path):
     (package / "area" / "user.py").write_text(
         "from qlog_pyserini.area.lib import _TABLE, Thing\nfrom .lib import _TABLE as again\nimport os\n"
         "def peek(t: Thing): return t._state, os._exit, super()._state\n")
-    assert private_names_crossing_modules(package) == ["qlog_pyserini/area/user.py:1 imports _TABLE from qlog_pyserini.area.lib",
-                     "qlog_pyserini/area/user.py:2 imports _TABLE from qlog_pyserini.area.lib",
-                     "qlog_pyserini/area/user.py:4 reaches t._state"]
+    assert private_names_crossing_modules(package) == [
+        "qlog_pyserini/area/lib.py:7 reaches other._state",
+        "qlog_pyserini/area/user.py:1 imports _TABLE from qlog_pyserini.area.lib",
+        "qlog_pyserini/area/user.py:2 imports _TABLE from qlog_pyserini.area.lib",
+        "qlog_pyserini/area/user.py:4 reaches t._state",
+    ]
 
 
 def test_dispatcher_runs_the_verb_module():

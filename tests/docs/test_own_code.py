@@ -7,7 +7,6 @@ import json
 import os
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 from conftest import ROOT

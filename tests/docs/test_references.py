@@ -265,7 +265,7 @@ def _run(test: doctest.DocTest, *, jvm: bool) -> doctest.TestResults:
 def test_every_example_imports_what_exists():
     examples = _examples()
     assert examples, "no >>> examples found"
-    for dotted, test in examples:
+    for _dotted, test in examples:
         for example in test.examples:
             for module, names, plain in IMPORT.findall(example.source):
                 targets = [f"{module}.{n.strip()}" for n in names.split(",")] if module else [plain]

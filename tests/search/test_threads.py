@@ -95,7 +95,7 @@ def test_concurrent_set_q_python_equals_java(tiny_index):
         for trial in range(100):
             barrier = threading.Barrier(2)
 
-            def setter(q):
+            def setter(q, barrier=barrier):
                 def run():
                     barrier.wait()
                     s.set_q(q)
@@ -112,7 +112,7 @@ def test_concurrent_set_qlog_keeps_both_updates(tiny_index):
             s.set_qlog(q=1.0, k1=0.9)
             barrier = threading.Barrier(2)
 
-            def update(**params):
+            def update(barrier=barrier, **params):
                 def run():
                     barrier.wait()
                     s.set_qlog(**params)
