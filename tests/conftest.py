@@ -17,7 +17,7 @@ SHARED_DATA = Path(os.environ.get("QLOG_SHARED_DATA", ROOT.parent / "shared" / "
 
 # The JVMs the tests start compile with C1 only, as Lucene's own test runs do (its build's tests.jvmargs): most
 # live for seconds, where C2's compiling costs more CPU than its code saves, and the suite is CPU-bound on two
-# workers (on this 2-core machine: 8:18 -> 7:09 for the whole suite, the Solr and reproduce tests included).
+# workers (measured on a 2-core machine, the whole suite with the Solr and reproduce tests runs faster with C1).
 # Results do not depend on the compiler (Java's float arithmetic is strict). Every verb the tests start, and the
 # JVM inside the test process, reads it through $QLOG_JAVA_OPTS; the SolrCloud launcher is given it directly.
 # A value of one's own (QLOG_JAVA_OPTS= for none) wins; tests of the variable itself set their own.

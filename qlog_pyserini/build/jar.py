@@ -43,11 +43,7 @@ def jar_dir() -> Path:
 
 def _existing_source_roots() -> list[Path]:
     roots = [JAVA_ROOT / m / "src" / "main" / "java" for m in JAVA_MODULES]
-    roots = [r for r in roots if r.is_dir()]
-    legacy = JAVA_ROOT / "src" / "main" / "java"  # the single-folder layout before the Maven build
-    if not roots and legacy.is_dir():
-        roots = [legacy]
-    return roots
+    return [r for r in roots if r.is_dir()]
 
 
 def has_sources() -> bool:

@@ -26,7 +26,7 @@ def build_parser() -> ArgumentParser:
         "among those that keep every training corpus within 0.25% of BM25. The held-out corpora are "
         "then scored at the q that rule gives them: per corpus BM25, q_opt, the oracle, q_auto, the "
         "metric at q_auto, the change against BM25 and recovery = (M(q_auto) - M(1)) / (M(q_opt) - M(1)). "
-        "Then the default rule on every corpus. With --variant, also the older per-feature report "
+        "Then the default rule on every corpus. With --variant, also the per-feature report of the paper's rule "
         "(q = clip(1 - c * h, q_min, 1), c fitted with one corpus held out, and the paper's fixed c).")
     parser.add_argument("--sweeps", nargs="+", required=True, metavar="DIR",
                         help="sweep folders of python -m qlog_pyserini.sweep (each with summary.json), one per corpus")

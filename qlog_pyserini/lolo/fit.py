@@ -6,12 +6,12 @@ constants are fitted on the other families and judged on the held-out one: how m
 the label-free q recovers, and whether it ever hurts. Measuring M(q) off a sweep's grid is
 :mod:`qlog_pyserini.lolo.evaluate`; the markdown and JSON report, :mod:`qlog_pyserini.lolo.report`.
 
-Two evaluations live here. The current one (:func:`select_shrinkage`, :func:`leave_one_family_out`,
+Two evaluations live here. The default (:func:`select_shrinkage`, :func:`leave_one_family_out`,
 :func:`fit_rule`, the default of ``python -m qlog_pyserini.lolo``) judges the full rule of
 :mod:`qlog_pyserini.predict.rule` (feature, c, q_min, shrinkage n0, rounding): each family is held
 out, the constants are fitted on the other families (the most cautious candidate within 0.03 of the
 best mean recovery that keeps every training corpus above -0.25% against BM25), and n0 is chosen by
-comparing the held-out outcomes. The older per-feature report (``--variant``, :func:`run_lolo`) fits
+comparing the held-out outcomes. The per-feature report (``--variant``, :func:`run_lolo`) fits
 only c of ``clip(1 - c * h, q_min, 1)``, one corpus held out at a time:
 
     fitted c      1 - q_opt = c * h through the origin (q = 1 at h = 0), least squares over the

@@ -143,7 +143,7 @@ def rule_report(sweeps: Sequence[Sweep], metric: str, options: LoloOptions,
 
 def variant_report(sweeps: Sequence[Sweep], metric: str, options: LoloOptions,
                    evaluator: SearchEvaluator) -> tuple[str, list, list[str]]:
-    """The older per-feature report (q = clip(1 - c * h, q_min, 1))."""
+    """The per-feature report of ``--variant``: c alone of q = clip(1 - c * h, q_min, 1), per feature."""
     results, notes = run_lolo(sweeps, options.variants, evaluator, fixed_c=options.c, q_min=options.q_min,
                               sample_docs=options.sample_docs, seed=options.seed)
     payload = [{"variant": r.variant, "mode": r.mode, "c_all": r.c_all, "q_min": r.q_min,

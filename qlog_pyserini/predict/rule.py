@@ -19,10 +19,10 @@ between about 0.5 and 0.8. The shrinkage ``w`` pulls q toward 1 on small corpora
 are noise-dominated (CoSQA's 500-document subsample: -1.6% to +0.4% anywhere between 0.5 and
 0.95). The rounding makes every q a point of the usual 0.05 grid and never moves q away from BM25.
 
-The paper's rule, ``q = clip(1 - 7.28 * h_tok, 0.05, 1)`` with h_tok the hapax density, is still
-available (``--auto-variant hapax-per-token --auto-c 7.28 --auto-q-min 0.05 --auto-shrink-docs 0
---auto-step 0``). It chose q = 0.36 on CoSQA and lost 10% NDCG@10 against BM25 there (0.2826 vs
-0.3143, ``results/main.md`` of 2026-11-30), which is why it is no longer the default.
+The paper's rule, ``q = clip(1 - 7.28 * h_tok, 0.05, 1)`` with h_tok the hapax density, is one set
+of options (``--auto-variant hapax-per-token --auto-c 7.28 --auto-q-min 0.05 --auto-shrink-docs 0
+--auto-step 0``), not the default: it chooses q = 0.36 on CoSQA and loses 10% NDCG@10 against BM25
+there (0.2826 vs 0.3143, ``results/main.md`` of 2026-11-30).
 
     >>> from qlog_pyserini.predict.rule import predict_q
     >>> predict_q("indexes/csn-ruby").q  # doctest: +SKIP

@@ -132,8 +132,8 @@ def test_aggregate_of_empty_table_is_an_error():
         recall_at_budgets(pd.DataFrame(columns=[10]))
 
 
-def old_recall_at_token_budgets(run, qrels, doc_text, budgets, count_tokens=code_token_count):
-    """The per-query, per-hit Python walk the array version replaced: the oracle it must equal."""
+def per_hit_recall_at_token_budgets(run, qrels, doc_text, budgets, count_tokens=code_token_count):
+    """A plain per-query, per-hit Python walk: the oracle the array walk must equal."""
     cache: dict[str, int] = {}
 
     def tokens(docid):
@@ -173,14 +173,14 @@ def random_case(seed: int):
 def test_array_walk_equals_the_per_hit_walk_and_reads_no_more(seed):
     run, qrels, docs = random_case(seed)
     budgets = (8, 30, 100, 400)
-    read_new: list[str] = []
-    read_old: list[str] = []
-    new = recall_at_token_budgets(run, qrels, lambda d: read_new.append(d) or docs[d], budgets=budgets)
-    old = old_recall_at_token_budgets(run, qrels, lambda d: read_old.append(d) or docs[d], budgets)
-    pd.testing.assert_frame_equal(new, old)
-    # Each text once, and only texts the old walk read too: it also walked rankings holding no
+    read_by_arrays: list[str] = []
+    read_per_hit: list[str] = []
+    arrays = recall_at_token_budgets(run, qrels, lambda d: read_by_arrays.append(d) or docs[d], budgets=budgets)
+    per_hit = per_hit_recall_at_token_budgets(run, qrels, lambda d: read_per_hit.append(d) or docs[d], budgets)
+    pd.testing.assert_frame_equal(arrays, per_hit)
+    # Each text once, and only texts the per-hit walk reads too: it also walks rankings holding no
     # relevant document to their end, which the array walk knows in advance to be misses.
-    assert len(read_new) == len(set(read_new)) and set(read_new) <= set(read_old)
+    assert len(read_by_arrays) == len(set(read_by_arrays)) and set(read_by_arrays) <= set(read_per_hit)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -234,7 +234,7 @@ def test_real_runs_csn_ruby_equal_the_per_hit_walk(csn_ruby):
         run = search_topics(searcher, topics, hits=100, threads=2, progress=False)
         budgets = (512, 2048, 8192)
         new = recall_at_token_budgets(run, qrels, searcher.doc_text, budgets=budgets)
-        pd.testing.assert_frame_equal(new, old_recall_at_token_budgets(run, qrels, searcher.doc_text, budgets))
+        pd.testing.assert_frame_equal(new, per_hit_recall_at_token_budgets(run, qrels, searcher.doc_text, budgets))
         assert 0.2 < new[8192].mean() < 1.0
 
 
@@ -253,7 +253,7 @@ def test_texts_by_key_give_the_same_walk_and_are_asked_for_in_key_order():
     by_key = recall_from_arrays(arrays, judged, TokenCounts(table, texts_of=texts_of), budgets=(8, 100, 400))
     by_docid = recall_from_arrays(arrays, judged, TokenCounts(table, docs), budgets=(8, 100, 400))
     pd.testing.assert_frame_equal(by_key, by_docid)
-    pd.testing.assert_frame_equal(by_key, old_recall_at_token_budgets(run, qrels, docs.__getitem__, (8, 100, 400)))
+    pd.testing.assert_frame_equal(by_key, per_hit_recall_at_token_budgets(run, qrels, docs.__getitem__, (8, 100, 400)))
     read = [k for call in calls for k in call]
     assert all(call == sorted(set(call)) for call in calls) and len(read) == len(set(read))
     with pytest.raises(QLogError, match="not both"):

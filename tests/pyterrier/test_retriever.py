@@ -123,7 +123,7 @@ def test_grid_search_over_q_agrees_with_our_sweep(csn_ruby, searcher, tmp_path, 
                                                                                     resamples=200), progress=False)
     points = swept.points.set_index("q")["ndcg_cut.10"]
     for q, value in zip(scan["tran_0_q"], scan["ndcg_cut_10"]):
-        # both sides are exact now (PyTerrier's pytrec_eval, our in-process trec_eval measures): full precision
+        # both sides are exact (PyTerrier's pytrec_eval, our in-process trec_eval measures): full precision
         assert value == pytest.approx(points[q], abs=1e-9), q
     oracle = swept.choices.set_index("choice").loc["oracle"]
     assert setting[0][2] == oracle["q"] and best == pytest.approx(oracle["value"], abs=1e-9)

@@ -1,7 +1,7 @@
 """An output folder is replaced only when this tool wrote it.
 
 ``--overwrite`` never deletes ``.``, ``..``, a folder holding an input, or a folder that does not
-carry our marker (or, for outputs older than the marker, the files only we write there).
+carry our marker (or, for a Lucene index written by Anserini or Pyserini, nothing but Lucene's files).
 Every refusal is one ``error:`` line before any work, and the folder is left exactly as it was.
 """
 
