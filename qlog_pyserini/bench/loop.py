@@ -5,7 +5,7 @@ every round (A B C ... then reversed in the next), wall time for the whole query
 
 * ``lucene``: Lucene's ``IndexSearcher.search(query, k)`` inside the JVM, queries parsed
   beforehand, q-log BM25 at ``q`` (``io.qlog.bench.SearchBenchmark``, the limit);
-* ``batch``: :meth:`QLogSearcher.search_batch <qlog_pyserini.search.searcher.QLogSearcher.search_batch>`
+* ``batch``: :meth:`QLogSearcher.batch_search <qlog_pyserini.search.searcher.QLogSearcher.batch_search>`
   from Python (query analysis, Anserini's order, the arrays across the bridge);
 * ``batch, q per query``: the same with each query at its own label-free q (``--q auto-query``: its
   terms' document frequencies read, its q chosen, one pass at mixed q values);
@@ -69,8 +69,8 @@ def measure_loop(bench: Any, index_path: Path, topics: dict[str, str], ks: Seque
         for k in ks:
             sides: dict[str, Callable[[], Any]] = {
                 "lucene": lambda k=k: bench.run(model, k, threads, "top-k"),
-                "batch": lambda k=k: searcher.search_batch(texts, qids, k=k, threads=threads),
-                "batch, q per query": lambda k=k: searcher.search_batch(texts, qids, k=k, threads=threads,
+                "batch": lambda k=k: searcher.batch_search(texts, qids, k=k, threads=threads),
+                "batch, q per query": lambda k=k: searcher.batch_search(texts, qids, k=k, threads=threads,
                                                                         q=q_of(texts)),
                 "run": lambda k=k: write_run(k),
             }

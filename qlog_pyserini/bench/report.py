@@ -189,8 +189,8 @@ def _sweep_section(result: dict[str, Any]) -> list[str]:
 
 PYTHON_SIDES = {
     "lucene": "Lucene top-k in the JVM, queries parsed beforehand (the limit)",
-    "batch": "`QLogSearcher.search_batch` from Python (analysis, Anserini's order, arrays across the bridge)",
-    "batch, q per query": "`search_batch` with each query at its own label-free q (`--q auto-query`): the "
+    "batch": "`QLogSearcher.batch_search` from Python (analysis, Anserini's order, arrays across the bridge)",
+    "batch, q per query": "`batch_search` with each query at its own label-free q (`--q auto-query`): the "
                           "term statistics read, the q chosen, one pass at mixed q values",
     "run": "the search verb's loop: every query searched and its TREC run written (no JVM start)",
     "sweep point": "one grid point as a pass of its own: the pass, its metrics and Recall@8K-tokens computed "

@@ -58,7 +58,7 @@ def search_batches(searcher: QLogSearcher, topics: Topics, hits: int = 1000, thr
     ``fields`` (:mod:`qlog_pyserini.search.fields`, Anserini's own multi-field call) a
     :class:`~qlog_pyserini.search.fields.FieldResults` (columns too, a mapping ``qid -> hits``).
     ``q_of`` gives each batch's queries a q of their own (``q_of(queries)``, one value per query:
-    q-log BM25 at that q, in one pass; see :meth:`QLogSearcher.search_batch`).
+    q-log BM25 at that q, in one pass; see :meth:`QLogSearcher.batch_search`).
     """
     if q_of is not None and fields:
         raise QLogError("a q per query does not combine with fields")
@@ -67,7 +67,7 @@ def search_batches(searcher: QLogSearcher, topics: Topics, hits: int = 1000, thr
             yield search_fields_columns(searcher, queries, chunk, fields, k=hits, threads=threads)
         else:
             qs = None if q_of is None else list(q_of(queries))
-            yield searcher.search_batch(queries, chunk, k=hits, threads=threads, q=qs)
+            yield searcher.batch_search(queries, chunk, k=hits, threads=threads, q=qs)
 
 
 def _topic_batches(topics: Topics, batch_size: int, desc: str, progress: bool) -> Iterator[tuple[list[str], list[str]]]:

@@ -5,7 +5,7 @@ a per-query q is chosen from.
     >>> query_doc_freqs(searcher, ["parse json body", "ServeHTTP handler"])  # doctest: +SKIP
     >>> batch_search_per_query(searcher, queries, qids, [0.7, 1.0, 0.85], k=1000)  # doctest: +SKIP
 
-The batch never installs a similarity on ``searcher``: :meth:`QLogSearcher.search_batch` with ``q=`` makes
+The batch never installs a similarity on ``searcher``: :meth:`QLogSearcher.batch_search` with ``q=`` makes
 one Lucene ``IndexSearcher`` per distinct q over the searcher's open reader, each with its own immutable
 similarity, so queries at different q run side by side on threads without racing, and a query's hits are
 exactly those of a search with its q installed (k1, b and the odds form are the searcher's). The term
@@ -44,11 +44,11 @@ def batch_search_per_query(searcher: QLogSearcher, queries: Sequence[str], qids:
     """Top ``k`` hits of each query at its own q (``qs[i]`` for ``queries[i]``); ``{qid: hits}`` in ``qids`` order.
 
     k1, b and the odds form are ``searcher``'s; the similarity installed on it is neither used nor changed
-    (:meth:`QLogSearcher.search_batch` with ``q=``: one IndexSearcher per distinct q over the open reader).
+    (:meth:`QLogSearcher.batch_search` with ``q=``: one IndexSearcher per distinct q over the open reader).
     """
     if not len(queries) == len(qids) == len(qs):
         raise QLogError(f"{len(queries)} queries, {len(qids)} qids and {len(qs)} q values: give one of each per query")
-    results = searcher.search_batch(list(queries), list(qids), k=k, threads=threads, q=[float(q) for q in qs])
+    results = searcher.batch_search(list(queries), list(qids), k=k, threads=threads, q=[float(q) for q in qs])
     return {qid: list(results[qid]) for qid in qids}
 
 

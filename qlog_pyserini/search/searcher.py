@@ -263,7 +263,7 @@ class QLogSearcher:
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
         """Top ``k`` hits for ``query`` (an empty or all-stopword query gives no hits)."""
-        return self.search_batch([check_query(query)], ["q"], k=k).hits_at(0)
+        return self.batch_search([check_query(query)], ["q"], k=k).hits_at(0)
 
     def search_query(self, query: Any, k: int = 10) -> list[Hit]:
         """Top ``k`` hits for a Java Lucene ``Query`` built by the caller (e.g. a rewritten one), ordered and
@@ -273,22 +273,15 @@ class QLogSearcher:
         return [Hit(docid, float(np.float32(score)), int(lucene))
                 for docid, score, lucene in (line.split("\t") for line in text.split("\n") if line)]
 
-    def batch_search(self, queries: Sequence[str], qids: Sequence[str], k: int = 10,
-                     threads: int = 1) -> BatchResults:
+    def batch_search(self, queries: Sequence[str], qids: Sequence[str], k: int = 10, threads: int = 1,
+                     q: Iterable[float] | None = None) -> BatchResults:
         """Top ``k`` hits per query, searched on ``threads`` Java threads: ``{qid: hits}`` in ``qids`` order.
 
-        The result is a read-only mapping (:class:`~qlog_pyserini.search.results.BatchResults`) whose
-        hits are made on access; it also gives ``to_dict()``, ``to_frame()`` and the run lines.
-        """
-        return self.search_batch(queries, qids, k=k, threads=threads)
-
-    def search_batch(self, queries: Sequence[str], qids: Sequence[str], k: int = 10, threads: int = 1,
-                     q: Iterable[float] | None = None) -> BatchResults:
-        """Top ``k`` hits per query as columns (:class:`~qlog_pyserini.search.results.BatchResults`).
-
-        ``q``, one value per query, searches each query with q-log BM25 at its own q (this searcher's
-        k1, b and IDF form; one Lucene searcher per distinct q over the one open index); by default
-        every query is searched with the installed model.
+        The result is a read-only mapping (:class:`~qlog_pyserini.search.results.BatchResults`) over the
+        batch's columns, as they crossed the bridge: hits are made on access, and it also gives ``to_dict()``,
+        ``to_frame()`` and the run lines. ``q``, one value per query, searches each query with q-log BM25 at
+        its own q (this searcher's k1, b and IDF form; one Lucene searcher per distinct q over the one open
+        index); by default every query is searched with the installed model.
         """
         queries, qids = self._check_batch(queries, qids)
         java = self._open()
@@ -312,7 +305,7 @@ class QLogSearcher:
                     threads: int = 1, writable: bool = True) -> list[BatchResults]:
         """Top ``k`` hits per query under each of ``models`` (Lucene similarities, e.g. from :meth:`make_similarity`):
         one :class:`~qlog_pyserini.search.results.BatchResults` per model, in ``models`` order, each equal to
-        :meth:`search_batch` with that model installed.
+        :meth:`batch_search` with that model installed.
 
         A sweep's grid in one pass: each query's postings are read once and scored by every model
         (Java's ``ModelGridTopK``, Lucene's own scores exactly); the installed model is not changed. Results

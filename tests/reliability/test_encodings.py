@@ -1,12 +1,10 @@
 """Inputs whose encoding or layout a reader could get silently wrong: a byte-order mark before a run or
-qrels, a lone surrogate escaped in JSON, a BEIR folder given as a corpus; and the corpus that ``index``
-reads in place. Each is checked against an independent reference: trec_eval on the same file without
-the mark, the index built from the corpus file alone, the index built from a converted copy.
+qrels, a lone surrogate escaped in JSON, a BEIR folder given as a corpus. Each is checked against an
+independent reference: trec_eval on the same file without the mark, the index built from the corpus file alone.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import signal
@@ -150,23 +148,3 @@ def test_a_beir_folder_contributes_its_corpus_only(tmp_path):
     run = _docs_of(tmp_path / "from-folder", tmp_path, topics, "folder")
     assert run == _docs_of(tmp_path / "from-file", tmp_path, topics, "file").replace("file.txt", "folder.txt")
     assert not any(line.split()[2].startswith("q") for line in run.splitlines())
-
-
-def test_index_reads_an_anserini_corpus_in_place_and_builds_the_same_index(tmp_path, tiny_corpus):
-    from qlog_pyserini.index.indexer import collection_folder
-
-    folder = tmp_path / "json"
-    assert collection_folder([tiny_corpus], folder) == len(tiny_corpus.read_text().splitlines())
-    (link,) = folder.iterdir()
-    assert link.is_symlink() and link.resolve() == tiny_corpus.resolve()  # linked, not copied
-    packed = tmp_path / "corpus.jsonl.gz"
-    packed.write_bytes(gzip.compress(tiny_corpus.read_bytes()))
-    converted = tmp_path / "gz-json"
-    collection_folder([packed], converted)
-    assert not any(p.is_symlink() for p in converted.iterdir())
-    for name, corpus in (("in-place", tiny_corpus), ("converted", packed)):
-        proc = run_verb("index", "--corpus", corpus, "--index", tmp_path / name, "--quiet", "--threads", "1")
-        assert proc.returncode == 0, proc.stderr[-2000:]
-    topics = tmp_path / "topics.tsv"
-    topics.write_text("q1\tz0001 z0010\nq2\tz0025 z0040\nq3\tz0002\n")
-    assert _docs_of(tmp_path / "in-place", tmp_path, topics, "a") == _docs_of(tmp_path / "converted", tmp_path, topics, "a")

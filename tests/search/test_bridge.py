@@ -1,4 +1,4 @@
-"""The array bridge (``search_batch``, BatchResults, runs written by Java) against a reference path.
+"""The array bridge (``batch_search``, BatchResults, runs written by Java) against a reference path.
 
 The oracle is the searcher's TSV call (``batch_search_tsv``: Anserini's full (score, docid)
 sort, then its score rounding and 1e-6 tie steps), kept in Java for exactly this. The array path must
@@ -154,7 +154,7 @@ def test_per_query_q_equals_one_q_at_a_time(tied_index, csn_ruby):
         qids = list(topics)[:40]
         queries = [topics[q] for q in qids]
         qs = [(0.3, 1.0, 0.7)[i % 3] for i in range(len(qids))]
-        mixed = s.search_batch(queries, qids, k=100, threads=2, q=qs)
+        mixed = s.batch_search(queries, qids, k=100, threads=2, q=qs)
         for value in (0.3, 1.0, 0.7):
             s.set_q(value)
             alone = s.batch_search(queries, qids, k=100)
@@ -202,13 +202,13 @@ def _grid_models(s: QLogSearcher) -> list:
 
 
 def _same_as_a_pass_per_model(s: QLogSearcher, queries: list[str], qids: list[str], k: int) -> None:
-    """search_grid's batches against search_batch with each model installed: arrays equal, run bytes equal."""
+    """search_grid's batches against batch_search with each model installed: arrays equal, run bytes equal."""
     models = _grid_models(s)
     grid = s.search_grid(queries, qids, models, k=k, threads=2)
     assert len(grid) == len(models)
     for model, got in zip(models, grid):
         s.set_similarity(model)
-        want = s.search_batch(queries, qids, k=k, threads=2)
+        want = s.batch_search(queries, qids, k=k, threads=2)
         what = f"{s.similarity} k={k}"
         assert np.array_equal(got.offsets, want.offsets), what
         assert np.array_equal(got.docs, want.docs), what
