@@ -10,26 +10,9 @@ A run is a :class:`RunArrays`: per query (in ``qids``) a slice ``offsets[i]:offs
 and ``scores`` (float32), in rank order. :meth:`RunArrays.from_hits` converts ``{qid: [Hit]}``
 (what :func:`~qlog_pyserini.formats.trec.read_run` and ``batch_search`` return) once.
 
-What trec_eval does, and so this module (trec_eval 9's ``form_res_rels.c`` and ``m_*.c``):
-
-- It reads each score into a C ``float`` and re-sorts every query's documents by that score,
-  descending, breaking ties by docno *descending* (``strcmp``); the rank column is ignored.
-  ``order="score"`` does the same on ``scores`` (as float32). ``order="rank"`` keeps the given
-  order, which is what trec_eval evaluates when the written scores strictly decrease as float32.
-- A document is relevant when its grade is >= 1 (trec_eval's default ``-l 1``); an unjudged one
-  has grade 0. ``num_rel`` counts every judged relevant document, retrieved or not.
-- nDCG's gain is the grade itself and its discount ``log2(rank + 1)``; the ideal ranking is the
-  query's judged grades sorted descending. ``ndcg_cut.K`` cuts both at K; ``ndcg`` cuts neither.
-- ``P.K`` divides by K even when fewer documents were retrieved; ``recall.K`` by ``num_rel``
-  (0 when it is 0); ``success.K`` is 1 when a relevant document is in the top K;
-  ``recip_rank`` is 1 / the rank of the first relevant document; ``map`` averages the precision
-  at each retrieved relevant document over ``num_rel``.
-- Only queries in both the run and the qrels are scored; ``complete=True`` (``-c``) adds every
-  other qrels query with 0, so the average runs over the qrels. A docid listed twice for one
-  query is an error, as in trec_eval.
-
-The proof is in ``tests/eval/test_metrics.py``: per-query values equal to the trec_eval binary's
-on real runs (CSN-Ruby, CACM with graded judgments, runs with float ties) at q = 1 and q < 1.
+Each measure follows trec_eval 9 (``form_res_rels.c``, ``m_*.c``): its score order and tie-breaking,
+relevance at grade >= 1, ``-c``. docs/evaluation.md gives every rule, and ``tests/eval/test_metrics.py``
+checks the values against the trec_eval binary's on real runs.
 """
 
 from __future__ import annotations

@@ -2,38 +2,15 @@
 
 Every number comes from the ``trec_eval`` binary inside the fatjar, the same program Pyserini's
 ``pyserini.eval.trec_eval`` runs, so our figures match the community's to the last printed digit.
-Python only builds the command and reads the output. Anserini's Java wrapper copies the binary
-into ``java.io.tmpdir`` on every call and deletes it only when its JVM exits normally, so a killed
-evaluation left 447 KB behind each time; we extract the binary once, atomically, into a cache of
-our own (:func:`trec_eval_binary`, named by the binary's hash) and run it directly. On a platform
-the jar has no binary for, ``java -cp <fatjar> trec_eval`` is run as before.
+Python only builds the command and reads the output. The binary is extracted once, atomically, into
+a cache of our own (:func:`trec_eval_binary`, named by its hash) and run directly: Anserini's wrapper
+would copy it into ``java.io.tmpdir`` on every call and leave it there when killed.
 
-A run or qrels file that starts with a UTF-8 byte-order mark (which every reader of ours drops)
-would make the binary read the mark as part of the first query id; such a file is handed to it as
-a copy without the mark, in a private folder of the cache that is removed after the call (or, after
-a ``kill -9``, by the next call).
-
-Metric names are trec_eval's ``-m`` arguments: ``name`` or ``name.params`` with comma-separated
-params (``ndcg_cut.10``, ``recall.100``, ``P.5,10``). trec_eval prints them as ``name_param``
-(``ndcg_cut_10``); we hand them back under ``name.param`` (``ndcg_cut.10``), so the key you
-asked for is the key you get. A request that expands to several values (``P.5,10``, or
-``recall`` with its default cutoffs) yields one entry per value (``P.5``, ``P.10``).
-
-Facts about the wrapped program that shape this module:
-
-- Anserini's wrapper copies the binary's error messages to *stdout* and exits 0 even when the
-  binary gave up, so failure is recognised by any stdout line that is not a
-  ``measure qid value`` row (they all start with ``trec_eval``), as well as by the exit code and
-  the first stderr line the binary itself gives.
-- A qrels argument that is not an existing file is looked up in Anserini's online qrels
-  registry; we check both paths first so a typo is an error here, never a network request.
-- trec_eval prints 4 decimals, and orders documents by score (ties broken by docid), ignoring
-  the rank column.
-- With ``-c`` the average runs over every query in the qrels (a query the run lacks scores 0),
-  but ``-q`` still lists only the queries the run has. :func:`trec_eval` fills the missing ones
-  with 0.0, the value every effectiveness measure takes on an empty ranking, so the mean of a
-  per-query column equals the aggregate. (Count measures such as ``num_rel`` are not 0 for an
-  absent query; their per-query fill is meaningless, so do not average those.)
+Metric names are trec_eval's ``-m`` arguments (``ndcg_cut.10``, ``recall.100``, ``P.5,10``), and the
+results come back under the same names (``ndcg_cut.10``, not trec_eval's printed ``ndcg_cut_10``), one
+entry per value of a request that expands (``P.5``, ``P.10``). What the wrapped program does that shapes
+this module (errors on stdout with exit 0, qrels names looked up online, ``-c`` with ``-q``, a byte-order
+mark): docs/evaluation.md.
 """
 
 from __future__ import annotations

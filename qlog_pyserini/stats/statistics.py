@@ -4,35 +4,12 @@
     >>> stats = corpus_stats("indexes/csn-ruby")                          # doctest: +SKIP
     >>> stats["h_tok"]["hapax-per-token"], stats["df_slope"]["full"]     # doctest: +SKIP
 
-The counts come from one Java pass over the field's term dictionary
-(``io.qlog.index.CorpusStats``; no vocabulary crosses into Python), plus the same counts on a
-seeded sample of documents read from the stored term vectors:
-
-    documents N, vocabulary V, tokens T, df1_types, df1_tokens (their occurrences),
-    hapax_types (collection frequency 1), mean_doc_length = T / N,
-    df_histogram[k] = terms with 2^k <= df < 2^(k+1)
-
-The paper's h_tok ("hapax density") is not defined publicly, so every plausible reading is
-computed, each as a short function of one count table (the whole index, or the sample):
-
-    df1-token-share      df1_tokens / T    share of token occurrences whose type has df = 1
-    df1-types-per-token  df1_types / T     df = 1 types per token
-    df1-type-share       df1_types / V     df = 1 share of the vocabulary
-    hapax-per-token      hapax_types / T   cf = 1 types per token, i.e. the share of tokens that
-                                           are hapax legomena (Baayen's P, the slope of the
-                                           vocabulary growth curve)
-
-``sample-<name>`` is the same ratio on the sample, where df and cf are counted within the
-sampled documents only. All of these fall as a corpus grows (Heaps' law), so only the sample
-versions compare corpora of different sizes on an equal footing. The sample is a fixed number of
-documents (default 1,000), not tokens: corpora with longer documents still contribute more
-tokens to it.
-
-A second, differently shaped statistic is the slope of the df distribution:
-``df_slope`` is s in ``types with df = d  ~  d^-s``, fitted by least squares on the log-binned
-histogram (see :func:`df_slope`). Zipf's law with exponent 1 gives s = 2; vocabularies with
-more one-off identifiers than that fall off faster (s > 2). The rule feature ``df-slope`` is
-``max(0, s - 2)`` (see :data:`FEATURES`).
+The counts come from one Java pass over the field's term dictionary (``io.qlog.index.CorpusStats``;
+no vocabulary crosses into Python), plus the same counts on a seeded sample of documents read from
+the stored term vectors. Each feature of :data:`FEATURES` is a short function of one count table (the
+whole index, or the sample): the readings of the paper's h_tok, and the slope of the df distribution
+(:func:`df_slope`). What each one measures and why the sample versions compare corpora of different
+sizes: docs/label-free-q.md ("The features").
 """
 
 from __future__ import annotations
