@@ -10,8 +10,8 @@ from typing import Sequence
 
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.demo.embedded import DEMO_QS, format_table, run_demo
-from qlog_pyserini.system.outputs import check_output_dir, write_marker
+from qlog_pyserini.demo.embedded import DEMO_QS, DEMO_WORK, format_table, run_demo
+from qlog_pyserini.system.outputs import work_dir
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,9 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise QLogError("--queries and --threads must be at least 1")
     if args.work:
         # A --work folder is reused by later demos, so it must be new, empty or a demo's own (marked).
-        work = check_output_dir(args.work, "demo", overwrite=True, option="--work")
-        work.mkdir(exist_ok=True)
-        write_marker(work, "demo")
+        work = work_dir(args.work, DEMO_WORK)
     else:
         work = Path(tempfile.mkdtemp(prefix="qlog-demo-"))
     try:

@@ -41,13 +41,28 @@ from qlog_pyserini.jvm.toolchain import (
     pyserini_jar,
     user_java_options,
 )
-from qlog_pyserini.system.outputs import check_output_dir, disk_errors, staged_output
+from qlog_pyserini.system.outputs import MARKER, OutputKind, check_output_dir, disk_errors, staged_output
 from qlog_pyserini.system.processes import popen, reaped
 from qlog_pyserini.system.progress import progress_bar
 
 INDEXER = "io.anserini.index.IndexCollection"
 STORAGE_FLAGS = ("-storePositions", "-storeDocvectors", "-storeRaw")
 IN_PLACE_SUFFIXES = (".jsonl", ".json")  # what Anserini's JsonCollection reads uncompressed
+# Files a Lucene index consists of: segments, per-segment files, the write lock.
+_LUCENE_FILE = re.compile(r"^(segments_[0-9a-z]+|pending_segments_[0-9a-z]+|segments\.gen|write\.lock|_[0-9a-z]+.*)$")
+
+
+def is_lucene_index(path: Path) -> bool:
+    """True if ``path`` holds a ``segments_N`` file and nothing but Lucene's files and our marker."""
+    names = [p.name for p in path.iterdir()]
+    return (any(n.startswith("segments_") for n in names)
+            and all(_LUCENE_FILE.match(n) or n == MARKER for n in names))
+
+
+#: What ``index`` writes. An index Anserini or Pyserini built (no marker, nothing but Lucene's files) may be
+#: replaced too, and Lucene itself may add a write.lock or a commit to an index we wrote.
+INDEX_OUTPUT = OutputKind("index", adopts=is_lucene_index, adopted="a Lucene index",
+                          regrows=lambda entry: _LUCENE_FILE.match(entry) is not None)
 
 
 @dataclass(frozen=True)
@@ -96,10 +111,10 @@ def build_index(corpus: str | os.PathLike, index_dir: str | os.PathLike, threads
         raise QLogError(f"--threads must be at least 1, got {threads}")
     # Only ever replace an index this tool (or Anserini) wrote, never '.', a parent of the corpus,
     # or a folder holding anything but an index (system.outputs.check_output_dir).
-    check_output_dir(index_dir, "index", option="--index", inputs=[corpus], overwrite=overwrite)
+    check_output_dir(index_dir, INDEX_OUTPUT, option="--index", inputs=[corpus], overwrite=overwrite)
     checked_java_options()  # a bad $QLOG_JAVA_OPTS fails now, not after the corpus was read
     files = corpus_files(corpus)
-    with staged_output(index_dir, "index", overwrite=overwrite, built="index") as staging, disk_errors(index_dir):
+    with staged_output(index_dir, INDEX_OUTPUT, overwrite=overwrite, built="index") as staging, disk_errors(index_dir):
         written = collection_folder(files, staging / "json", progress)
         if written == 0:
             raise QLogError(f"corpus {str(corpus)!r} holds no documents")

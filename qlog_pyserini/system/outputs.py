@@ -1,8 +1,8 @@
 """Outputs we own: the folders and files a verb writes, written atomically, and never anyone else's.
 
-Every verb that writes a folder (``index``, ``sweep``, ``corpus``, ``prepare``, ``demo``,
-``reproduce``) goes through :func:`check_output_dir` before any work and :func:`publish_dir` at
-the end, so one rule decides what ``--overwrite`` may delete:
+Every verb that writes a folder goes through :func:`check_output_dir` before any work and
+:func:`publish_dir` (or :func:`staged_output`) at the end, naming the :class:`OutputKind` it writes,
+so one rule decides what ``--overwrite`` may delete:
 
 * never ``/``, the home folder, the current folder or any of its ancestors, an input, or any
   folder that contains an input (``--index .`` next to the corpus is refused, not executed);
@@ -10,8 +10,9 @@ the end, so one rule decides what ``--overwrite`` may delete:
   every entry in it: it carries our marker file :data:`MARKER` (written into every folder we
   publish) whose manifest lists every file and folder we wrote there, and it holds nothing else
   (a ``notes.txt`` added beside our files, or a ``runs/mine.txt`` inside our ``runs/``, makes the
-  folder the user's). A Lucene index without the marker (Anserini's, Pyserini's) counts when it
-  holds nothing but Lucene's files. Anything else is refused with a message that says why;
+  folder the user's). What else a kind counts as its own (an unmarked Lucene index for ``index``,
+  everything in a marked work folder) its :class:`OutputKind` says. Anything else is refused with a
+  message that says why;
 * a mount point is refused before any work (it cannot be renamed aside, so replacing it would
   fail only at the end); a symbolic link to a folder is followed: the output is published where
   the link points, and the link stays.
@@ -39,24 +40,52 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any, Callable, Iterable, Iterator
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.processes import pid_alive
 from qlog_pyserini.system.progress import warn
 
 MARKER = ".qlog-pyserini.json"
-KINDS = ("index", "sweep", "prepare", "corpus", "demo", "reproduce", "results")
-# Work folders that later runs add to (their contents are replaced only through outputs that carry
-# their own marker), and reproduce's results folder, whose listed files are rewritten one by one.
-CACHES = ("demo", "reproduce", "results")
-_REPRODUCE_ENTRIES = frozenset({"corpora", "runs", "scaling", "sweeps", "ablation"})
 
 # .<name>.<purpose>-<pid>-<random>[.tmp]: purpose is a lower-case word, random is mkstemp/mkdtemp's.
 _STAGING = re.compile(r"^\.(?P<name>.+)\.(?P<purpose>[a-z]+)-(?P<pid>\d+)-[A-Za-z0-9_]+(?:\.tmp)?$")
-# Files a Lucene index consists of (segments, per-segment files, the write lock) and the ones we add.
-_LUCENE_FILE = re.compile(r"^(segments_[0-9a-z]+|pending_segments_[0-9a-z]+|segments\.gen|write\.lock|_[0-9a-z]+.*)$")
 _NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+@dataclass(frozen=True)
+class OutputKind:
+    """A kind of output folder, as the verb that writes it declares it. ``name`` is what the marker records;
+    a plain name given where a kind is asked for is ``OutputKind(name)``: only its manifest counts as ours.
+
+    ``work``: a work folder later runs add to (each run's outputs inside it carry markers of their own), so
+    once marked as this kind everything in it is ours. ``adopts``: an unmarked folder that is still ours to
+    replace (``adopted``, e.g. "a Lucene index", names it in refusals). ``regrows``: a top-level entry the
+    output's own users add after it was published (Lucene's ``write.lock``), not counted against it.
+    """
+
+    name: str
+    work: bool = False
+    adopts: Callable[[Path], bool] | None = None
+    adopted: str = ""
+    regrows: Callable[[str], bool] | None = None
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z]+(-[a-z]+)*", self.name):
+            raise ValueError(f"output kind {self.name!r} must be a lower-case word")
+
+
+# The kind reproduce's command line names by its plain name: a work folder, and an unmarked folder that
+# holds nothing but its stage folders is one too.
+_DECLARED_ELSEWHERE = {"reproduce": OutputKind(
+    "reproduce", work=True,
+    adopts=lambda path: {p.name for p in path.iterdir()} <= {"corpora", "runs", "scaling", "sweeps", "ablation"})}
+
+
+def output_kind(kind: OutputKind | str) -> OutputKind:
+    """``kind``, or the plain kind of that name."""
+    return kind if isinstance(kind, OutputKind) else _DECLARED_ELSEWHERE.get(kind) or OutputKind(kind)
 
 
 # --------------------------------------------------------------------------------------------
@@ -69,13 +98,6 @@ def _real(path: str | os.PathLike) -> Path:
 
 def _is_within(child: Path, parent: Path) -> bool:
     return child == parent or parent in child.parents
-
-
-def is_lucene_index(path: Path) -> bool:
-    """True if ``path`` holds a ``segments_N`` file and nothing but Lucene's files and our marker."""
-    names = [p.name for p in path.iterdir()]
-    return (any(n.startswith("segments_") for n in names)
-            and all(_LUCENE_FILE.match(n) or n == MARKER for n in names))
 
 
 def entries(folder: str | os.PathLike) -> list[str]:
@@ -97,50 +119,45 @@ def _read_marker(path: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def foreign_entries(path: str | os.PathLike, kind: str) -> list[str]:
+def foreign_entries(path: str | os.PathLike, kind: OutputKind | str) -> list[str]:
     """What in the existing folder ``path`` this tool did not write as a ``kind`` output; ``[]`` if nothing.
 
-    ``["."]`` means the folder itself is not ours (no marker of that kind, and not a bare Lucene index
-    or an older reproduce work folder).
+    ``["."]`` means the folder itself is not ours (no marker of that kind, and not one the kind adopts).
     """
-    path = Path(path)
+    path, kind = Path(path), output_kind(kind)
     marker = _read_marker(path)
     if marker is None:
         if (path / MARKER).exists():
             return ["."]  # a marker we cannot read proves nothing
-        if kind == "index" and is_lucene_index(path):
-            return []
-        if kind == "reproduce" and {p.name for p in path.iterdir()} <= _REPRODUCE_ENTRIES:
-            return []
+        return [] if kind.adopts is not None and kind.adopts(path) else ["."]
+    if marker.get("kind") != kind.name:
         return ["."]
-    if marker.get("kind") != kind:
-        return ["."]
-    if kind in CACHES:
+    if kind.work:
         return []
     listed = marker.get("entries")
     if not isinstance(listed, list):
         return ["."]
     ours = set(listed)
     foreign = [e for e in entries(path) if e not in ours]
-    if kind == "index":  # Lucene itself may add a write.lock or a commit to an index we wrote
-        foreign = [e for e in foreign if "/" in e or not _LUCENE_FILE.match(e)]
+    if kind.regrows is not None:
+        foreign = [e for e in foreign if "/" in e or not kind.regrows(e)]
     return foreign
 
 
-def is_owned(path: str | os.PathLike, kind: str) -> bool:
+def is_owned(path: str | os.PathLike, kind: OutputKind | str) -> bool:
     """True if this tool wrote every entry of the existing folder ``path`` as an output of ``kind``."""
     return not foreign_entries(path, kind)
 
 
-def _not_ours(option: str, text: str, kind: str, foreign: list[str]) -> str:
-    article = "an" if kind[0] in "aeiou" else "a"
+def _not_ours(option: str, text: str, kind: OutputKind, foreign: list[str]) -> str:
+    article = "an" if kind.name[0] in "aeiou" else "a"
     if foreign == ["."]:
-        why = f"it has no {MARKER} of {article} {kind} output" + (
-            " and holds files a Lucene index does not" if kind == "index" else "")
+        why = f"it has no {MARKER} of {article} {kind.name} output" + (
+            f" and holds files {kind.adopted} does not" if kind.adopted else "")
     else:
         shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
         why = f"it holds entries this tool did not write there ({shown})"
-    return (f"refusing to replace {option} {text!r}: it is not {article} {kind} folder this tool wrote ({why}); "
+    return (f"refusing to replace {option} {text!r}: it is not {article} {kind.name} folder this tool wrote ({why}); "
             "remove it yourself or choose another folder")
 
 
@@ -196,15 +213,14 @@ def _target(out: str | os.PathLike) -> Path:
     return _real(out) if out.is_symlink() else out
 
 
-def check_output_dir(path: str | os.PathLike, kind: str, *, option: str = "--out",
+def check_output_dir(path: str | os.PathLike, kind: OutputKind | str, *, option: str = "--out",
                      inputs: Iterable[str | os.PathLike | None] = (), overwrite: bool = False) -> Path:
     """``path`` as a :class:`Path` if a ``kind`` output may be written there, else :class:`QLogError`.
 
     Called before any long work. See the module docstring for the rule; the parent folder must exist
     and be writable (a missing parent is a typo, not something to create).
     """
-    if kind not in KINDS:
-        raise ValueError(f"unknown output kind {kind!r}")
+    kind = output_kind(kind)
     out = check_not_precious(path, option, inputs)
     text = os.fspath(path)
     real = _real(out)
@@ -227,6 +243,18 @@ def check_output_dir(path: str | os.PathLike, kind: str, *, option: str = "--out
             foreign = foreign_entries(real, kind)
             if foreign:
                 raise QLogError(_not_ours(option, text, kind, foreign))
+    return out
+
+
+def work_dir(path: str | os.PathLike, kind: OutputKind, *, option: str = "--work",
+             inputs: Iterable[str | os.PathLike | None] = ()) -> Path:
+    """The work folder ``path`` of ``kind`` (a ``work`` kind), created and marked: it must be new, empty or
+    already this kind's (:func:`check_output_dir` with ``overwrite``, before any work); its parent must exist."""
+    if not kind.work:
+        raise ValueError(f"{kind.name!r} is not a work folder kind")
+    out = check_output_dir(path, kind, option=option, inputs=inputs, overwrite=True)
+    out.mkdir(exist_ok=True)
+    write_marker(out, kind)
     return out
 
 
@@ -281,12 +309,13 @@ def staging_dir(out: str | os.PathLike, purpose: str) -> Path:
     return path
 
 
-def write_marker(folder: str | os.PathLike, kind: str, **details: Any) -> None:
+def write_marker(folder: str | os.PathLike, kind: OutputKind | str, **details: Any) -> None:
     """Mark ``folder`` as a ``kind`` output of this tool, with the manifest of every entry it holds now
     (what ``--overwrite`` may later replace; see :func:`foreign_entries`)."""
     folder = Path(folder)
     listed = entries(folder)
-    write_json(folder / MARKER, {"tool": "qlog-pyserini", "kind": kind, **details, "entries": listed}, indent=None)
+    write_json(folder / MARKER, {"tool": "qlog-pyserini", "kind": output_kind(kind).name, **details, "entries": listed},
+               indent=None)
 
 
 def record_entries(folder: str | os.PathLike, *names: str) -> None:
@@ -299,7 +328,8 @@ def record_entries(folder: str | os.PathLike, *names: str) -> None:
     write_json(folder / MARKER, {**marker, "entries": sorted({*marker["entries"], *names})}, indent=None)
 
 
-def publish_dir(staging: str | os.PathLike, out: str | os.PathLike, kind: str, overwrite: bool = False) -> None:
+def publish_dir(staging: str | os.PathLike, out: str | os.PathLike, kind: OutputKind | str,
+                overwrite: bool = False) -> None:
     """Move the finished ``staging`` folder to ``out``, replacing an owned ``out`` (checked again now).
 
     The old folder is renamed aside first and removed only after the new one is in place, so a
@@ -323,7 +353,7 @@ def publish_dir(staging: str | os.PathLike, out: str | os.PathLike, kind: str, o
 
 
 @contextlib.contextmanager
-def staged_output(out: str | os.PathLike, kind: str, purpose: str = "building", *, overwrite: bool = False,
+def staged_output(out: str | os.PathLike, kind: OutputKind | str, purpose: str = "building", *, overwrite: bool = False,
                   built: str | None = None) -> Iterator[Path]:
     """Build the output folder ``out`` in a fresh :func:`staging_dir` (the block's value) and :func:`publish_dir`
     it as ``out`` when the block completes; the staging folder is removed however the block ends.

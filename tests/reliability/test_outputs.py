@@ -15,6 +15,7 @@ from conftest import run_verb
 from reliability.reliability_helpers import assert_one_error, tree, verb
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.index.indexer import INDEX_OUTPUT
 from qlog_pyserini.system.outputs import MARKER, check_output_dir, is_owned, publish_dir, staging_dir, sweep_stale
 
 
@@ -123,7 +124,7 @@ def test_prepare_refuses_the_folder_holding_its_input(work):
 
 
 def test_check_output_dir_rules(work, monkeypatch):
-    monkeypatch.chdir(work / ".." if False else work)
+    monkeypatch.chdir(work)
     with pytest.raises(QLogError, match="home"):
         check_output_dir(Path.home(), "index", overwrite=True)
     with pytest.raises(QLogError, match="is /"):
@@ -145,10 +146,10 @@ def test_owned_folders_are_replaced_and_marked(work):
     (stage / "a.txt").write_text("1")
     publish_dir(stage, out, "sweep")
     assert json.loads((out / MARKER).read_text())["kind"] == "sweep" and is_owned(out, "sweep")
-    assert not is_owned(out, "index")  # a marker says which kind of output it is
+    assert not is_owned(out, INDEX_OUTPUT)  # a marker says which kind of output it is
     check_output_dir(out, "sweep", overwrite=True)  # ours: may be replaced
     with pytest.raises(QLogError, match="not an index folder"):
-        check_output_dir(out, "index", overwrite=True)
+        check_output_dir(out, INDEX_OUTPUT, overwrite=True)
     stage = staging_dir(out, "building")
     (stage / "b.txt").write_text("2")
     publish_dir(stage, out, "sweep", overwrite=True)
@@ -160,9 +161,9 @@ def test_an_anserini_index_without_marker_counts_as_an_index(work):
     idx = _fake_index(work / "idx")
     (idx / "_0.cfs").write_bytes(b"")
     (idx / "write.lock").write_bytes(b"")
-    assert is_owned(idx, "index")
+    assert is_owned(idx, INDEX_OUTPUT)
     (idx / "keep.txt").write_text("x")
-    assert not is_owned(idx, "index")
+    assert not is_owned(idx, INDEX_OUTPUT)
 
 
 def test_stale_temporaries_of_dead_processes_are_swept_live_ones_kept(work):

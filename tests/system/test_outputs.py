@@ -1,4 +1,5 @@
-"""Stage-then-publish (:func:`staged_output`) and the one JSON writer: an output appears whole or not at all."""
+"""Stage-then-publish (:func:`staged_output`), output kinds as their callers declare them, and the one JSON
+writer: an output appears whole or not at all, and only what a kind owns is replaced."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.system.outputs import MARKER, is_owned, staged_output, write_json
+from qlog_pyserini.system.outputs import MARKER, OutputKind, check_output_dir, is_owned, staged_output, work_dir, write_json
 
 
 def _hidden(folder: Path) -> list[str]:
@@ -74,3 +75,34 @@ def test_write_json_is_utf8_newline_terminated_and_replaces_whole(tmp_path):
         write_json(path, {"bad": object()})  # not serializable: the old file stays, no temporary is left
     assert json.loads(path.read_text(encoding="utf-8"))["name"] == "café"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
+
+
+def test_a_kind_is_what_its_caller_declares(tmp_path):
+    work = OutputKind("notebook", work=True)
+    folder = work_dir(tmp_path / "w", work)
+    (folder / "later.txt").write_text("a later run's")
+    assert is_owned(folder, work) and not is_owned(folder, "notebook")  # the plain kind counts its manifest only
+    assert work_dir(folder, work) == folder and (folder / "later.txt").exists()  # reused, nothing deleted
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("the user's")
+    with pytest.raises(QLogError, match="not a notebook folder this tool wrote"):
+        work_dir(tmp_path / "mine", work)
+    with pytest.raises(ValueError, match="not a work folder kind"):
+        work_dir(tmp_path / "x", OutputKind("sweep"))
+    with pytest.raises(ValueError, match="lower-case word"):
+        OutputKind("Sweep")
+
+
+def test_a_kind_may_adopt_unmarked_folders_and_let_entries_regrow(tmp_path):
+    cache = OutputKind("cache", adopts=lambda p: {e.name for e in p.iterdir()} <= {"blobs"},
+                       adopted="a cache", regrows=lambda entry: entry.endswith(".lock"))
+    bare = tmp_path / "bare"
+    (bare / "blobs").mkdir(parents=True)
+    assert is_owned(bare, cache) and not is_owned(bare, "cache")
+    (bare / "x.txt").write_text("")
+    with pytest.raises(QLogError, match="holds files a cache does not"):
+        check_output_dir(bare, cache, overwrite=True)
+    with staged_output(tmp_path / "out", cache) as stage:
+        (stage / "blobs").mkdir()
+    (tmp_path / "out" / "write.lock").write_text("")
+    assert is_owned(tmp_path / "out", cache) and not is_owned(tmp_path / "out", "cache")
