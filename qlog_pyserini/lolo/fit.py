@@ -6,30 +6,11 @@ constants are fitted on the other families and judged on the held-out one: how m
 the label-free q recovers, and whether it ever hurts. Measuring M(q) off a sweep's grid is
 :mod:`qlog_pyserini.lolo.evaluate`; the markdown and JSON report, :mod:`qlog_pyserini.lolo.report`.
 
-Two evaluations live here. The default (:func:`select_shrinkage`, :func:`leave_one_family_out`,
-:func:`fit_rule`, the default of ``python -m qlog_pyserini.lolo``) judges the full rule of
-:mod:`qlog_pyserini.predict.rule` (feature, c, q_min, shrinkage n0, rounding): each family is held
-out, the constants are fitted on the other families (the most cautious candidate within 0.03 of the
-best mean recovery that keeps every training corpus above -0.25% against BM25), and n0 is chosen by
-comparing the held-out outcomes. The per-feature report (``--variant``, :func:`run_lolo`) fits
-only c of ``clip(1 - c * h, q_min, 1)``, one corpus held out at a time:
-
-    fitted c      1 - q_opt = c * h through the origin (q = 1 at h = 0), least squares over the
-                  OTHER corpora:  c = sum(h_i * (1 - q_opt_i)) / sum(h_i^2)      (0 if all h_i = 0)
-    fixed c       the paper's c = 7.28 (h_tok variants only)
-    q_pred        clip(1 - c * h, q_min, 1)
-    M(q_pred)     the sweep's score if q_pred is on its grid (within 1e-9), else measured by a search
-    recovery      (M(q_pred) - M(1)) / (M(q_opt) - M(1))
-
-M(1) is the grid score at q = 1 (the sweep always has it; ``baseline_score`` otherwise). Recovery
-is 1 when the prediction is as good as the oracle, 0 when it is no better than BM25, negative
-when worse, and above 1 when an off-grid q_pred beats every grid point. It is undefined ("n/a")
-when M(q_opt) <= M(1), i.e. BM25 is already best on the grid and there is no gain to recover;
-such corpora are listed (with M(q_pred) - M(1), so a loss stays visible) but left out of the
-mean. The mean is the plain average over the other corpora, as the paper's 72% is.
-
-h is a feature of :mod:`qlog_pyserini.stats.statistics`: an h_tok variant, or ``df-slope``. Everything
-here is pure and takes M(q) as a callback, so it is tested on synthetic sweeps with known answers.
+The default evaluation (:func:`select_shrinkage`, :func:`leave_one_family_out`, :func:`fit_rule`) judges the
+full rule of :mod:`qlog_pyserini.predict.rule`; the per-feature report (``--variant``, :func:`run_lolo`)
+fits only c of ``clip(1 - c * h, q_min, 1)``. How each fits and what recovery means: docs/label-free-q.md
+("How the rule is evaluated"). Everything here is pure and takes M(q) as a callback, so it is tested on
+synthetic sweeps with known answers.
 """
 
 from __future__ import annotations

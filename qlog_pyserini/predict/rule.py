@@ -1,33 +1,18 @@
 """Label-free q: predict q-log BM25's q from the index alone, safely.
 
-The default rule (``--q auto``), re-derived from evidence on many corpora (``results/lolo.md``)::
+The default rule (``--q auto``), chosen by leave-one-family-out evidence on many corpora (``results/lolo.md``)::
 
     h     = max(0, s - 2), s the slope of the document-frequency distribution on a seeded
-            sample of 1,000 documents (``sample-df-slope``; a Zipf(1) vocabulary, as natural-language
-            text has, gives s <= 2 and so h = 0: BM25)
+            sample of 1,000 documents (``sample-df-slope``)
     q0    = clip(1 - c * h, q_min, 1)                      c = DEFAULT_C, q_min = DEFAULT_Q_MIN
     w     = N / (N + n0)                                   N documents, n0 = DEFAULT_SHRINK_DOCS
     q     = 1 - w * (1 - q0), rounded UP to a multiple of 0.05 (toward BM25)
 
-Each part is there for safety, and each constant was chosen by leave-one-family-out evidence
-(``python -m qlog_pyserini.lolo``; ``results/lolo.md``: 20 corpora, none more than 0.5% below BM25
-held out). The feature is size-normalised: a fixed-size sample, so a small corpus's high hapax
-density is not read as rare vocabulary (the paper's rule, below, did exactly that). q never goes
-below ``q_min``: on CoSQA, whose queries are real web searches, NDCG@10 falls fast below q = 0.7
-(-3.1% at 0.65, -5.9% at 0.5), while the code corpora with doc-comment queries are flat-topped
-between about 0.5 and 0.8. The shrinkage ``w`` pulls q toward 1 on small corpora, whose curves
-are noise-dominated (CoSQA's 500-document subsample: -1.6% to +0.4% anywhere between 0.5 and
-0.95). The rounding makes every q a point of the usual 0.05 grid and never moves q away from BM25.
-
-The paper's rule, ``q = clip(1 - 7.28 * h_tok, 0.05, 1)`` with h_tok the hapax density, is one set
-of options (``--auto-variant hapax-per-token --auto-c 7.28 --auto-q-min 0.05 --auto-shrink-docs 0
---auto-step 0``), not the default: it chooses q = 0.36 on CoSQA and loses 10% NDCG@10 against BM25
-there (0.2826 vs 0.3143, ``results/main.md`` of 2026-11-30).
+Why each part is there (each keeps ``auto`` from doing harm), and the paper's rule, which the options
+also express: docs/label-free-q.md.
 
     >>> from qlog_pyserini.predict.rule import predict_q
     >>> predict_q("indexes/csn-ruby").q  # doctest: +SKIP
-
-    python -m qlog_pyserini.predict --index DIR [--variant V] [--c C] [--q-min Q] [--shrink-docs N] [--step S]
 
 Features are those of :mod:`qlog_pyserini.stats.statistics` (every h_tok variant, the df slopes).
 """

@@ -11,25 +11,13 @@
     searcher = QLogLuceneSearcher.from_prebuilt_index("beir-v1.0.0-scifact.flat")
     searcher.set_qlog(q=0.7)
 
-Both change only the Lucene ``Similarity`` inside Anserini's ``SimpleSearcher``; ``fields=`` (each field
-scored with its own statistics, so its q-log IDF uses that field's N and n), ``doc()``, and RM3/Rocchio
-feedback (then run on top of q-log: feedback documents are q-log's top hits; the expanded query is scored
-by q-log BM25) stay Pyserini's. At q = 1 the runs are exactly ``set_bm25(k1, b)``'s.
-
-The two differ in how a plain query is searched. ``QLogLuceneSearcher.search`` and ``batch_search`` (no
-query generator, fields or feedback) take the array bridge, at Lucene's top-k cost: Pyserini's own
-``batch_search`` loads every hit's stored document (about 49 ms a query at k = 1000); these read a hit's
-document only when its ``lucene_document``, ``contents`` or ``raw`` is read
-(:mod:`qlog_pyserini.search.pyserini_hits`). ``install_qlog`` leaves the ``LuceneSearcher`` you hold as
-Pyserini made it: its methods, its Java hits and its scores bit for bit (it replaces ``set_bm25``, nothing
-more; patching the methods of an object Pyserini owns would change what every other holder of it gets, and
-Anserini's ``SimpleSearcher``, which it also takes, has no Python methods to patch). For the fast path on
-an index you open yourself, use ``QLogLuceneSearcher`` (same constructor, ``from_prebuilt_index``) or
-:class:`qlog_pyserini.QLogSearcher`.
-
-Importing this module imports ``pyserini.search.lucene``, which needs Pyserini's full dependencies
-(it imports torch) and, in Pyserini 2.4.0, fetches the prebuilt-index catalogue over the network.
-:class:`qlog_pyserini.QLogSearcher` and ``python -m qlog_pyserini.search`` need neither.
+Both change only the Lucene ``Similarity`` inside Anserini's ``SimpleSearcher``: ``fields=``, ``doc()`` and
+RM3/Rocchio stay Pyserini's, and q = 1 gives exactly ``set_bm25(k1, b)``'s runs. ``install_qlog`` leaves the
+searcher's methods and hits as Pyserini made them; ``QLogLuceneSearcher`` searches plain queries through the
+array bridge (:mod:`qlog_pyserini.search.pyserini_hits`), reading a hit's document only when asked.
+docs/pyserini.md says what each keeps and what is tested. Importing this module imports
+``pyserini.search.lucene`` (Pyserini's full dependencies; in 2.4.0 a network fetch of its catalogue):
+:class:`qlog_pyserini.QLogSearcher` needs neither.
 """
 
 from __future__ import annotations
