@@ -12,15 +12,12 @@ them, duplicates across packages counted once, exactly as ``build_benchmark`` ke
     python      the running Python's standard library, then ``python3-*``
 
 Candidates after the first are sorted by name, so the same package lists always give the same
-selection. A few packages that are nearly all generated code, which codecorpus does not recognise
-as such, are never taken (``Plan.exclude``; one of them would otherwise make most of a corpus). Each package is downloaded with ``apt-get download NAME=VERSION`` into
-``<cache>/debs``, checked against the SHA-256 in apt's package lists, unpacked with
-``dpkg-deb -x`` into ``<cache>/src/<package>_<version>/`` and described by
-``<cache>/src/<package>_<version>.json`` (version, .deb size and SHA-256, files per extension,
-source roots, documented-function counts). ``<cache>/<language>.json`` records the selection:
-every package and version taken, in order, the ones that failed, and the totals. A re-run reads
-the counts back instead of downloading or parsing again; counts are redone when
-``codecorpus.EXTRACTOR_VERSION`` or a tree-sitter grammar changes.
+selection; a few packages that are nearly all generated code are never taken (``Plan.exclude``).
+Each package is downloaded with ``apt-get download NAME=VERSION``, checked against the SHA-256 in
+apt's package lists, unpacked with ``dpkg-deb -x`` under ``<cache>/src/`` and described beside it
+(version, checksum, files, source roots, function counts); ``<cache>/<language>.json`` records the
+selection. A re-run reads the counts back, and redoes them when ``corpus.EXTRACTOR_VERSION`` or a
+tree-sitter grammar changes.
 
 :func:`source_roots` turns a selection into the ``(path, label)`` pairs that
 :func:`qlog_pyserini.corpus.build_benchmark` takes. A source root is the folder a language's

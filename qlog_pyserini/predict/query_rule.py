@@ -1,24 +1,18 @@
 """Label-free q per query (``--q auto-query``): the corpus rule's move away from BM25, given only to the
 queries that carry the evidence it rests on.
 
-The corpus rule (:mod:`qlog_pyserini.predict.rule`, ``--q auto``) reads the index: a vocabulary with more
-one-off identifiers than a Zipf(1) one gets a q below 1. It gives every query the same q. But the
-amplification of rare terms that q < 1 brings pays when the query itself names a rare term of its
-target (an identifier, a function name) and costs when it does not: a web query in plain words gains
-nothing from trusting its rarest word more. The per-query rule keeps the corpus rule's evidence and
-decides per query how much of it to use, by how rare the query's rarest term is::
+The corpus rule (:mod:`qlog_pyserini.predict.rule`, ``--q auto``) gives every query the same q, but q < 1
+pays only when the query names a rare term of its target (an identifier): this rule keeps the corpus
+rule's evidence and decides per query how much of it to use, by how rare the query's rarest term is::
 
     m      = 1 - q_corpus                       the corpus rule's move, before its rounding (0 on text)
     df     = the smallest document frequency among the query's terms that occur in the index
     e      = min(1, D / df)                     1 for a term in at most D documents, falling as 1/df
     q      = max(q_floor, 1 - a * m * e), rounded up to a multiple of 0.05 (toward BM25)
 
-D = DEFAULT_RARE_DF, a = DEFAULT_GAIN, q_floor = DEFAULT_Q_FLOOR. A query whose terms are all common
-(e small) is searched with BM25 or close to it; one that names a term of a handful of documents gets
-a times the corpus rule's move, as far as q_floor. A corpus whose own statistics say BM25 (natural-language
-text) has m = 0 and stays BM25 for every query, whatever its queries hold; a query none of whose
-terms occurs in the index gets BM25.
-The constants were chosen by leave-one-family-out (``python -m qlog_pyserini.lolo``, ``docs/adaptive-q.md``).
+D = DEFAULT_RARE_DF, a = DEFAULT_GAIN, q_floor = DEFAULT_Q_FLOOR, chosen by leave-one-family-out; what
+each does and the evidence: ``docs/adaptive-q.md``. A corpus whose statistics say BM25 (m = 0) stays BM25
+for every query, and so does a query none of whose terms occurs in the index.
 The term statistics are those of the searched field, read for each query as the searcher parses it
 (:func:`qlog_pyserini.search.per_query.query_doc_freqs`), so the rule costs one dictionary lookup per
 query term on top of the corpus rule's statistics pass.
