@@ -1,7 +1,7 @@
-"""The array bridge (``batch_search``, BatchResults, runs written by Java) against a reference path.
+"""The array bridge (``search_batch``, BatchResults, runs written by Java) against today's path.
 
-The oracle is the searcher's TSV call (``batch_search_tsv``: Anserini's full (score, docid)
-sort, then its score rounding and 1e-6 tie steps), kept in Java for exactly this. The array path must
+The oracle is the searcher's older TSV call (``batch_search_tsv``: Anserini's full (score, docid)
+sort, then its score rounding and 1e-6 tie steps), kept in Java for exactly this. The new path must
 give the same docids in the same order; its scores may differ only where a tie step is lost in float
 rounding (then they are the next float down), and its run text may differ from Pyserini's only where
 Pyserini's text does not read as strictly decreasing 32-bit floats.
