@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Sequence
 
 from qlog_pyserini.cli.parser import run_cli, verb_parser
-from qlog_pyserini.errors import QLogError
 from qlog_pyserini.demo.embedded import DEMO_QS, DEMO_WORK, format_table, run_demo
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.outputs import work_dir
 
 

@@ -39,8 +39,8 @@ import os
 import re
 import shutil
 import tempfile
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator
 
 from qlog_pyserini.errors import QLogError
