@@ -87,7 +87,7 @@ def anserini_score_steps(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Solr's float32 scores of many queries (query ``i``'s at ``offsets[i]:offsets[i + 1]``, each ordered
     score desc then id asc) with the scores Anserini writes, as float32.
 
-    Anserini's ScoreTiesAdjusterReranker, as QLogSearcher reproduces it (``anseriniTies``, then
+    Anserini's ScoreTiesAdjusterReranker, as io.qlog.search.AnseriniTies reproduces it (``anserini``, then
     ``strictlyDecreasing``), in float32 arithmetic step for step: round to 4 decimals, then push each score
     within 1e-4 of the adjusted one above down by 1e-6 per tie, then keep each score strictly below the
     one above as a float (the next float down where the step vanished). With the same float scores in the
@@ -120,7 +120,7 @@ def anserini_score_steps(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     out = above.copy()
     lost = np.flatnonzero(out[1:] >= out[:-1]) + 1
     for i in lost[~first[lost]].tolist():
-        while i < n and not first[i] and out[i] >= out[i - 1]:  # as QLogSearcher.strictlyDecreasing
+        while i < n and not first[i] and out[i] >= out[i - 1]:  # as AnseriniTies.strictlyDecreasing
             out[i] = np.nextafter(out[i - 1], np.float32(-np.inf), dtype=np.float32)
             i += 1
     return out

@@ -1,10 +1,11 @@
-"""The array bridge (``search_batch``, BatchResults, runs written by Java) against today's path.
+"""The array bridge (``search_batch``, BatchResults, runs written by Java) against Anserini's sorted search.
 
-The oracle is the searcher's older TSV call (``batch_search_tsv``: Anserini's full (score, docid)
-sort, then its score rounding and 1e-6 tie steps), kept in Java for exactly this. The new path must
-give the same docids in the same order; its scores may differ only where a tie step is lost in float
-rounding (then they are the next float down), and its run text may differ from Pyserini's only where
-Pyserini's text does not read as strictly decreasing 32-bit floats.
+The oracle is Anserini's own sorted search, one query at a time (``search_query`` of the query
+Anserini's generator builds: its full (score, docid) sort, then its score rounding and 1e-6 tie
+steps). The batch path must give the same docids in the same order; its scores may differ only
+where a tie step is lost in float rounding (then they are the next float down), and its run text
+may differ from Pyserini's only where Pyserini's text does not read as strictly decreasing 32-bit
+floats.
 """
 
 from __future__ import annotations
@@ -17,21 +18,14 @@ import pytest
 
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import Hit, format_run_lines, to_dict
-from qlog_pyserini.jvm.bridge import java_list
 from qlog_pyserini.search.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm
 
 
 def oracle(searcher: QLogSearcher, queries: list[str], qids: list[str], k: int) -> dict[str, list[Hit]]:
-    """Today's hits: the TSV path's text parsed back (a float's shortest decimal read as float32)."""
-    text = searcher.java.batch_search_tsv(java_list(queries), java_list(qids), k, 2)
-    hits: dict[str, list[Hit]] = {qid: [] for qid in qids}
-    for line in text.split("\n"):
-        if line:
-            qid, docid, score, number = line.split("\t")
-            hits[qid].append(Hit(docid, float(np.float32(score)), int(number)))
-    return hits
+    """Anserini's hits: its sorted search of each query as its generator parses it, under the installed model."""
+    return {qid: searcher.search_query(searcher.java.parse(query), k=k) for qid, query in zip(qids, queries)}
 
 
 def strictly_decreasing(hits: list[Hit]) -> list[Hit]:
@@ -51,7 +45,7 @@ def pyserini_lines(qid: str, hits: list[Hit]) -> list[str]:
 
 
 def check_against_oracle(searcher: QLogSearcher, topics: dict[str, str], k: int) -> int:
-    """Asserts the new path equals the oracle; returns how many run lines differ from Pyserini's text."""
+    """Asserts the batch path equals the oracle; returns how many run lines differ from Pyserini's text."""
     qids = list(topics)
     queries = [topics[q] for q in qids]
     want = oracle(searcher, queries, qids, k)
@@ -81,7 +75,7 @@ def check_against_oracle(searcher: QLogSearcher, topics: dict[str, str], k: int)
 
 @pytest.mark.parametrize("q", [1.0, 0.7, 0.3])
 @pytest.mark.parametrize("k", [10, 1000])
-def test_batches_equal_todays_path_on_csn_ruby(csn_ruby, q, k):
+def test_batches_equal_anserinis_sorted_search_on_csn_ruby(csn_ruby, q, k):
     prepared, index = csn_ruby
     topics = read_topics(prepared / "topics.tsv")
     with QLogSearcher(index, q=q) as s:

@@ -14,7 +14,7 @@ from qlog_pyserini.solr.workflow import anserini_score_steps, search_topics, wri
 
 
 def java_ties(raw: list[float]) -> list[float]:
-    """io.qlog.search.QLogSearcher.adjustTies transcribed line by line, in float32: anseriniTies (the tie test
+    """io.qlog.search.AnseriniTies.adjust transcribed line by line, in float32: anserini (the tie test
     against the adjusted score above), then strictlyDecreasing."""
     out, anserini, tied = [], np.float32(0), 0
     for i, s in enumerate(raw):

@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import io.qlog.search.AnseriniTopK;
 import io.qlog.search.Docids;
-import io.qlog.search.QLogSearcher;
+import io.qlog.search.TopKRouter;
 import io.qlog.similarities.ExhaustiveScoring;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.index.DirectoryReader;
@@ -75,12 +75,12 @@ import org.apache.lucene.store.FSDirectory;
  *   <li>{@link SearchPath#ANSERINI_ORDER}: the same order in one pruned top-k pass
  *       ({@link AnseriniTopK}: ties compared by the place of their docids in id order, and only
  *       documents below the k-th score skipped); what {@code QLogSearcher}'s batch search runs below
- *       k = 100 ({@code QLogSearcher.luceneTopK}).
+ *       k = 100 ({@code TopKRouter.lucene}).
  *   <li>{@link SearchPath#TERM_AT_A_TIME}: the same order and scores, every bag-of-words query scored
- *       term at a time at any k and any number of postings ({@code QLogSearcher.termAtATimeTopK} with
+ *       term at a time at any k and any number of postings ({@code TopKRouter.termAtATime} with
  *       no limit; other queries as {@code anserini-order}).
  *   <li>{@link SearchPath#ROUTED}: what {@code QLogSearcher}'s batch search runs at every k
- *       ({@code QLogSearcher.anseriniTopK}): term at a time where k &gt;= 100 and the query's terms hold
+ *       ({@code TopKRouter.routed}): term at a time where k &gt;= 100 and the query's terms hold
  *       at most 64 postings per hit wanted, else {@code anserini-order}. Timed next to the two routes it
  *       chooses between, it shows what each of its limits buys on an index.
  * </ul>
@@ -401,8 +401,8 @@ public final class SearchBenchmark implements Closeable {
         case TOP_K -> searcher.search(query, k);
         case ANSERINI_SORT -> searcher.search(query, k, ANSERINI_SORT, true);
         case ANSERINI_ORDER -> searcher.search(query, anseriniOrder(k));
-        case TERM_AT_A_TIME -> topDocs(QLogSearcher.termAtATimeTopK(searcher, query, k, ids(), Long.MAX_VALUE));
-        case ROUTED -> topDocs(QLogSearcher.anseriniTopK(searcher, query, k, ids()));
+        case TERM_AT_A_TIME -> topDocs(TopKRouter.termAtATime(searcher, query, k, ids(), Long.MAX_VALUE));
+        case ROUTED -> topDocs(TopKRouter.routed(searcher, query, k, ids()));
       };
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -123,7 +123,7 @@ public class TestModelGridTopK extends WindowedIndex {
   static ScoreDoc[] lucene(Similarity model, Query query, int k, Docids.IdOrder ids) throws IOException {
     IndexSearcher searcher = new IndexSearcher(reader);
     searcher.setSimilarity(model);
-    return QLogSearcher.luceneTopK(searcher, query, k, ids);
+    return TopKRouter.lucene(searcher, query, k, ids);
   }
 
   static Query parse(String text) {

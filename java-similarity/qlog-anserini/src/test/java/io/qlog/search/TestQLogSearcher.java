@@ -83,7 +83,7 @@ public class TestQLogSearcher {
     for (int i = 0; i < hits.length; i++) {
       scores[i] = hits[i].score;
     }
-    QLogSearcher.strictlyDecreasing(scores);
+    AnseriniTies.strictlyDecreasing(scores);
     return scores;
   }
 

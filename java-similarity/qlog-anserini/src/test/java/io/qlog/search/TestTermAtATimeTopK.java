@@ -73,9 +73,9 @@ public class TestTermAtATimeTopK extends WindowedIndex {
     }
     for (Query query : queries) {
       for (int k : new int[] {1, 10, TermAtATimeTopK.MIN_K, 1000, DOCS}) {
-        ScoreDoc[] want = QLogSearcher.luceneTopK(searcher, query, k, ids);
-        assertSameHits(query + " k=" + k, want, QLogSearcher.anseriniTopK(searcher, query, k, ids));
-        assertSameHits(query + " k=" + k, want, QLogSearcher.termAtATimeTopK(searcher, query, k, ids, Long.MAX_VALUE));
+        ScoreDoc[] want = TopKRouter.lucene(searcher, query, k, ids);
+        assertSameHits(query + " k=" + k, want, TopKRouter.routed(searcher, query, k, ids));
+        assertSameHits(query + " k=" + k, want, TopKRouter.termAtATime(searcher, query, k, ids, Long.MAX_VALUE));
       }
     }
   }
