@@ -5,6 +5,7 @@ import static org.elasticsearch.test.hamcrest.ElasticsearchAssertions.assertResp
 import io.qlog.similarities.QLogBM25Similarity;
 import io.qlog.testing.CsnRuby;
 import io.qlog.testing.DistributedComparison;
+import io.qlog.testing.InterleavedRounds;
 import io.qlog.testing.ReferenceIndex;
 import io.qlog.testing.RewriteVerb;
 import io.qlog.testing.TopTen;
@@ -300,41 +301,20 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
             toElasticsearch(QLogBoostedQuery.rewrite(query, reference.searcher(), qlog), "contents_bm25")});
       }
     }
-    for (int i = 0; i < Math.min(300, queries.size()); i++) {
-      for (QueryBuilder qb : queries.get(i)) {
-        search("bench", qb);
-      }
-    }
+    InterleavedRounds.Request request = (side, i) -> search("bench", queries.get(i)[side]);
+    InterleavedRounds.warmUp(3, Math.min(300, queries.size()), request);
     int rounds = Integer.getInteger("qlog.bench.rounds", 5);
     StringBuilder md = new StringBuilder("| round | BM25 queries/s | q-log plugin queries/s | rewrite queries/s "
         + "| plugin / BM25 | rewrite / BM25 |\n|---:|---:|---:|---:|---:|---:|\n");
-    double[][] ratios = new double[2][rounds];
-    for (int r = 0; r < rounds; r++) {
-      long[] nanos = new long[3];
-      for (int i = 0; i < queries.size(); i++) {
-        for (int k = 0; k < 3; k++) {
-          int side = (i + r + k) % 3;
-          long t0 = System.nanoTime();
-          search("bench", queries.get(i)[side]);
-          nanos[side] += System.nanoTime() - t0;
-        }
-      }
-      ratios[0][r] = nanos[0] / (double) nanos[1];
-      ratios[1][r] = nanos[0] / (double) nanos[2];
-      md.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.1f | %.3f | %.3f |%n", r + 1, queries.size() / (nanos[0] / 1e9),
-          queries.size() / (nanos[1] / 1e9), queries.size() / (nanos[2] / 1e9), ratios[0][r], ratios[1][r]));
-      log(String.format(Locale.ROOT, "round %d: plugin / BM25 %.3f, rewrite / BM25 %.3f", r + 1, ratios[0][r], ratios[1][r]));
-    }
-    java.util.Arrays.sort(ratios[0]);
-    java.util.Arrays.sort(ratios[1]);
+    long[][] nanos = InterleavedRounds.run(3, queries.size(), 0, rounds, request, (r, n) -> {
+      md.append(InterleavedRounds.row(r, queries.size(), n));
+      log(String.format(Locale.ROOT, "round %d: plugin / BM25 %.3f, rewrite / BM25 %.3f", r + 1, n[0] / (double) n[1],
+          n[0] / (double) n[2]));
+    });
     md.append(String.format(Locale.ROOT, "%nCSN-Ruby: %d documents, 2 shards, %d queries per side and round. Median throughput "
-        + "ratio over %d rounds: plugin / BM25 **%.3f** (%.3f to %.3f), rewrite / BM25 **%.3f** (%.3f to %.3f).%n",
-        data.docs.size(), queries.size(), rounds, ratios[0][rounds / 2], ratios[0][0], ratios[0][rounds - 1],
-        ratios[1][rounds / 2], ratios[1][0], ratios[1][rounds - 1]));
-    java.nio.file.Path out = java.nio.file.Paths.get(System.getProperty("qlog.bench.out",
-        java.nio.file.Paths.get(System.getProperty("basedir", ".")).resolve("target/elasticsearch-bench.md").toString()));
-    java.nio.file.Files.writeString(out, md.toString());
-    System.out.println(md);
+        + "ratio over %d rounds: %s.%n", data.docs.size(), queries.size(), rounds,
+        InterleavedRounds.medians(nanos, new String[] {"BM25", "plugin", "rewrite"}, ", ")));
+    InterleavedRounds.publish(md.toString(), "elasticsearch-bench.md");
   }
 
   /** One dfs_query_then_fetch search of the top 10, its response released. */

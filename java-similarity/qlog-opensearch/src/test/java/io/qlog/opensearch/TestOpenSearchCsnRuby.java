@@ -3,6 +3,7 @@ package io.qlog.opensearch;
 import io.qlog.testing.AnalyzerFixture;
 import io.qlog.testing.CsnRuby;
 import io.qlog.testing.DistributedComparison;
+import io.qlog.testing.InterleavedRounds;
 import io.qlog.testing.ReferenceIndex;
 import io.qlog.testing.TopTen;
 import java.io.IOException;
@@ -11,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -381,54 +381,25 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
       stats.close();
     }
     int sides = 4;
-    for (int i = 0; i < Math.min(300, queries.size()); i++) {
-      for (QueryBuilder qb : queries.get(i)) {
-        benchSearch(qb, prune);
-      }
-    }
+    InterleavedRounds.Request request = (side, i) -> benchSearch(queries.get(i)[side], prune);
+    InterleavedRounds.warmUp(sides, Math.min(300, queries.size()), request);
     int rounds = Integer.getInteger("qlog.bench.rounds", 5);
     StringBuilder md = new StringBuilder("| round | BM25 queries/s | q-log plugin queries/s | q-log scripted queries/s "
         + "| rewrite queries/s | plugin / BM25 | scripted / BM25 | rewrite / BM25 |\n"
         + "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    double[][] ratios = new double[sides - 1][rounds];
-    for (int r = 0; r < rounds; r++) {
-      long[] nanos = new long[sides];
-      for (int i = 0; i < queries.size(); i++) {
-        for (int k = 0; k < sides; k++) {
-          int side = (i + r + k) % sides;
-          long t0 = System.nanoTime();
-          benchSearch(queries.get(i)[side], prune);
-          nanos[side] += System.nanoTime() - t0;
-        }
-      }
-      double[] qps = new double[sides];
-      for (int side = 0; side < sides; side++) {
-        qps[side] = queries.size() / (nanos[side] / 1e9);
-      }
-      for (int side = 1; side < sides; side++) {
-        ratios[side - 1][r] = qps[side] / qps[0];
-      }
-      md.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f | %.3f |%n", r + 1, qps[0], qps[1],
-          qps[2], qps[3], ratios[0][r], ratios[1][r], ratios[2][r]));
+    long[][] nanos = InterleavedRounds.run(sides, queries.size(), 0, rounds, request, (r, n) -> {
+      md.append(InterleavedRounds.row(r, queries.size(), n));
       log(String.format(Locale.ROOT, "round %d: BM25 %.1f, plugin %.1f, scripted %.1f, rewrite %.1f queries/s", r + 1,
-          qps[0], qps[1], qps[2], qps[3]));
-    }
-    String[] names = {"plugin", "scripted", "rewrite"};
-    StringBuilder medians = new StringBuilder();
-    for (int k = 0; k < names.length; k++) {
-      Arrays.sort(ratios[k]);
-      medians.append(String.format(Locale.ROOT, "%s%s / BM25 **%.3f** (%.3f to %.3f)", k == 0 ? "" : ", ", names[k],
-          ratios[k][rounds / 2], ratios[k][0], ratios[k][rounds - 1]));
-    }
+          InterleavedRounds.perSecond(queries.size(), n[0]), InterleavedRounds.perSecond(queries.size(), n[1]),
+          InterleavedRounds.perSecond(queries.size(), n[2]), InterleavedRounds.perSecond(queries.size(), n[3])));
+    });
+    String medians = InterleavedRounds.medians(nanos, new String[] {"BM25", "plugin", "scripted", "rewrite"}, ", ");
     md.append(String.format(Locale.ROOT, "%nCorpus %s%s: %d documents, 2 shards, %s. Median throughput ratio over %d rounds "
         + "of %d queries per side: %s.%n", System.getProperty("qlog.csn", "CSN-Ruby (prepared by the test)"),
         copies > 1 ? ", every document " + copies + " times" : "", corpus.docs.size(),
         prune ? "track_total_hits false, score order" : "hits counted (OpenSearch's default), score then id order",
         rounds, queries.size(), medians));
-    Path out = Paths.get(System.getProperty("qlog.bench.out",
-        Paths.get(System.getProperty("basedir", ".")).resolve("target/opensearch-bench.md").toString()));
-    Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
-    System.out.println(md);
+    InterleavedRounds.publish(md.toString(), "opensearch-bench.md");
   }
 
   /** One benchmark request on the bench index: as {@link #openSearchTop}, or (prune) uncounted in score order. */

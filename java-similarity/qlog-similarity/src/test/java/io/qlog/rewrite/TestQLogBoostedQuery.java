@@ -8,6 +8,7 @@ import static org.junit.Assert.assertTrue;
 import io.qlog.similarities.QLogBM25Similarity;
 import io.qlog.similarities.QLogBM25Similarity.IdfForm;
 import io.qlog.testing.CsnRuby;
+import io.qlog.testing.InterleavedRounds;
 import io.qlog.testing.ReferenceIndex;
 import io.qlog.testing.TopTen;
 import java.io.IOException;
@@ -30,6 +31,7 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.PhraseQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.similarities.BM25Similarity;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.junit.Assume;
@@ -204,54 +206,40 @@ public class TestQLogBoostedQuery {
           prebuilt.add(QLogBoostedQuery.rewrite(query, plain, qlog));
         }
       }
-      int[] pruned = new int[sides];
-      double[][] ratios = new double[sides][rounds];
       StringBuilder md = new StringBuilder("| round | BM25 queries/s | rewrite prebuilt / BM25 | rewrite built per query / BM25 "
           + "| q-log similarity / BM25 |\n|---:|---:|---:|---:|---:|\n");
-      for (int r = -2; r < rounds; r++) { // two warm-up rounds
-        long[] nanos = new long[sides];
+      InterleavedRounds.Request request = (side, i) -> search(side, queries.get(i), prebuilt.get(i), plain, qlogSearcher,
+          qlog);
+      long[][] nanos = InterleavedRounds.run(sides, queries.size(), 2, rounds, request, (r, n) ->
+          md.append(String.format(Locale.ROOT, "| %d | %.0f | %.3f | %.3f | %.3f |%n", r + 1,
+              InterleavedRounds.perSecond(queries.size(), n[0]), n[0] / (double) n[1], n[0] / (double) n[2],
+              n[0] / (double) n[3])));
+      StringBuilder pruned = new StringBuilder(); // untimed: total hits do not change from round to round
+      for (int side = 0; side < sides; side++) {
+        int lowerBounds = 0;
         for (int i = 0; i < queries.size(); i++) {
-          for (int k = 0; k < sides; k++) {
-            int side = (i + r + sides + k) % sides;
-            long t0 = System.nanoTime();
-            org.apache.lucene.search.TopDocs top = side == 0 ? plain.search(queries.get(i), 10)
-                : side == 1 ? plain.search(prebuilt.get(i), 10)
-                : side == 2 ? plain.search(QLogBoostedQuery.rewrite(queries.get(i), plain, qlog), 10)
-                : qlogSearcher.search(queries.get(i), 10);
-            nanos[side] += System.nanoTime() - t0;
-            // "N+ hits": a lower bound (TotalHits' accessors differ between Lucene 9 and 10, its text does not)
-            if (r == 0 && top.totalHits.toString().contains("+")) {
-              pruned[side]++;
-            }
+          TopDocs top = search(side, queries.get(i), prebuilt.get(i), plain, qlogSearcher, qlog);
+          // "N+ hits": a lower bound (TotalHits' accessors differ between Lucene 9 and 10, its text does not)
+          if (top.totalHits.toString().contains("+")) {
+            lowerBounds++;
           }
         }
-        if (r < 0) {
-          continue;
-        }
-        for (int side = 1; side < sides; side++) {
-          ratios[side][r] = nanos[0] / (double) nanos[side]; // throughput ratio: BM25's time over this side's
-        }
-        md.append(String.format(Locale.ROOT, "| %d | %.0f | %.3f | %.3f | %.3f |%n", r + 1, queries.size() / (nanos[0] / 1e9),
-            ratios[1][r], ratios[2][r], ratios[3][r]));
-      }
-      StringBuilder medians = new StringBuilder();
-      StringBuilder prunedText = new StringBuilder();
-      for (int side = 0; side < sides; side++) {
-        java.util.Arrays.sort(ratios[side]);
-        if (side > 0) {
-          medians.append(String.format(Locale.ROOT, "%s / BM25 **%.3f** (%.3f to %.3f); ", names[side],
-              ratios[side][rounds / 2], ratios[side][0], ratios[side][rounds - 1]));
-        }
-        prunedText.append(String.format(Locale.ROOT, "%s %d, ", names[side], pruned[side]));
+        pruned.append(String.format(Locale.ROOT, "%s%s %d", side == 0 ? "" : ", ", names[side], lowerBounds));
       }
       md.append(String.format(Locale.ROOT, "%nCSN-Ruby, %d documents in one in-memory index, %d queries, top 10, q = %s. "
           + "Median throughput ratio over %d rounds: %s. Queries whose total hits were a lower bound (pruned): %s.%n",
-          reference.searcher().getIndexReader().maxDoc(), queries.size(), q, rounds, medians.toString().replaceAll("; $", ""),
-          prunedText.toString().replaceAll(", $", "")));
-      java.nio.file.Path out = java.nio.file.Paths.get(System.getProperty("qlog.bench.out",
-          java.nio.file.Paths.get(System.getProperty("basedir", ".")).resolve("target/rewrite-bench.md").toString()));
-      java.nio.file.Files.writeString(out, md.toString());
-      System.out.println(md);
+          reference.searcher().getIndexReader().maxDoc(), queries.size(), q, rounds,
+          InterleavedRounds.medians(nanos, names, "; "), pruned));
+      InterleavedRounds.publish(md.toString(), "rewrite-bench.md");
     }
+  }
+
+  /** One benchmark search, top 10: side 0 BM25, 1 the prebuilt rewrite, 2 the rewrite built here, 3 q-log. */
+  private static TopDocs search(int side, Query query, Query prebuilt, IndexSearcher plain, IndexSearcher qlogSearcher,
+      QLogBM25Similarity qlog) throws IOException {
+    return side == 0 ? plain.search(query, 10)
+        : side == 1 ? plain.search(prebuilt, 10)
+        : side == 2 ? plain.search(QLogBoostedQuery.rewrite(query, plain, qlog), 10)
+        : qlogSearcher.search(query, 10);
   }
 }

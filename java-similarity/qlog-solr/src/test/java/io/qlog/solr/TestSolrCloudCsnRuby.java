@@ -3,6 +3,7 @@ package io.qlog.solr;
 import io.qlog.testing.AnalyzerFixture;
 import io.qlog.testing.CsnRuby;
 import io.qlog.testing.DistributedComparison;
+import io.qlog.testing.InterleavedRounds;
 import io.qlog.testing.ReferenceIndex;
 import io.qlog.testing.TopTen;
 import java.io.IOException;
@@ -238,46 +239,24 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
       }
     }
     int sides = 3; // BM25, q-log, rewrite
-    for (int i = 0; i < 300; i++) { // warm-up, untimed
-      for (int side = 0; side < sides; side++) {
-        benchSide(side, texts.get(i), rewrites.get(i));
-      }
-    }
-    List<double[]> qps = new ArrayList<>(); // {bm25, qlog, rewrite} per round
-    for (int r = 0; r < rounds; r++) {
-      long[] nanos = new long[sides];
-      for (int i = 0; i < texts.size(); i++) {
-        for (int k = 0; k < sides; k++) {
-          int side = (i + r + k) % sides;
-          long t0 = System.nanoTime();
-          benchSide(side, texts.get(i), rewrites.get(i));
-          nanos[side] += System.nanoTime() - t0;
-        }
-      }
-      double[] round = new double[sides];
-      for (int side = 0; side < sides; side++) {
-        round[side] = texts.size() / (nanos[side] / 1e9);
-      }
-      qps.add(round);
-      log(String.format(Locale.ROOT, "round %d: BM25 %.1f q/s, q-log %.1f q/s, rewrite %.1f q/s", r + 1, round[0], round[1], round[2]));
-    }
-    double[] ratios = qps.stream().mapToDouble(x -> x[1] / x[0]).sorted().toArray();
-    double[] rewriteRatios = qps.stream().mapToDouble(x -> x[2] / x[0]).sorted().toArray();
+    InterleavedRounds.Request request = (side, i) -> benchSide(side, texts.get(i), rewrites.get(i));
+    InterleavedRounds.warmUp(sides, 300, request);
+    long[][] nanos = InterleavedRounds.run(sides, texts.size(), 0, rounds, request, (r, n) -> log(String.format(
+        Locale.ROOT, "round %d: BM25 %.1f q/s, q-log %.1f q/s, rewrite %.1f q/s", r + 1,
+        InterleavedRounds.perSecond(texts.size(), n[0]), InterleavedRounds.perSecond(texts.size(), n[1]),
+        InterleavedRounds.perSecond(texts.size(), n[2]))));
     StringBuilder md = new StringBuilder();
     md.append("| round | BM25 (q = 1) queries/s | q-log (q = 0.7) queries/s | rewrite (q = 0.7) queries/s "
         + "| q-log / BM25 | rewrite / BM25 |\n|---:|---:|---:|---:|---:|---:|\n");
-    for (int r = 0; r < qps.size(); r++) {
-      double[] x = qps.get(r);
-      md.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.1f | %.3f | %.3f |%n", r + 1, x[0], x[1], x[2], x[1] / x[0], x[2] / x[0]));
+    for (int r = 0; r < rounds; r++) {
+      md.append(InterleavedRounds.row(r, texts.size(), nanos[r]));
     }
+    double[] qlogMedian = InterleavedRounds.medianAndRange(InterleavedRounds.ratios(nanos, 1));
+    double[] rewriteMedian = InterleavedRounds.medianAndRange(InterleavedRounds.ratios(nanos, 2));
     md.append(String.format(Locale.ROOT, "%nMedian throughput ratio over %d rounds of %d queries per side: q-log / BM25 **%.3f** "
         + "(range %.3f to %.3f), rewrite / BM25 **%.3f** (range %.3f to %.3f).%n", rounds, texts.size(),
-        ratios[ratios.length / 2], ratios[0], ratios[ratios.length - 1],
-        rewriteRatios[rewriteRatios.length / 2], rewriteRatios[0], rewriteRatios[rewriteRatios.length - 1]));
-    Path out = Paths.get(System.getProperty("qlog.bench.out",
-        Paths.get(System.getProperty("basedir", ".")).resolve("target/solr-bench.md").toString()));
-    Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
-    System.out.println(md);
+        qlogMedian[0], qlogMedian[1], qlogMedian[2], rewriteMedian[0], rewriteMedian[1], rewriteMedian[2]));
+    InterleavedRounds.publish(md.toString(), "solr-bench.md");
   }
 
   /** One benchmark request: side 0 BM25 on the text, 1 q-log on the text, 2 the prebuilt rewrite. */
