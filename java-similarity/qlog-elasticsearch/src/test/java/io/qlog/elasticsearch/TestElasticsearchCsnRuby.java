@@ -8,6 +8,7 @@ import io.qlog.testing.DistributedComparison;
 import io.qlog.testing.InterleavedRounds;
 import io.qlog.testing.ReferenceIndex;
 import io.qlog.testing.RewriteVerb;
+import io.qlog.testing.SuiteCorpus;
 import io.qlog.testing.TopTen;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -63,9 +64,9 @@ import org.junit.AssumptionViolatedException;
 public class TestElasticsearchCsnRuby extends ESIntegTestCase {
   static final String INDEX = "csn-ruby";
 
+  static final SuiteCorpus suite = new SuiteCorpus();
   static CsnRuby data;
   static ReferenceIndex reference;
-  static long startNanos;
 
   @Override
   protected Collection<Class<? extends Plugin>> nodePlugins() {
@@ -101,20 +102,11 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
   static final String MAPPING = "{\"properties\": {\"id\": {\"type\": \"keyword\"},"
       + " \"contents\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"similarity\": \"qlog\"}}}";
 
-  static void log(String what) {
-    System.out.printf(Locale.ROOT, "[%.1f s] %s%n", (System.nanoTime() - startNanos) / 1e9, what);
-  }
-
   /** The corpus and the reference index, once per suite; skips the calling test when the data is absent. */
   static void requireCorpus() throws Exception {
-    String why = CsnRuby.unavailable();
-    if (why != null) {
-      throw new AssumptionViolatedException(why);
-    }
-    if (data == null) {
-      data = CsnRuby.load();
-      reference = new ReferenceIndex(data);
-    }
+    suite.require();
+    data = suite.data();
+    reference = suite.reference();
   }
 
   /** An index with these settings and mapping holding {@code docs} ({id, contents}), refreshed. */
@@ -133,9 +125,7 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
 
   @AfterClass
   public static void closeReference() throws IOException {
-    if (reference != null) {
-      reference.close();
-    }
+    suite.close();
     reference = null;
     data = null;
   }
@@ -185,11 +175,11 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
   }
 
   public void testDfsEqualsSingleIndexAndQueryThenFetchDrifts() throws Exception {
-    startNanos = System.nanoTime();
+    suite.restartClock();
     requireCorpus();
     createIndex(INDEX, indexSettings(1.0), MAPPING, data.docs);
     ensureGreen(INDEX);
-    log("cluster up, " + data.docs.size() + " documents indexed in 2 shards");
+    suite.log("cluster up, " + data.docs.size() + " documents indexed in 2 shards");
     DistributedComparison comparison = new DistributedComparison("dfs_query_then_fetch", "query_then_fetch", data);
     for (double q : DistributedComparison.QS) {
       setQ(INDEX, q);
@@ -197,9 +187,9 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
       comparison.compareAll(q, text -> new TopTen[] {
           top(INDEX, "contents", SearchType.DFS_QUERY_THEN_FETCH, text),
           top(INDEX, "contents", SearchType.QUERY_THEN_FETCH, text)}, reference);
-      log("q=" + q + ": Elasticsearch answered " + data.topics.size() + " queries with both search types");
+      suite.log("q=" + q + ": Elasticsearch answered " + data.topics.size() + " queries with both search types");
     }
-    double seconds = (System.nanoTime() - startNanos) / 1e9;
+    double seconds = suite.seconds();
     comparison.report(String.format(Locale.ROOT,
         "%d documents, 2 data nodes, 1 index of 2 shards; test time %.0f s (corpus load, indexing, %d query passes; cluster start not counted).%n",
         data.docs.size(), seconds, DistributedComparison.QS.length * 2), "elasticsearch-drift.md");
@@ -223,36 +213,9 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
     ensureGreen(plain);
     TransportAddress http = internalCluster().getInstance(HttpServerTransport.class).boundAddress().publishAddress();
     String url = "http://" + http.getAddress() + ":" + http.getPort();
-    StringBuilder table = new StringBuilder();
-    for (String form : new String[] {"lucene", "rsj"}) {
-      for (double q : new double[] {1.0, 0.7, 0.3}) {
-        Map<String, TopTen> runs = RewriteVerb.run("elasticsearch", url, plain, CsnRuby.prepared().resolve("topics.tsv"),
-            q, form, createTempDir("rewrite"));
-        QLogBM25Similarity qlog = new QLogBM25Similarity(0.9f, 0.4f, q, QLogBM25Similarity.IdfForm.parse(form));
-        int same = 0;
-        List<String> failures = new ArrayList<>();
-        for (Map.Entry<String, String> topic : data.topics.entrySet()) {
-          TopTen single = reference.top(qlog, topic.getValue());
-          // Elasticsearch's built-in BM25 (LegacyBM25Similarity) keeps BM25's (k1 + 1) numerator, which Lucene's
-          // BM25Similarity dropped: every score is 1.9 times Lucene's, the ranking the same
-          TopTen want = new TopTen();
-          for (int i = 0; i < single.ids.size(); i++) {
-            want.add(single.ids.get(i), single.scores.get(i) * (1 + 0.9f));
-          }
-          TopTen got = runs.getOrDefault(topic.getKey(), new TopTen());
-          // the run prints 6 decimals and keeps its scores strictly decreasing (1e-6 steps)
-          String why = TopTen.sameRanking(got, want, 2e-6, 2e-5);
-          if (why == null) {
-            same++;
-          } else if (failures.size() < 5) {
-            failures.add(topic.getKey() + ": " + why + "\n  rewrite " + got + "\n  qlog    " + want);
-          }
-        }
-        table.append(String.format(Locale.ROOT, "q=%s %s: %d/%d same top 10%n", q, form, same, data.topics.size()));
-        assertEquals("q=" + q + " " + form + "\n" + String.join("\n", failures), data.topics.size(), same);
-      }
-    }
-    System.out.print(table);
+    // Elasticsearch's built-in BM25 (LegacyBM25Similarity) keeps BM25's (k1 + 1) numerator, which Lucene's
+    // BM25Similarity dropped: every score is 1.9 times Lucene's, the ranking the same
+    RewriteVerb.assertEqualsReference("elasticsearch", url, plain, data, reference, 1 + 0.9f, createTempDir("rewrite"));
   }
 
   /** The Elasticsearch query of a rewritten Lucene query (boosted term queries under a boolean), on {@code field}. */
@@ -283,7 +246,7 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
       throw new AssumptionViolatedException("query-cost benchmark runs only with -Dqlog.bench=true");
     }
     requireCorpus();
-    startNanos = System.nanoTime();
+    suite.restartClock();
     Settings settings = Settings.builder().put(indexSettings(0.7))
         .put("index.similarity.bm25.type", "BM25").put("index.similarity.bm25.k1", 0.9).put("index.similarity.bm25.b", 0.4)
         .build();
@@ -308,7 +271,7 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
         + "| plugin / BM25 | rewrite / BM25 |\n|---:|---:|---:|---:|---:|---:|\n");
     long[][] nanos = InterleavedRounds.run(3, queries.size(), 0, rounds, request, (r, n) -> {
       md.append(InterleavedRounds.row(r, queries.size(), n));
-      log(String.format(Locale.ROOT, "round %d: plugin / BM25 %.3f, rewrite / BM25 %.3f", r + 1, n[0] / (double) n[1],
+      suite.log(String.format(Locale.ROOT, "round %d: plugin / BM25 %.3f, rewrite / BM25 %.3f", r + 1, n[0] / (double) n[1],
           n[0] / (double) n[2]));
     });
     md.append(String.format(Locale.ROOT, "%nCSN-Ruby: %d documents, 2 shards, %d queries per side and round. Median throughput "

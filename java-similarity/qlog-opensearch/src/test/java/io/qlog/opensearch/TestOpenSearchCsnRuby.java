@@ -47,6 +47,7 @@ import org.opensearch.http.HttpServerTransport;
 import io.qlog.rewrite.QLogBoostedQuery;
 import io.qlog.similarities.QLogBM25Similarity;
 import io.qlog.testing.RewriteVerb;
+import io.qlog.testing.SuiteCorpus;
 
 /**
  * q-log BM25 in a real OpenSearch 3.9 cluster (the test framework's internal cluster: 2 data nodes, this
@@ -72,9 +73,9 @@ import io.qlog.testing.RewriteVerb;
 public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
   static final String INDEX = "csn-ruby";
 
+  static final SuiteCorpus suite = new SuiteCorpus();
   static CsnRuby data;
   static ReferenceIndex reference;
-  static long startNanos;
 
   @Override
   protected Collection<Class<? extends Plugin>> nodePlugins() {
@@ -110,20 +111,11 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
   static final String MAPPING = "{\"properties\": {\"id\": {\"type\": \"keyword\"},"
       + " \"contents\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"similarity\": \"qlog\"}}}";
 
-  static void log(String what) {
-    System.out.printf(Locale.ROOT, "[%.1f s] %s%n", (System.nanoTime() - startNanos) / 1e9, what);
-  }
-
   /** The corpus and the reference index, once per suite; skips the calling test when the data is absent. */
   static void requireCorpus() throws Exception {
-    String why = CsnRuby.unavailable();
-    if (why != null) {
-      throw new AssumptionViolatedException(why);
-    }
-    if (data == null) {
-      data = CsnRuby.load();
-      reference = new ReferenceIndex(data);
-    }
+    suite.require();
+    data = suite.data();
+    reference = suite.reference();
   }
 
   /** A 2-shard index named {@code name} with the similarity and analyzer, holding {@code docs}. */
@@ -147,9 +139,7 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
 
   @AfterClass
   public static void closeReference() throws IOException {
-    if (reference != null) {
-      reference.close();
-    }
+    suite.close();
     reference = null;
     data = null;
   }
@@ -249,20 +239,20 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
   }
 
   public void testDfsEqualsSingleIndexAndQueryThenFetchDrifts() throws Exception {
-    startNanos = System.nanoTime();
+    suite.restartClock();
     requireCorpus();
     createIndex(INDEX, data.docs);
-    log("cluster up, " + data.docs.size() + " documents indexed in 2 shards");
+    suite.log("cluster up, " + data.docs.size() + " documents indexed in 2 shards");
     DistributedComparison comparison = new DistributedComparison("dfs_query_then_fetch", "query_then_fetch", data);
     for (double q : DistributedComparison.QS) {
       setQ(q);
       ensureGreen(INDEX);
-      log("q=" + q + ": index closed, similarity updated, opened");
+      suite.log("q=" + q + ": index closed, similarity updated, opened");
       comparison.compareAll(q, text -> new TopTen[] {
           openSearchTop(SearchType.DFS_QUERY_THEN_FETCH, text), openSearchTop(SearchType.QUERY_THEN_FETCH, text)}, reference);
-      log("q=" + q + ": OpenSearch answered " + data.topics.size() + " queries with both search types");
+      suite.log("q=" + q + ": OpenSearch answered " + data.topics.size() + " queries with both search types");
     }
-    double seconds = (System.nanoTime() - startNanos) / 1e9;
+    double seconds = suite.seconds();
     comparison.report(String.format(Locale.ROOT,
         "%d documents, 2 data nodes, 1 index of 2 shards; test time %.0f s (corpus load, indexing, %d query passes; cluster start not counted).%n",
         data.docs.size(), seconds, DistributedComparison.QS.length * 2), "opensearch-drift.md");
@@ -389,7 +379,7 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
         + "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     long[][] nanos = InterleavedRounds.run(sides, queries.size(), 0, rounds, request, (r, n) -> {
       md.append(InterleavedRounds.row(r, queries.size(), n));
-      log(String.format(Locale.ROOT, "round %d: BM25 %.1f, plugin %.1f, scripted %.1f, rewrite %.1f queries/s", r + 1,
+      suite.log(String.format(Locale.ROOT, "round %d: BM25 %.1f, plugin %.1f, scripted %.1f, rewrite %.1f queries/s", r + 1,
           InterleavedRounds.perSecond(queries.size(), n[0]), InterleavedRounds.perSecond(queries.size(), n[1]),
           InterleavedRounds.perSecond(queries.size(), n[2]), InterleavedRounds.perSecond(queries.size(), n[3])));
     });
@@ -444,29 +434,6 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
     ensureGreen(plain);
     TransportAddress http = internalCluster().getInstance(HttpServerTransport.class).boundAddress().publishAddress();
     String url = "http://" + http.getAddress() + ":" + http.getPort();
-    StringBuilder table = new StringBuilder();
-    for (String form : new String[] {"lucene", "rsj"}) {
-      for (double q : new double[] {1.0, 0.7, 0.3}) {
-        Map<String, TopTen> runs = RewriteVerb.run("opensearch", url, plain, CsnRuby.prepared().resolve("topics.tsv"),
-            q, form, createTempDir("rewrite"));
-        QLogBM25Similarity qlog = new QLogBM25Similarity(0.9f, 0.4f, q, QLogBM25Similarity.IdfForm.parse(form));
-        int same = 0;
-        List<String> failures = new ArrayList<>();
-        for (Map.Entry<String, String> topic : data.topics.entrySet()) {
-          TopTen want = reference.top(qlog, topic.getValue());
-          TopTen got = runs.getOrDefault(topic.getKey(), new TopTen());
-          // the run prints 6 decimals and keeps its scores strictly decreasing (1e-6 steps)
-          String why = TopTen.sameRanking(got, want, 2e-6, 2e-5);
-          if (why == null) {
-            same++;
-          } else if (failures.size() < 5) {
-            failures.add(topic.getKey() + ": " + why + "\n  rewrite " + got + "\n  qlog    " + want);
-          }
-        }
-        table.append(String.format(Locale.ROOT, "q=%s %s: %d/%d same top 10%n", q, form, same, data.topics.size()));
-        assertEquals("q=" + q + " " + form + "\n" + String.join("\n", failures), data.topics.size(), same);
-      }
-    }
-    System.out.print(table);
+    RewriteVerb.assertEqualsReference("opensearch", url, plain, data, reference, 1f, createTempDir("rewrite"));
   }
 }

@@ -1,11 +1,14 @@
 package io.qlog.testing;
 
+import io.qlog.similarities.QLogBM25Similarity;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -46,5 +49,45 @@ public final class RewriteVerb {
       tops.computeIfAbsent(f[0], k -> new TopTen()).add(f[2], Float.parseFloat(f[4]));
     }
     return tops;
+  }
+
+  /**
+   * Runs the verb against {@code engine} at q = 1, 0.7, 0.3 for both odds forms and asserts that every query's top 10
+   * is QLogBM25Similarity's (k1 = 0.9, b = 0.4) on the single {@code reference} index, every score times
+   * {@code scale} (an engine whose BM25 keeps the (k1 + 1) numerator scores 1 + k1 times Lucene's). Prints a line
+   * per setting.
+   */
+  public static void assertEqualsReference(String engine, String url, String index, CsnRuby data,
+      ReferenceIndex reference, float scale, Path out) throws IOException, InterruptedException {
+    StringBuilder table = new StringBuilder();
+    for (String form : new String[] {"lucene", "rsj"}) {
+      for (double q : new double[] {1.0, 0.7, 0.3}) {
+        Map<String, TopTen> runs = run(engine, url, index, CsnRuby.prepared().resolve("topics.tsv"), q, form, out);
+        QLogBM25Similarity qlog = new QLogBM25Similarity(0.9f, 0.4f, q, QLogBM25Similarity.IdfForm.parse(form));
+        int same = 0;
+        List<String> failures = new ArrayList<>();
+        for (Map.Entry<String, String> topic : data.topics.entrySet()) {
+          TopTen single = reference.top(qlog, topic.getValue());
+          TopTen want = new TopTen();
+          for (int i = 0; i < single.ids.size(); i++) {
+            want.add(single.ids.get(i), single.scores.get(i) * scale);
+          }
+          TopTen got = runs.getOrDefault(topic.getKey(), new TopTen());
+          // the run prints 6 decimals and keeps its scores strictly decreasing (1e-6 steps)
+          String why = TopTen.sameRanking(got, want, 2e-6, 2e-5);
+          if (why == null) {
+            same++;
+          } else if (failures.size() < 5) {
+            failures.add(topic.getKey() + ": " + why + "\n  rewrite " + got + "\n  qlog    " + want);
+          }
+        }
+        table.append(String.format(Locale.ROOT, "q=%s %s: %d/%d same top 10%n", q, form, same, data.topics.size()));
+        if (same != data.topics.size()) {
+          throw new AssertionError("q=" + q + " " + form + ": " + same + "/" + data.topics.size() + " same top 10\n"
+              + String.join("\n", failures));
+        }
+      }
+    }
+    System.out.print(table);
   }
 }

@@ -5,6 +5,7 @@ import io.qlog.testing.CsnRuby;
 import io.qlog.testing.DistributedComparison;
 import io.qlog.testing.InterleavedRounds;
 import io.qlog.testing.ReferenceIndex;
+import io.qlog.testing.SuiteCorpus;
 import io.qlog.testing.TopTen;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +15,6 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import io.qlog.rewrite.QLogBoostedQuery;
 import io.qlog.similarities.QLogBM25Similarity;
 import org.apache.lucene.search.BooleanClause;
@@ -59,19 +59,17 @@ import org.junit.Test;
 @SolrTestCaseJ4.SuppressSSL
 public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
 
+  static final SuiteCorpus suite = new SuiteCorpus();
   static CsnRuby data;
   static Path configs;
   static ReferenceIndex reference;
-  static long startNanos;
 
   @BeforeClass
   public static void setUpCluster() throws Exception {
-    startNanos = System.nanoTime();
-    String why = CsnRuby.unavailable();
-    if (why != null) {
-      throw new AssumptionViolatedException(why);
-    }
-    data = CsnRuby.load();
+    suite.restartClock();
+    suite.require();
+    data = suite.data();
+    reference = suite.reference();
     configs = createTempDir("configsets");
     writeConfigSet("qlog-exact", "org.apache.solr.search.stats.ExactStatsCache", 1.0);
     writeConfigSet("qlog-local", "org.apache.solr.search.stats.LocalStatsCache", 1.0);
@@ -85,9 +83,7 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
       indexCorpus(c);
     }
     // the single-index reference, Lucene 9.12 (the Lucene Solr runs)
-    log("cluster up, both collections indexed");
-    reference = new ReferenceIndex(data);
-    log("reference index built");
+    suite.log("cluster up, both collections indexed");
   }
 
   /** Every CSN-Ruby document ({@code id}, {@code contents}) into {@code collection}, committed. */
@@ -103,15 +99,9 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
     cluster.getSolrClient().commit(collection);
   }
 
-  static void log(String what) {
-    System.out.printf(Locale.ROOT, "[%.1f s] %s%n", (System.nanoTime() - startNanos) / 1e9, what);
-  }
-
   @AfterClass
   public static void closeReference() throws IOException {
-    if (reference != null) {
-      reference.close();
-    }
+    suite.close();
     reference = null;
     data = null;
   }
@@ -180,11 +170,11 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
     DistributedComparison comparison = new DistributedComparison("ExactStatsCache", "LocalStatsCache", data);
     for (double q : DistributedComparison.QS) {
       setQ(q);
-      log("q=" + q + ": configsets uploaded, collections reloaded");
+      suite.log("q=" + q + ": configsets uploaded, collections reloaded");
       comparison.compareAll(q, text -> new TopTen[] {solrTop("exact", text), solrTop("local", text)}, reference);
-      log("q=" + q + ": Solr answered " + data.topics.size() + " queries on both collections");
+      suite.log("q=" + q + ": Solr answered " + data.topics.size() + " queries on both collections");
     }
-    double seconds = (System.nanoTime() - startNanos) / 1e9;
+    double seconds = suite.seconds();
     comparison.report(String.format(Locale.ROOT,
         "%d documents, 2 nodes, 2 shards; test time %.0f s (cluster start, indexing twice, %d query passes).%n",
         data.docs.size(), seconds, DistributedComparison.QS.length * 2), "solr-drift.md");
@@ -241,7 +231,7 @@ public class TestSolrCloudCsnRuby extends SolrCloudTestCase {
     int sides = 3; // BM25, q-log, rewrite
     InterleavedRounds.Request request = (side, i) -> benchSide(side, texts.get(i), rewrites.get(i));
     InterleavedRounds.warmUp(sides, 300, request);
-    long[][] nanos = InterleavedRounds.run(sides, texts.size(), 0, rounds, request, (r, n) -> log(String.format(
+    long[][] nanos = InterleavedRounds.run(sides, texts.size(), 0, rounds, request, (r, n) -> suite.log(String.format(
         Locale.ROOT, "round %d: BM25 %.1f q/s, q-log %.1f q/s, rewrite %.1f q/s", r + 1,
         InterleavedRounds.perSecond(texts.size(), n[0]), InterleavedRounds.perSecond(texts.size(), n[1]),
         InterleavedRounds.perSecond(texts.size(), n[2]))));
