@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import io.qlog.search.AnseriniTopK;
 import io.qlog.search.Docids;
+import io.qlog.search.EveryMatch;
 import io.qlog.search.TopKRouter;
 import io.qlog.similarities.ExhaustiveScoring;
 import org.apache.lucene.analysis.Analyzer;
@@ -256,10 +257,7 @@ public final class SearchBenchmark implements Closeable {
    * @param path which search call is timed
    */
   public Pass run(Similarity similarity, int k, int threads, String path) throws IOException {
-    checkPositive("k", k);
-    checkPositive("threads", threads);
-    SearchPath p = SearchPath.parse(path);
-    searcher.setSimilarity(similarity);
+    SearchPath p = prepare(similarity, k, "threads", threads, path);
     long[] latency = new long[queries.length];
     AtomicInteger next = new AtomicInteger();
     LongAdder hits = new LongAdder();
@@ -289,6 +287,15 @@ public final class SearchBenchmark implements Closeable {
     return new Pass(latency, wall, cpuTimed ? cpu.sum() : -1, hits.sum());
   }
 
+  /** Checks k and {@code count} (both at least 1) and the path's name, then installs {@code similarity}. */
+  private SearchPath prepare(Similarity similarity, int k, String countName, int count, String path) {
+    checkPositive("k", k);
+    checkPositive(countName, count);
+    SearchPath p = SearchPath.parse(path);
+    searcher.setSimilarity(similarity);
+    return p;
+  }
+
   /**
    * Runs one pass per similarity (a parameter sweep), each on the same open index, and returns each
    * pass's wall time in ns: installing a similarity costs nothing beyond the pass itself.
@@ -310,10 +317,7 @@ public final class SearchBenchmark implements Closeable {
    * every document offered to it is counted.
    */
   public Pruning pruning(Similarity similarity, int k, int totalHitsThreshold, String path) throws IOException {
-    checkPositive("k", k);
-    checkPositive("totalHitsThreshold", totalHitsThreshold);
-    SearchPath p = SearchPath.parse(path);
-    searcher.setSimilarity(similarity);
+    SearchPath p = prepare(similarity, k, "totalHitsThreshold", totalHitsThreshold, path);
     int n = queries.length;
     long[] matches = new long[n];
     long[] totalHits = new long[n];
@@ -375,7 +379,7 @@ public final class SearchBenchmark implements Closeable {
 
   /** Every matching document with its score, by score descending then doc id ascending. */
   private ScoreDoc[] exhaustive(Query query) throws IOException {
-    List<ScoreDoc> all = searcher.search(query, new AllDocsManager());
+    List<ScoreDoc> all = searcher.search(query, new EveryMatch());
     ScoreDoc[] docs = all.toArray(new ScoreDoc[0]);
     Arrays.sort(docs, (a, b) -> a.score != b.score ? Float.compare(b.score, a.score) : Integer.compare(a.doc, b.doc));
     return docs;
@@ -544,44 +548,6 @@ public final class SearchBenchmark implements Closeable {
           leaf.finish();
         }
       };
-    }
-  }
-
-  /** Collects every matching document with its score; {@link ScoreMode#COMPLETE} rules out any skipping. */
-  private static final class AllDocsManager implements CollectorManager<Collector, List<ScoreDoc>> {
-    private final List<ScoreDoc> docs = new ArrayList<>();
-
-    @Override
-    public Collector newCollector() {
-      return new Collector() {
-        @Override
-        public ScoreMode scoreMode() {
-          return ScoreMode.COMPLETE;
-        }
-
-        @Override
-        public LeafCollector getLeafCollector(LeafReaderContext context) {
-          int base = context.docBase;
-          return new LeafCollector() {
-            private Scorable scorer;
-
-            @Override
-            public void setScorer(Scorable scorer) {
-              this.scorer = scorer;
-            }
-
-            @Override
-            public void collect(int doc) throws IOException {
-              docs.add(new ScoreDoc(base + doc, scorer.score()));
-            }
-          };
-        }
-      };
-    }
-
-    @Override
-    public List<ScoreDoc> reduce(Collection<Collector> collectors) {
-      return docs;
     }
   }
 }

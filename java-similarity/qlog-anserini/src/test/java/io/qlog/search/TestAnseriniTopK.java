@@ -9,7 +9,6 @@ import io.qlog.similarities.QLogBM25Similarity;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
@@ -29,14 +28,9 @@ import org.apache.lucene.index.NoMergePolicy;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
-import org.apache.lucene.search.Collector;
-import org.apache.lucene.search.CollectorManager;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.LeafCollector;
 import org.apache.lucene.search.Query;
-import org.apache.lucene.search.Scorable;
 import org.apache.lucene.search.ScoreDoc;
-import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.util.BytesRef;
@@ -178,50 +172,11 @@ public class TestAnseriniTopK {
   /** Every match, scored without skipping, sorted by score descending then docid bytes ascending. */
   private static ScoreDoc[] everyMatchInAnseriniOrder(IndexSearcher searcher, Query query) throws IOException {
     byte[][] ids = Docids.of(reader);
-    List<ScoreDoc> all = searcher.search(query, new CollectorManager<AllHits, List<ScoreDoc>>() {
-      @Override
-      public AllHits newCollector() {
-        return new AllHits();
-      }
-
-      @Override
-      public List<ScoreDoc> reduce(Collection<AllHits> collectors) {
-        List<ScoreDoc> out = new ArrayList<>();
-        collectors.forEach(c -> out.addAll(c.hits));
-        return out;
-      }
-    });
+    List<ScoreDoc> all = searcher.search(query, new EveryMatch());
     ScoreDoc[] docs = all.toArray(new ScoreDoc[0]);
     Arrays.sort(docs, Comparator.<ScoreDoc>comparingDouble(d -> -d.score)
         .thenComparing((x, y) -> Arrays.compareUnsigned(ids[x.doc], ids[y.doc])));
     return docs;
-  }
-
-  /** Every document the scorer matches, with its score (no pruning: {@link ScoreMode#COMPLETE}). */
-  private static final class AllHits implements Collector {
-    final List<ScoreDoc> hits = new ArrayList<>();
-
-    @Override
-    public LeafCollector getLeafCollector(LeafReaderContext context) {
-      return new LeafCollector() {
-        private Scorable scorer;
-
-        @Override
-        public void setScorer(Scorable scorer) {
-          this.scorer = scorer;
-        }
-
-        @Override
-        public void collect(int doc) throws IOException {
-          hits.add(new ScoreDoc(context.docBase + doc, scorer.score()));
-        }
-      };
-    }
-
-    @Override
-    public ScoreMode scoreMode() {
-      return ScoreMode.COMPLETE;
-    }
   }
 
   private static int[] docs(ScoreDoc[] hits) {
