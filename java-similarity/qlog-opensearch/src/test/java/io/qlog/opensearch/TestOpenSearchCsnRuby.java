@@ -1,6 +1,7 @@
 package io.qlog.opensearch;
 
 import io.qlog.testing.AnalyzerFixture;
+import io.qlog.testing.Causes;
 import io.qlog.testing.CsnRuby;
 import io.qlog.testing.DistributedComparison;
 import io.qlog.testing.InterleavedRounds;
@@ -171,26 +172,17 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
     }
   }
 
-  /** Every message in the cause chain, so the assertion sees the plugin's words however OpenSearch wraps them. */
-  static String messages(Throwable t) {
-    StringBuilder all = new StringBuilder();
-    for (; t != null; t = t.getCause()) {
-      all.append(t.getMessage()).append('\n');
-    }
-    return all.toString();
-  }
-
   public void testBadSimilaritySettingsAreRefusedWithTheirName() {
     Settings bad = Settings.builder().put(indexSettings(1.0)).put("index.similarity.qlog.b", 1.5).build();
     Exception e = expectThrows(Exception.class,
         () -> client().admin().indices().prepareCreate("bad-b").setSettings(bad).setMapping(MAPPING).get());
-    assertTrue(messages(e), messages(e).contains("similarity type [qlog_bm25]: illegal b value: 1.5, must be between 0 and 1"));
+    assertTrue(Causes.messages(e), Causes.messages(e).contains("similarity type [qlog_bm25]: illegal b value: 1.5, must be between 0 and 1"));
     assertFalse("a refused index must not exist", indexExists("bad-b"));
 
     Settings typo = Settings.builder().put(indexSettings(1.0)).put("index.similarity.qlog.idfForm", "rsj").build();
     e = expectThrows(Exception.class,
         () -> client().admin().indices().prepareCreate("bad-key").setSettings(typo).setMapping(MAPPING).get());
-    assertTrue(messages(e), messages(e).contains("unknown parameter 'idfForm', allowed: b, idf_form, k1, q"));
+    assertTrue(Causes.messages(e), Causes.messages(e).contains("unknown parameter 'idfForm', allowed: b, idf_form, k1, q"));
 
     // a bad q on a closed index is refused too, and the index opens again with its old similarity
     List<String[]> docs = new ArrayList<>();
@@ -204,7 +196,7 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
     try {
       e = expectThrows(Exception.class, () -> client().admin().indices().prepareUpdateSettings(INDEX)
           .setSettings(Settings.builder().put("index.similarity.qlog.q", "NaN")).get());
-      assertTrue(messages(e), messages(e).contains("illegal q value: NaN, must be between -1.0 and 3.0"));
+      assertTrue(Causes.messages(e), Causes.messages(e).contains("illegal q value: NaN, must be between -1.0 and 3.0"));
     } finally {
       client().admin().indices().prepareOpen(INDEX).get();
       ensureGreen(INDEX);
@@ -252,11 +244,9 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
           openSearchTop(SearchType.DFS_QUERY_THEN_FETCH, text), openSearchTop(SearchType.QUERY_THEN_FETCH, text)}, reference);
       suite.log("q=" + q + ": OpenSearch answered " + data.topics.size() + " queries with both search types");
     }
-    double seconds = suite.seconds();
-    comparison.report(String.format(Locale.ROOT,
+    comparison.finish(String.format(Locale.ROOT,
         "%d documents, 2 data nodes, 1 index of 2 shards; test time %.0f s (corpus load, indexing, %d query passes; cluster start not counted).%n",
-        data.docs.size(), seconds, DistributedComparison.QS.length * 2), "opensearch-drift.md");
-    comparison.assertGlobalEqualsSingleIndex();
+        data.docs.size(), suite.seconds(), DistributedComparison.QS.length * 2), "opensearch-drift.md");
   }
 
   /**

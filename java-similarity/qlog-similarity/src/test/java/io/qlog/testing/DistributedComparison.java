@@ -94,6 +94,15 @@ public final class DistributedComparison {
   }
 
   /**
+   * Reports the comparison ({@link #report}), then asserts that the global-statistics side equals the single index
+   * ({@link #assertGlobalEqualsSingleIndex}).
+   */
+  public void finish(String footer, String defaultName) throws IOException {
+    report(footer, defaultName);
+    assertGlobalEqualsSingleIndex();
+  }
+
+  /**
    * The table and {@code footer}, written to -Dqlog.drift.out, else to target/{@code defaultName} of the module,
    * and printed.
    */
