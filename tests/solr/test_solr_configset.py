@@ -69,10 +69,10 @@ def test_scores_are_written_as_anserini_writes_them() -> None:
     from qlog_pyserini.formats.trec import Hit
     from qlog_pyserini.solr.workflow import anserini_scores
 
-    # float32 scores as Solr returns them, already ordered (score desc, id asc). Expected: QLogSearcher's loop
+    # float32 scores as Solr returns them, already ordered (score desc, id asc). Expected: AnseriniTies' loop
     # (round to 4 decimals, then 1e-6f per tie within 1e-4f of the line above) run in Java on these floats;
     # in float32, 19.6575 - 1e-6 and 19.6575 - 2e-6 land on the same float, as they do in Anserini; then, as
-    # QLogSearcher.strictlyDecreasing does, a score not below the one above becomes the next float down
+    # AnseriniTies.strictlyDecreasing does, a score not below the one above becomes the next float down
     # (float32 spacing at 19.66 is 2**-19, about 1.9e-6)
     hits = [Hit("a", 19.657528), Hit("b", 19.657528), Hit("c", 19.65751), Hit("d", 12.00004), Hit("e", 3.0)]
     out = anserini_scores(hits)
