@@ -1,7 +1,9 @@
 """Prepare a collection for indexing and evaluation: ``python -m qlog_pyserini.prepare``.
 
 Writes ``corpus/`` (Anserini JsonCollection), ``topics.tsv``, ``qrels.txt`` and
-``manifest.json`` into ``--out``; see :mod:`qlog_pyserini.prepare.datasets` for what each format means."""
+``manifest.json`` into ``--out``; see :mod:`qlog_pyserini.prepare.datasets` for what each format means.
+The issue formats (swebench, multi-swe-bench, git-history) write an instance set instead: one corpus per
+base tree; see :mod:`qlog_pyserini.instances`."""
 
 from __future__ import annotations
 
@@ -21,8 +23,12 @@ from qlog_pyserini.prepare.datasets import (
     prepare_trec,
 )
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
+from qlog_pyserini.instances.build import SetSummary, prepare_history_set, prepare_issue_set
+from qlog_pyserini.instances.rules import LANGUAGES, FileRules
+from qlog_pyserini.system.provenance import command_line
 
-FORMATS = ("beir", "csn", "cosqa", "trec", "irds")
+ISSUE_FORMATS = ("swebench", "multi-swe-bench", "git-history")
+FORMATS = ("beir", "csn", "cosqa", "trec", "irds", *ISSUE_FORMATS)
 
 
 EPILOG = """\
@@ -44,12 +50,29 @@ inputs by format:
          an ir_datasets dataset (e.g. beir/scifact/test, cacm) read from the local
          ir_datasets cache, never downloaded; needs pip install ir_datasets
 
+issue formats (write an instance set: instances.jsonl, topics.tsv, qrels.txt,
+corpora/<key>.jsonl, report.json; one corpus per base tree and rules):
+  swebench         --input FILE|DIR ... --repos DIR --language LANG ...
+                   records with instance_id, repo, base_commit, problem_statement, patch
+  multi-swe-bench  --input FILE|DIR ... --repos DIR --language LANG ...
+                   records with org, repo, base.sha, resolved_issues, fix_patch
+  git-history      --repo DIR --language LANG ... [--max-instances N] [--since DATE]
+                   every non-merge commit: its message the query, the source files it
+                   modified the answers, its parent's tree the corpus
+  --repos DIR holds each repository as DIR/<org>/<repo> or DIR/<org>__<repo>, with or
+  without .git, a clone or a bare mirror; trees are read from git, never checked out.
+  The file rules per language (extensions, tests, vendored folders, size caps): docs/cli.md.
+
 examples:
   python -m qlog_pyserini.prepare --format csn \\
       --input csn-ruby/test.jsonl csn-ruby/valid.jsonl --out work/csn-ruby
   python -m qlog_pyserini.prepare --format cosqa --input cosqa --out work/cosqa
   python -m qlog_pyserini.prepare --format trec --corpus cacm/cacm.json \\
       --topics cacm/topics.cacm.txt --qrels cacm/qrels.cacm.txt --out work/cacm
+  python -m qlog_pyserini.prepare --format multi-swe-bench --input issues/java \\
+      --repos cache/repos --language java --output sets/java
+  python -m qlog_pyserini.prepare --format git-history --repo ~/src/myproject \\
+      --language python --max-instances 300 --output sets/myproject
 """
 
 
@@ -62,7 +85,7 @@ def build_parser() -> ArgumentParser:
         "qrels.txt (TREC qrels) and manifest.json (sources, counts, decisions).",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--format", required=True, choices=FORMATS, help="layout of the input collection")
-    parser.add_argument("--out", required=True, metavar="DIR",
+    parser.add_argument("--out", "--output", dest="out", required=True, metavar="DIR",
                         help="output folder; its parent must exist. Written under a temporary name "
                              "and renamed into place when complete")
     parser.add_argument("--overwrite", action="store_true",
@@ -83,6 +106,29 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--topics", metavar="FILE", help="trec: topics file (TREC SGML, TSV or jsonl)")
     parser.add_argument("--qrels", metavar="FILE", help="trec: TREC qrels file")
     parser.add_argument("--dataset", metavar="ID", help="irds: ir_datasets dataset id, e.g. beir/scifact/test")
+    issues = parser.add_argument_group("issue formats (swebench, multi-swe-bench, git-history)")
+    issues.add_argument("--language", nargs="+", choices=LANGUAGES, metavar="LANG",
+                        help=f"the languages whose source files are documents and answers: {', '.join(LANGUAGES)} "
+                             "(each with its extensions, test conventions, vendored folders and size cap)")
+    issues.add_argument("--repos", metavar="DIR",
+                        help="swebench, multi-swe-bench: the folder holding the repositories (clones or bare "
+                             "mirrors) as <org>/<repo> or <org>__<repo>, with or without .git")
+    issues.add_argument("--repo", metavar="DIR", help="git-history: the repository (a clone or a bare mirror)")
+    issues.add_argument("--name", metavar="ORG/REPO",
+                        help="git-history: the repository's name in the set (default: from the folder name, "
+                             "org__repo -> org/repo, else local/<folder>)")
+    issues.add_argument("--rev", default="HEAD", metavar="REV",
+                        help="git-history: the commit whose history is read (default: HEAD)")
+    issues.add_argument("--since", metavar="DATE",
+                        help="git-history: only commits after DATE (git's --since: 2024-01-01, '2 years ago')")
+    issues.add_argument("--max-instances", type=int, metavar="N",
+                        help="keep at most N instances (the first N kept, in input order; git-history: the N "
+                             "newest commits that make an instance)")
+    issues.add_argument("--max-file-bytes", type=int, metavar="BYTES",
+                        help="size cap for every language instead of each language's own")
+    issues.add_argument("--skip-missing", action="store_true",
+                        help="drop (and report) instances whose repository or base commit is missing, "
+                             "instead of stopping with an error before any work")
     return parser
 
 
@@ -90,6 +136,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, prepare the dataset, print a one-line summary; return the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.format in ISSUE_FORMATS:
+        print(prepare_instances(parser, args, argv).line())
+        return 0
     _check_inputs(parser, args)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
     # Refuse a non-empty --out before reading a possibly large collection.
@@ -110,6 +159,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def prepare_instances(parser: ArgumentParser, args: argparse.Namespace, argv: Sequence[str] | None) -> SetSummary:
+    """The issue formats: check the flags, then build the instance set."""
+    stray = [f"--{n.replace('_', '-')}" for n in ("corpus", "topics", "qrels", "dataset", "queries")
+             if getattr(args, n)]
+    if stray:
+        parser.error(f"--format {args.format} does not take {', '.join(stray)}")
+    if not args.language:
+        parser.error(f"--format {args.format} needs --language (one or more of {', '.join(LANGUAGES)})")
+    rules = FileRules(tuple(args.language), args.max_file_bytes)
+    command = command_line("qlog_pyserini.prepare", argv)
+    if args.format == "git-history":
+        if not args.repo or args.input or args.repos:
+            parser.error("--format git-history takes --repo DIR (not --input or --repos)")
+        return prepare_history_set(args.repo, args.out, rules, name=args.name, revision=args.rev, since=args.since,
+                                   max_instances=args.max_instances, overwrite=args.overwrite,
+                                   progress=not args.quiet, command=command)
+    if not args.input or not args.repos:
+        parser.error(f"--format {args.format} needs --input FILE|DIR and --repos DIR")
+    given = [f"--{n}" for n in ("repo", "name", "since") if getattr(args, n)]
+    if given:
+        parser.error(f"{', '.join(given)} only apply to --format git-history")
+    return prepare_issue_set(args.format, args.input, args.repos, args.out, rules,
+                             max_instances=args.max_instances, skip_missing=args.skip_missing,
+                             overwrite=args.overwrite, progress=not args.quiet, command=command)
+
+
 def summary(result: PreparedDataset) -> str:
     """One line naming the folder and its counts, and how many queries were dropped for having no judgments."""
     line = (f"{result.out}: {result.documents:,} documents, {result.queries:,} queries "
@@ -121,6 +196,11 @@ def summary(result: PreparedDataset) -> str:
 
 
 def _check_inputs(parser: ArgumentParser, args: argparse.Namespace) -> None:
+    issue_flags = [f"--{n.replace('_', '-')}" for n in ("language", "repos", "repo", "name", "since", "max_instances",
+                                                        "max_file_bytes") if getattr(args, n)]
+    if issue_flags or args.skip_missing or args.rev != "HEAD":
+        parser.error(f"{', '.join(issue_flags) or '--skip-missing/--rev'} only apply to the issue formats "
+                     f"({', '.join(ISSUE_FORMATS)})")
     if (args.format == "irds") != (args.dataset is not None):
         parser.error("--format irds takes --dataset ID" if args.format == "irds" else "--dataset only applies to --format irds")
     if args.format == "irds":

@@ -1,0 +1,374 @@
+"""Build an instance set: per instance, the base tree's source files as a corpus, the issue as the query,
+the source files the fix modifies as the answers.
+
+    prepare_issue_set("multi-swe-bench", ["issues/java"], "cache/repos", "sets/java", FileRules(("java",)))
+    prepare_history_set("my-clone", "sets/mine", FileRules(("python",)), max_instances=300)
+
+Everything a user can get wrong (a record without its fields, a repository that is not under
+``repos``, a base commit the repository lacks) fails before the first tree is read, unless
+``skip_missing`` asks to drop such instances instead (reported). Trees and blobs are read from git
+(:mod:`qlog_pyserini.instances.git`); which files are documents is :mod:`qlog_pyserini.instances.rules`;
+the folder written is :mod:`qlog_pyserini.instances.layout`. A corpus is keyed by the base tree and the
+rules, so instances on the same tree (or a tree that recurs) share one corpus file and one index.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime as dt
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.topics import write_topics_tsv
+from qlog_pyserini.formats.trec import check_id, write_qrels
+from qlog_pyserini.instances.diffs import modified_files
+from qlog_pyserini.instances.git import GitRepository, TreeEntry, find_repository
+from qlog_pyserini.instances.layout import CORPORA_DIR, INSTANCES_FILE, QRELS_FILE, REPORT_FILE, TOPICS_FILE, corpus_path
+from qlog_pyserini.instances.rules import FileRules, LANGUAGE_RULES, content_reason, corpus_key
+from qlog_pyserini.instances.sources import IssueRecord, history_record, read_records, repo_label
+from qlog_pyserini.system.outputs import atomic_output, check_output_dir, disk_errors, publish_dir, staging_dir, write_json
+from qlog_pyserini.system.progress import info, progress_bar
+from qlog_pyserini.system.provenance import git_commit
+
+# Decoded blobs kept for the next trees of the same repository (successive base commits share most files).
+BLOB_CACHE_CHARS = 256 * 2**20
+
+
+@dataclass
+class SetSummary:
+    """What :func:`prepare_issue_set` / :func:`prepare_history_set` wrote."""
+
+    out: Path
+    read: int
+    kept: int
+    corpora: int
+    documents: int
+    dropped: dict[str, int] = field(default_factory=dict)
+
+    def line(self) -> str:
+        dropped = ", ".join(f"{n} {reason}" for reason, n in sorted(self.dropped.items())) or "none"
+        return (f"{self.out}: {self.kept} of {self.read} instances kept, {self.corpora} corpora, "
+                f"{self.documents:,} documents; dropped: {dropped} (see report.json)")
+
+
+@dataclass
+class _Tree:
+    """A base tree under the rules: its corpus key, its entries and why each path is or is not a document."""
+
+    key: str
+    entries: dict[str, TreeEntry]
+    reasons: dict[str, str | None]  # path -> rule that drops it (None: kept by its path)
+    docids: set[str] | None = None  # set once the corpus is written (content rules applied)
+
+
+class _SetWriter:
+    """Accumulates the kept instances and the report, and writes corpora into the staging folder."""
+
+    def __init__(self, staging: Path, rules: FileRules) -> None:
+        self.staging, self.rules = staging, rules
+        (staging / CORPORA_DIR).mkdir()
+        self.instances: list[dict] = []
+        self.dropped: dict[str, list[dict]] = collections.defaultdict(list)
+        self.dropped_answers: collections.Counter = collections.Counter()
+        self.other_changes: collections.Counter = collections.Counter()
+        self.corpora: dict[str, dict] = {}
+        self.corpus_users: collections.Counter = collections.Counter()
+        self.trees: dict[tuple[str, str], _Tree] = {}
+        self.blobs: dict[str, tuple[str | None, str]] = {}
+        self.blob_chars = 0
+        self.read = 0
+
+    def drop(self, record: IssueRecord, reason: str, **detail: Any) -> None:
+        self.dropped[reason].append({"instance_id": record.instance_id, "repo": record.repo, **detail})
+
+    def add(self, repo: GitRepository, record: IssueRecord, tree: str) -> bool:
+        """Apply the rules to one resolved instance; True if it is kept."""
+        for change in record.changes:
+            if change.kind != "modified":
+                self.other_changes[change.kind] += 1
+        if not record.query.strip():
+            self.drop(record, "empty-query")
+            return False
+        modified = modified_files(record.changes)
+        if not modified:
+            self.drop(record, "no-modified-file", changes=sorted({c.kind for c in record.changes}))
+            return False
+        state = self._tree(repo, tree)
+        why = {p: state.reasons.get(p, "not-in-base-tree") for p in modified}
+        if all(why.values()):
+            self._lost(record, why)
+            return False
+        docids = self._corpus(repo, state, record.repo, tree)
+        for p in modified:
+            if why[p] is None and p not in docids:
+                why[p] = state.reasons[p]
+        answers = [p for p in modified if why[p] is None]
+        if not answers:
+            self._lost(record, why)
+            return False
+        lost = {p: r for p, r in why.items() if r is not None}
+        self.dropped_answers.update(lost.values())
+        self.corpus_users[state.key] += 1
+        self.instances.append({
+            "instance_id": record.instance_id, "repo": record.repo, "language": self._language(answers),
+            "base_commit": record.base_commit, "corpus": state.key, "answers": answers,
+            "tree": tree, "dropped_answers": lost, "query": record.query})
+        return True
+
+    def _lost(self, record: IssueRecord, why: dict[str, str | None]) -> None:
+        self.dropped_answers.update(r for r in why.values() if r is not None)
+        self.drop(record, "no-answer-after-rules", modified={p: r for p, r in why.items()})
+
+    def _language(self, answers: Sequence[str]) -> str:
+        # The language most answers are in; ties go to the language asked for first.
+        counts = collections.Counter(self.rules.language_of(p).language for p in answers)  # type: ignore[union-attr]
+        return max(self.rules.languages, key=lambda lang: (counts[lang], -self.rules.languages.index(lang)))
+
+    def _tree(self, repo: GitRepository, tree: str) -> _Tree:
+        cached = self.trees.get((str(repo.path), tree))
+        if cached is None:
+            entries = {e.path: e for e in repo.tree(tree)}
+            reasons = {p: self.rules.path_reason(p, e.mode, e.size) for p, e in entries.items()}
+            cached = self.trees[(str(repo.path), tree)] = _Tree(corpus_key(tree, self.rules), entries, reasons)
+        return cached
+
+    def _corpus(self, repo: GitRepository, state: _Tree, label: str, tree: str) -> set[str]:
+        """Write the corpus of ``state`` once (its key's file); the docids it holds."""
+        if state.docids is not None:
+            return state.docids
+        if state.key in self.corpora:  # the same tree reached from another repository folder
+            state.docids = set(self.corpora[state.key]["docids"])
+            return state.docids
+        kept = [p for p, r in state.reasons.items() if r is None]
+        texts = self._texts(repo, [state.entries[p].sha for p in kept])
+        dropped = collections.Counter(r for r in state.reasons.values() if r is not None)
+        docids: list[str] = []
+        with disk_errors(self.staging), atomic_output(corpus_path(self.staging, state.key)) as f:
+            for path in kept:
+                reason, text = texts[state.entries[path].sha]
+                if reason is not None:
+                    state.reasons[path] = reason
+                    dropped[reason] += 1
+                    continue
+                docids.append(path)
+                f.write(json.dumps({"id": path, "contents": f"{path}\n{text}"}, ensure_ascii=False) + "\n")
+        state.docids = set(docids)
+        self.corpora[state.key] = {"repo": label, "tree": tree, "documents": len(docids),
+                                   "dropped_files": dict(sorted(dropped.items())), "docids": docids}
+        return state.docids
+
+    def _texts(self, repo: GitRepository, shas: Sequence[str]) -> dict[str, tuple[str | None, str]]:
+        wanted = [s for s in dict.fromkeys(shas) if s not in self.blobs]
+        if self.blob_chars > BLOB_CACHE_CHARS:
+            self.blobs, self.blob_chars = {}, 0
+            wanted = list(dict.fromkeys(shas))
+        for sha, data in repo.read_blobs(wanted):
+            reason = content_reason(data)
+            text = "" if reason else data.decode("utf-8", "replace")
+            self.blobs[sha] = (reason, text)
+            self.blob_chars += len(text)
+        return {s: self.blobs[s] for s in shas}
+
+    def finish(self, out: Path, overwrite: bool, description: dict[str, Any]) -> SetSummary:
+        """Write instances, topics, qrels and the report; publish the folder at ``out``."""
+        for key in [k for k in self.corpora if not self.corpus_users[k]]:
+            os.unlink(corpus_path(self.staging, key))  # every instance on it was dropped after reading
+            del self.corpora[key]
+        if not self.instances:
+            reasons = ", ".join(f"{len(v)} {k}" for k, v in self.dropped.items())
+            raise QLogError(f"no instance left after the rules ({reasons}); nothing was written")
+        with atomic_output(self.staging / INSTANCES_FILE) as f:
+            for row in self.instances:
+                f.write(json.dumps({k: v for k, v in row.items() if k != "query"}, ensure_ascii=False) + "\n")
+        write_topics_tsv(self.staging / TOPICS_FILE, {r["instance_id"]: r["query"] for r in self.instances})
+        write_qrels(self.staging / QRELS_FILE, {r["instance_id"]: {p: 1 for p in r["answers"]} for r in self.instances})
+        documents = sum(c["documents"] for c in self.corpora.values())
+        files = collections.Counter()
+        for c in self.corpora.values():
+            files.update(c["dropped_files"])
+        report = {
+            **description,
+            "rules": self.rules.describe(), "rules_fingerprint": self.rules.fingerprint(),
+            "counts": {"read": self.read, "kept": len(self.instances),
+                       "dropped": sum(len(v) for v in self.dropped.values()),
+                       "corpora": len(self.corpora), "documents": documents,
+                       "answers": sum(len(r["answers"]) for r in self.instances)},
+            "dropped_instances": {k: v for k, v in sorted(self.dropped.items())},
+            "dropped_instance_counts": {k: len(v) for k, v in sorted(self.dropped.items())},
+            "dropped_answers": dict(sorted(self.dropped_answers.items())),
+            "changes_not_answers": dict(sorted(self.other_changes.items())),
+            "dropped_files": dict(sorted(files.items())),
+            "corpora": {k: {n: v for n, v in c.items() if n != "docids"} for k, c in sorted(self.corpora.items())},
+        }
+        write_json(self.staging / REPORT_FILE, report)
+        publish_dir(self.staging, out, "prepare", overwrite=overwrite)
+        return SetSummary(out, self.read, len(self.instances), len(self.corpora), documents,
+                          {k: len(v) for k, v in self.dropped.items()})
+
+
+def _description(fmt: str, sources: dict[str, Any], command: str | None) -> dict[str, Any]:
+    return {"format": fmt, "sources": sources,
+            "provenance": {"date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                           "command": command, "qlog_pyserini": git_commit()}}
+
+
+@dataclass
+class _Repo:
+    label: str
+    path: Path | None
+    git: GitRepository | None
+    resolved: dict[str, tuple[str, str] | None]
+
+
+def _open_repositories(records: Sequence[IssueRecord], repos: Path, skip_missing: bool) -> dict[str, _Repo]:
+    """Find and open every repository the records name and resolve their base commits (a batch each)."""
+    if not repos.is_dir():
+        raise QLogError(f"--repos {str(repos)!r} is not a folder")
+    by_repo: dict[str, list[IssueRecord]] = collections.defaultdict(list)
+    for r in records:
+        by_repo[r.repo].append(r)
+    opened: dict[str, _Repo] = {}
+    for label, group in by_repo.items():
+        org, name = label.split("/")
+        path = find_repository(repos, org, name)
+        if path is None:
+            if not skip_missing:
+                raise QLogError(f"repository {label} ({len(group)} instances) is not under --repos {str(repos)!r} "
+                                f"(looked for {org}/{name}, {org}__{name}, with or without .git); clone or mirror it "
+                                "there, or pass --skip-missing to drop its instances")
+            opened[label] = _Repo(label, None, None, {})
+            continue
+        git = GitRepository(path)
+        resolved = git.resolve(sorted({r.base_commit for r in group}))
+        missing = [r for r in group if resolved[r.base_commit] is None]
+        if missing and not skip_missing:
+            raise QLogError(f"base commit {missing[0].base_commit} of {missing[0].instance_id} is not in {str(path)!r}"
+                            f" ({len(missing)} of {label}'s {len(group)} instances lack theirs); fetch it, or pass "
+                            "--skip-missing to drop such instances")
+        opened[label] = _Repo(label, path, git, resolved)
+    return opened
+
+
+def prepare_issue_set(fmt: str, inputs: Sequence[str | os.PathLike], repos: str | os.PathLike,
+                      out: str | os.PathLike, rules: FileRules, max_instances: int | None = None,
+                      skip_missing: bool = False, overwrite: bool = False, progress: bool = True,
+                      command: str | None = None) -> SetSummary:
+    """An instance set from SWE-bench or Multi-SWE-bench records, their repositories under ``repos``."""
+    out, repos = Path(out), Path(repos)
+    check_output_dir(out, "prepare", inputs=[*inputs, repos], overwrite=overwrite)
+    _check_max(max_instances)
+    records = read_records(fmt, inputs)
+    opened = _open_repositories(records, repos, skip_missing)
+    staging = staging_dir(out, "staging")
+    try:
+        writer = _SetWriter(staging, rules)
+        bar = progress_bar(records, desc="instances", unit="inst", quiet=not progress)
+        for record in bar:
+            if max_instances is not None and len(writer.instances) >= max_instances:
+                break
+            writer.read += 1
+            repo = opened[record.repo]
+            if repo.git is None:
+                writer.drop(record, "repository-missing")
+            elif repo.resolved[record.base_commit] is None:
+                writer.drop(record, "commit-missing", base_commit=record.base_commit)
+            else:
+                writer.add(repo.git, record, repo.resolved[record.base_commit][1])  # type: ignore[index]
+        sources = {"inputs": [str(Path(p).resolve()) for p in inputs], "repos": str(repos.resolve()),
+                   "repositories": {r.label: {"path": str(r.path.resolve()) if r.path else None,
+                                              "head": r.git.head() if r.git else None} for r in opened.values()},
+                   "max_instances": max_instances}
+        return writer.finish(out, overwrite, _description(fmt, sources, command))
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    finally:
+        for r in opened.values():
+            if r.git is not None:
+                r.git.close()
+
+
+def prepare_history_set(repository: str | os.PathLike, out: str | os.PathLike, rules: FileRules,
+                        name: str | None = None, revision: str = "HEAD", since: str | None = None,
+                        max_instances: int | None = None, overwrite: bool = False, progress: bool = True,
+                        command: str | None = None) -> SetSummary:
+    """An instance set from a repository's own history: each non-merge commit (newest first) whose
+    modified source files survive the rules, until ``max_instances`` are kept."""
+    out, path = Path(out), Path(repository)
+    check_output_dir(out, "prepare", inputs=[path], overwrite=overwrite)
+    _check_max(max_instances)
+    label = check_repo_name(name) if name else repo_label(path)
+    git = GitRepository(path)
+    try:
+        if git.resolve([revision])[revision] is None:
+            raise QLogError(f"--rev {revision!r} is not a commit of {str(path)!r}")
+        commits = git.history(revision, since)
+        if not commits:
+            raise QLogError(f"{str(path)!r} has no non-merge commits" + (f" since {since}" if since else ""))
+        staging = staging_dir(out, "staging")
+        try:
+            writer = _SetWriter(staging, rules)
+            bar = progress_bar(total=max_instances or len(commits), desc="instances", unit="inst", quiet=not progress)
+            for record, tree in _history_records(git, commits, label, writer):
+                if max_instances is not None and len(writer.instances) >= max_instances:
+                    break
+                writer.read += 1
+                if record is None:
+                    continue
+                if writer.add(git, record, tree) or max_instances is None:
+                    bar.update()
+            bar.close()
+            sources = {"repository": str(path.resolve()), "repo": label, "revision": revision,
+                       "head": git.resolve([revision])[revision][0], "since": since,  # type: ignore[index]
+                       "max_instances": max_instances, "commits_scanned": writer.read}
+            return writer.finish(out, overwrite, _description("git-history", sources, command))
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    finally:
+        git.close()
+
+
+def _history_records(git: GitRepository, commits: Sequence, label: str,
+                     writer: _SetWriter, batch: int = 64) -> Iterator[tuple[IssueRecord | None, str]]:
+    """The commits as records with their parents' trees, messages read a batch at a time.
+
+    A commit that modifies no file in place is dropped here, before its message or tree is read.
+    """
+    for start in range(0, len(commits), batch):
+        chunk = commits[start:start + batch]
+        useful = [c for c in chunk if c.parent is not None and any(ch.kind == "modified" for ch in c.changes)]
+        messages = git.messages([c.sha for c in useful]) if useful else {}
+        trees = git.resolve([c.parent for c in useful]) if useful else {}
+        for commit in chunk:
+            if commit.parent is None:
+                writer.drop(_stub(commit, label), "root-commit")
+                yield None, ""
+            elif commit.sha not in messages:
+                writer.drop(_stub(commit, label), "no-modified-file",
+                            changes=sorted({c.kind for c in commit.changes}))
+                yield None, ""
+            else:
+                yield history_record(commit, label, messages[commit.sha]), trees[commit.parent][1]  # type: ignore[index]
+
+
+def _stub(commit, label: str) -> IssueRecord:
+    org, name = label.split("/")
+    return IssueRecord(f"{org}__{name}-{commit.sha[:12]}", label, commit.parent or "", "", (), commit.sha)
+
+
+def check_repo_name(name: str) -> str:
+    """``name`` if it reads ``org/name`` without whitespace, else :class:`QLogError`."""
+    if name.count("/") != 1 or not all(name.split("/")) or any(c.isspace() for c in name):
+        raise QLogError(f"--name {name!r} must read org/name (no whitespace)")
+    return name
+
+
+def _check_max(max_instances: int | None) -> None:
+    if max_instances is not None and max_instances < 1:
+        raise QLogError(f"--max-instances must be at least 1, got {max_instances}")

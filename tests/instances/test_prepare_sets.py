@@ -1,0 +1,178 @@
+"""``prepare --format swebench|multi-swe-bench|git-history``: instance sets from small repositories the tests build."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import run_verb
+from instances.gitrepos import BASE_PYTHON_DOCS, git
+
+from qlog_pyserini.formats.documents import iter_documents
+from qlog_pyserini.formats.topics import read_topics
+from qlog_pyserini.formats.trec import read_qrels
+from qlog_pyserini.instances.layout import corpus_path, read_instances
+
+
+def _swebench(repo, tmp_path: Path, extra: list[dict] | None = None) -> Path:
+    rows = [{"instance_id": "demo__demo-1", "repo": "demo/demo", "base_commit": repo.base,
+             "problem_statement": "parse_config crashes\non an empty file", "patch": git(repo.path, "diff", "-M",
+                                                                                        repo.base, repo.fix),
+             "test_patch": ""},
+            {"instance_id": "demo__demo-2", "repo": "demo/demo", "base_commit": repo.fix,
+             "problem_statement": "helper should accept None", "patch": git(repo.path, "diff", repo.fix, repo.util_fix)},
+            {"instance_id": "demo__demo-3", "repo": "demo/demo", "base_commit": repo.util_fix,
+             "problem_statement": "only tests", "patch": git(repo.path, "diff", repo.util_fix, repo.tests_only)},
+            *(extra or [])]
+    path = tmp_path / "records.json"
+    path.write_text(json.dumps(rows))  # a JSON array, as a dataset export writes it
+    return path
+
+
+@pytest.fixture
+def mirrors(small_repo, tmp_path) -> Path:
+    """The repository as a bare mirror under repos/<org>__<repo>.git."""
+    repos = tmp_path / "repos"
+    repos.mkdir()
+    subprocess.run(["git", "clone", "-q", "--mirror", str(small_repo.path), str(repos / "demo__demo.git")], check=True)
+    return repos
+
+
+def _docs(instance_set: Path, key: str) -> dict[str, str]:
+    return dict(iter_documents(corpus_path(instance_set, key)))
+
+
+def test_swebench_set_follows_the_rules(small_repo, mirrors, tmp_path):
+    out = tmp_path / "set"
+    result = run_verb("prepare", "--format", "swebench", "--input", _swebench(small_repo, tmp_path),
+                      "--repos", mirrors, "--language", "python", "--max-file-bytes", "1000", "--output", out)
+    assert result.returncode == 0, result.stderr
+    assert "2 of 3 instances kept" in result.stdout
+    instances = {i.instance_id: i for i in read_instances(out)}
+    assert set(instances) == {"demo__demo-1", "demo__demo-2"}
+    first = instances["demo__demo-1"]
+    # modified in place: src/app.py (source), tests/test_app.py (test), vendor/lib.py (vendored), README.md;
+    # renamed (src/old_name.py), deleted (src/gone.py) and added (src/added.py) files are never answers
+    assert first.answers == ("src/app.py",)
+    assert (first.repo, first.language, first.base_commit) == ("demo/demo", "python", small_repo.base)
+    row = json.loads((out / "instances.jsonl").read_text().splitlines()[0])
+    assert row["dropped_answers"] == {"tests/test_app.py": "test", "vendor/lib.py": "vendored",
+                                      "README.md": "other-language"}
+    docs = _docs(out, first.corpus)
+    assert set(docs) == BASE_PYTHON_DOCS
+    for path, contents in docs.items():  # document = path + newline + the file at the base commit
+        assert contents == f"{path}\n" + git(small_repo.path, "show", f"{small_repo.base}:{path}")
+    assert read_topics(out / "topics.tsv") == {"demo__demo-1": "parse_config crashes on an empty file",
+                                               "demo__demo-2": "helper should accept None"}
+    assert read_qrels(out / "qrels.txt") == {"demo__demo-1": {"src/app.py": 1}, "demo__demo-2": {"src/util.py": 1}}
+    report = json.loads((out / "report.json").read_text())
+    assert report["dropped_instance_counts"] == {"no-answer-after-rules": 1}
+    assert report["dropped_instances"]["no-answer-after-rules"][0]["modified"] == {"tests/test_app.py": "test"}
+    base_drops = report["corpora"][first.corpus]["dropped_files"]
+    assert base_drops == {"symlink": 1, "other-language": 5, "hidden-folder": 1, "vendored": 1, "test": 2,
+                          "too-large": 1, "whitespace-in-path": 1, "binary": 1, "generated-marker": 1}
+    assert report["changes_not_answers"] == {"added": 1, "deleted": 1, "renamed": 1}
+
+
+def test_identical_trees_share_one_corpus(small_repo, mirrors, tmp_path):
+    same_tree = {"instance_id": "demo__demo-4", "repo": "demo/demo", "base_commit": small_repo.empty,
+                 "problem_statement": "again", "patch": git(small_repo.path, "diff", small_repo.util_fix, small_repo.fix,
+                                                            "--", "src/util.py")}
+    before_tests = {"instance_id": "demo__demo-5", "repo": "demo/demo", "base_commit": small_repo.tests_only,
+                    "problem_statement": "same tree, other commit", "patch": same_tree["patch"]}
+    out = tmp_path / "set"
+    result = run_verb("prepare", "--format", "swebench", "--input", _swebench(small_repo, tmp_path,
+                                                                              [same_tree, before_tests]),
+                      "--repos", mirrors, "--language", "python", "--output", out, "--quiet")
+    assert result.returncode == 0, result.stderr
+    by_id = {i.instance_id: i for i in read_instances(out)}
+    assert by_id["demo__demo-4"].base_commit != by_id["demo__demo-5"].base_commit
+    assert by_id["demo__demo-4"].corpus == by_id["demo__demo-5"].corpus
+    assert sorted(p.name for p in (out / "corpora").iterdir()) == sorted(
+        f"{k}.jsonl" for k in {i.corpus for i in by_id.values()})
+
+
+@pytest.mark.parametrize("layout", ["demo/demo", "demo/demo.git", "demo__demo", "Demo__Demo"])
+def test_multi_swe_bench_finds_clones_and_mirrors(small_repo, tmp_path, layout):
+    repos = tmp_path / "repos"
+    target = repos / layout
+    target.parent.mkdir(parents=True, exist_ok=True)
+    bare = ["--bare"] if layout.endswith(".git") else []
+    subprocess.run(["git", "clone", "-q", *bare, str(small_repo.path), str(target)], check=True)
+    row = {"org": "demo", "repo": "demo", "number": 7, "base": {"sha": small_repo.base},
+           "resolved_issues": [{"number": 1, "title": "Crash in parse_config", "body": "on empty files"},
+                               {"number": 2, "title": "Second report", "body": None}],
+           "fix_patch": git(small_repo.path, "diff", "-M", small_repo.base, small_repo.fix), "test_patch": ""}
+    records = tmp_path / "issues"
+    records.mkdir()
+    (records / "demo__demo_dataset.jsonl").write_text(json.dumps(row) + "\n")
+    out = tmp_path / "set"
+    result = run_verb("prepare", "--format", "multi-swe-bench", "--input", records, "--repos", repos,
+                      "--language", "python", "javascript", "--output", out, "--quiet")
+    assert result.returncode == 0, result.stderr
+    [instance] = read_instances(out)
+    assert instance.instance_id == "demo__demo-7" and instance.answers == ("src/app.py",)
+    assert read_topics(out / "topics.tsv") == {"demo__demo-7": "Crash in parse_config on empty files Second report"}
+    docs = _docs(out, instance.corpus)
+    assert "web/app.js" in docs and "web/app.min.js" not in docs and "web/app.test.js" not in docs
+
+
+def test_git_history_set(small_repo, tmp_path):
+    out = tmp_path / "set"
+    result = run_verb("prepare", "--format", "git-history", "--repo", small_repo.path, "--language", "python",
+                      "--output", out, "--quiet")
+    assert result.returncode == 0, result.stderr
+    instances = read_instances(out)
+    # newest first; the empty commit, the tests-only commit and the two initial commits make no instance
+    assert [(i.base_commit, i.answers) for i in instances] == [(small_repo.fix, ("src/util.py",)),
+                                                               (small_repo.base, ("src/app.py",))]
+    assert instances[0].instance_id == f"local__demo-{small_repo.util_fix[:12]}"
+    topics = read_topics(out / "topics.tsv")
+    assert topics[instances[1].instance_id] == "Fix parse_config crash on an empty file parse_config raised on empty input."
+    report = json.loads((out / "report.json").read_text())
+    assert report["dropped_instance_counts"] == {"no-answer-after-rules": 1, "no-modified-file": 2, "root-commit": 1}
+    limited = tmp_path / "one"
+    result = run_verb("prepare", "--format", "git-history", "--repo", small_repo.path, "--language", "python",
+                      "--output", limited, "--max-instances", "1", "--name", "me/demo", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert [i.instance_id for i in read_instances(limited)] == [f"me__demo-{small_repo.util_fix[:12]}"]
+    since = tmp_path / "since"
+    result = run_verb("prepare", "--format", "git-history", "--repo", small_repo.path, "--language", "python",
+                      "--output", since, "--since", "2021-06-01", "--quiet")
+    assert [i.answers for i in read_instances(since)] == [("src/util.py",)]
+
+
+def test_bad_input_is_one_error_before_work(small_repo, mirrors, tmp_path):
+    records = _swebench(small_repo, tmp_path)
+
+    def fails(*args, match):
+        result = run_verb("prepare", *args)
+        assert result.returncode == 2 and result.stderr.startswith("error: ") and match in result.stderr, result.stderr
+        assert result.stderr.count("\n") == 1
+        assert not (tmp_path / "out").exists()
+
+    base = ["--output", tmp_path / "out", "--language", "python"]
+    fails("--format", "swebench", "--input", records, "--repos", tmp_path / "nowhere", *base, match="is not a folder")
+    (tmp_path / "empty").mkdir()
+    fails("--format", "swebench", "--input", records, "--repos", tmp_path / "empty", *base, match="is not under --repos")
+    fails("--format", "swebench", "--input", records, "--repos", mirrors, "--output", tmp_path / "out",
+          match="needs --language")
+    fails("--format", "nonsense", "--input", records, *base, match="invalid choice")
+    fails("--format", "git-history", "--repo", tmp_path / "nowhere", *base, match="does not exist")
+    fails("--format", "swebench", "--input", records, "--repos", mirrors, *base, "--language", "cobol",
+          match="invalid choice")
+    fails("--format", "multi-swe-bench", "--input", records, "--repos", mirrors, *base, match="no 'org' field")
+    missing = {"instance_id": "demo__demo-9", "repo": "demo/demo", "base_commit": "f" * 40,
+               "problem_statement": "x", "patch": ""}
+    bad = _swebench(small_repo, tmp_path, [missing])
+    fails("--format", "swebench", "--input", bad, "--repos", mirrors, *base, match=f"base commit {'f' * 40}")
+    out = tmp_path / "out"
+    result = run_verb("prepare", "--format", "swebench", "--input", bad, "--repos", mirrors, *base, "--skip-missing",
+                      "--quiet")
+    assert result.returncode == 0, result.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert report["dropped_instance_counts"] == {"commit-missing": 1, "no-answer-after-rules": 1}
+    shutil.rmtree(out)
