@@ -49,6 +49,7 @@ from typing import Any, Callable, Mapping, Sequence
 from qlog_pyserini import corpus as codecorpus
 from qlog_pyserini.corpus import EXTENSIONS, GRAMMAR_PACKAGES, LANGUAGES, extract_functions
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.system.digests import file_sha256
 from qlog_pyserini.system import processes
 from qlog_pyserini.system.outputs import atomic_output, staging_dir, write_json
 from qlog_pyserini.system.processes import process_pool
@@ -200,14 +201,6 @@ Downloader = Callable[[Sequence[PackageInfo], Path], Mapping[str, "Path | str"]]
 # --------------------------------------------------------------------------------------
 # One package in the cache: unpack, describe, count.
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _remove_escaping_symlinks(tree: Path) -> int:
     """Delete symlinks that are absolute or lead out of ``tree`` (or nowhere); return how many.
 
@@ -335,7 +328,7 @@ class Cache:
 
     def unpack(self, pkg: PackageInfo, deb: Path, language: str) -> dict:
         """Check ``deb`` against apt's SHA-256, unpack it into ``src/<key>/`` and write its manifest."""
-        digest = _sha256(deb)
+        digest = file_sha256(deb)
         if digest != pkg.sha256:
             raise QLogError(f"{deb.name}: SHA-256 {digest} differs from the package lists' {pkg.sha256}")
         final = self.src / pkg.key
@@ -570,7 +563,7 @@ class _Fetcher:
         debs: dict[str, Path | str] = {}
         for p in batch:  # a .deb already downloaded (its tree was removed) is not fetched again
             deb = self.store.debs / deb_name(p)
-            if manifests[p.name] is None and deb.is_file() and _sha256(deb) == p.sha256:
+            if manifests[p.name] is None and deb.is_file() and file_sha256(deb) == p.sha256:
                 debs[p.name] = deb
         missing = [p for p in batch if manifests[p.name] is None and p.name not in debs]
         if missing:

@@ -8,6 +8,7 @@ from typing import Sequence
 from qlog_pyserini.cli.options import add_index_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.index.indexer import build_index
+from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.analysis.analyzers import ANALYZERS
 
@@ -19,11 +20,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "positions, doc vectors and raw documents stored) from a corpus, with Anserini's own "
         "indexer. The same index serves BM25 and q-log BM25: only the similarity differs at "
         "search time. --analyzer identifier builds the tokenizer ablation's index instead.")
-    parser.add_argument("--corpus", required=True, metavar="PATH",
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--corpus", metavar="PATH",
                         help="a .jsonl file or a folder of them; each line either BEIR/CoIR "
                              "{\"_id\", \"title\", \"text\"} (indexed as title + newline + text) or Anserini "
                              "{\"id\", \"contents\"}. Docids must be unique and contain no whitespace.")
-    add_index_option(parser, help="the index folder to create")
+    source.add_argument("--instances", metavar="SET",
+                        help="an instance set (prepare --format swebench|multi-swe-bench|git-history): one index "
+                             "per corpus, DIR/<key>/, all built in one JVM; an index whose corpus is unchanged is "
+                             "reused. --index is then the folder of the indexes; --threads indexes are built at a "
+                             "time, one thread each")
+    add_index_option(parser, help="the index folder to create (with --instances: the folder of the indexes)")
     parser.add_argument("--threads", type=int, default=max(1, (os.cpu_count() or 1)), metavar="N",
                         help="indexing threads (default: all cores)")
     parser.add_argument("--analyzer", choices=ANALYZERS, default="default",
@@ -34,6 +41,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "and QLogSearcher analyzes queries the same way (default: default)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing non-empty --index")
     args = parser.parse_args(argv)
+    if args.instances is not None:
+        if args.overwrite:
+            parser.error("--overwrite does not apply to --instances: an index is rebuilt when its corpus changed")
+        print(index_instance_set(args.instances, args.index, threads=args.threads, progress=not args.quiet,
+                                 analyzer=args.analyzer).line())
+        return 0
     summary = build_index(args.corpus, args.index, threads=args.threads, overwrite=args.overwrite,
                           progress=not args.quiet, analyzer=args.analyzer)
     info(f"indexed {summary.documents} documents into {summary.index_dir} ({args.analyzer} analyzer)")

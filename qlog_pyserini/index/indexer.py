@@ -71,7 +71,8 @@ class IndexSummary:
     documents: int
 
 
-def _java(index_dir: Path) -> list[str]:
+def java_launcher(index_dir: Path) -> list[str]:
+    """``java`` and its options for an indexer writing beside ``index_dir``."""
     # An OutOfMemoryError in any indexing thread ends the JVM at once, so its log says so (Anserini's own
     # messages after one, "IndexWriter is closed", hide it); a crash report goes beside the index being
     # built, in the staging folder that is removed, not into the user's working folder.
@@ -81,14 +82,14 @@ def _java(index_dir: Path) -> list[str]:
 
 def anserini_index_command(input_dir: Path, index_dir: Path, threads: int) -> list[str]:
     """The ``IndexCollection`` command line Pyserini documents for JSON corpora."""
-    return [*_java(index_dir), "-cp", str(pyserini_jar()), INDEXER,
+    return [*java_launcher(index_dir), "-cp", str(pyserini_jar()), INDEXER,
             "-collection", "JsonCollection", "-generator", "DefaultLuceneDocumentGenerator",
             "-input", str(input_dir), "-index", str(index_dir), "-threads", str(threads), *STORAGE_FLAGS]
 
 
 def analyzer_index_command(input_dir: Path, index_dir: Path, threads: int, analyzer: str) -> list[str]:
     """The ``AnalyzerIndexer`` command line: the same collection, generator and stored data, any analyzer."""
-    return [*_java(index_dir), "-cp", os.pathsep.join([str(pyserini_jar()), str(similarity_jar())]),
+    return [*java_launcher(index_dir), "-cp", os.pathsep.join([str(pyserini_jar()), str(similarity_jar())]),
             INDEXER_CLASS, "-analyzer", check_analyzer(analyzer),
             "-input", str(input_dir), "-index", str(index_dir), "-threads", str(threads), *STORAGE_FLAGS]
 

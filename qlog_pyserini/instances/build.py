@@ -21,18 +21,18 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import write_topics_tsv
-from qlog_pyserini.formats.trec import check_id, write_qrels
+from qlog_pyserini.formats.trec import write_qrels
 from qlog_pyserini.instances.diffs import modified_files
 from qlog_pyserini.instances.git import GitRepository, TreeEntry, find_repository
 from qlog_pyserini.instances.layout import CORPORA_DIR, INSTANCES_FILE, QRELS_FILE, REPORT_FILE, TOPICS_FILE, corpus_path
-from qlog_pyserini.instances.rules import FileRules, LANGUAGE_RULES, content_reason, corpus_key
+from qlog_pyserini.instances.rules import FileRules, content_reason, corpus_key
 from qlog_pyserini.instances.sources import IssueRecord, history_record, read_records, repo_label
 from qlog_pyserini.system.outputs import atomic_output, check_output_dir, disk_errors, publish_dir, staging_dir, write_json
-from qlog_pyserini.system.progress import info, progress_bar
+from qlog_pyserini.system.progress import progress_bar
 from qlog_pyserini.system.provenance import git_commit
 
 # Decoded blobs kept for the next trees of the same repository (successive base commits share most files).

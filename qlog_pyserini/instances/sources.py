@@ -158,8 +158,8 @@ def history_record(commit: Commit, repo: str, message: str) -> IssueRecord:
     """The instance a commit makes: its message asks for the files it modified, on its parent's tree."""
     assert commit.parent is not None
     org, name = repo.split("/")
-    return IssueRecord(f"{org}__{name}-{commit.sha[:12]}", repo, commit.parent, message, commit.changes,
-                       f"commit {commit.sha}")
+    return IssueRecord(check_id(f"{org}__{name}-{commit.sha[:12]}", "instance_id"), repo, commit.parent, message,
+                       commit.changes, f"commit {commit.sha}")
 
 
 def repo_label(path: Path) -> str:

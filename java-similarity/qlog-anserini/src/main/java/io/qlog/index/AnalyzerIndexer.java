@@ -87,6 +87,9 @@ public final class AnalyzerIndexer {
 
     @Option(name = "-storeRaw", usage = "store the raw JSON document")
     public boolean storeRaw = false;
+
+    @Option(name = "-quiet", usage = "no progress or counter lines (a caller building many indexes reports its own)")
+    public boolean quiet = false;
   }
 
   private final Args args;
@@ -136,8 +139,10 @@ public final class AnalyzerIndexer {
     ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor();
     try (Directory dir = FSDirectory.open(Paths.get(args.index));
          IndexWriter writer = new IndexWriter(dir, config)) {
-      progress.scheduleAtFixedRate(
-          () -> log(String.format("%,d documents indexed", indexed.get())), 5, 5, TimeUnit.SECONDS);
+      if (!args.quiet) {
+        progress.scheduleAtFixedRate(
+            () -> log(String.format("%,d documents indexed", indexed.get())), 5, 5, TimeUnit.SECONDS);
+      }
       for (Path segment : segments) {
         read(collection, segment, generator, writer, pool);
       }
@@ -245,9 +250,11 @@ public final class AnalyzerIndexer {
     }
   }
 
-  private static void log(String message) {
-    // One line per println, so concurrent progress lines never interleave mid-line.
-    System.out.println("AnalyzerIndexer - " + message);
+  private void log(String message) {
+    if (!args.quiet) {
+      // One line per println, so concurrent progress lines never interleave mid-line.
+      System.out.println("AnalyzerIndexer - " + message);
+    }
   }
 
   public static void main(String[] argv) throws Exception {

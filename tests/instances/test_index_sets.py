@@ -1,0 +1,112 @@
+"""``index --instances SET``: every corpus of a set indexed in one JVM, equal to what ``index --corpus`` builds."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, run_verb
+from instances.gitrepos import commit, git
+
+from qlog_pyserini.instances.layout import corpus_path, read_instances
+from qlog_pyserini.jvm.bridge import jclass
+from qlog_pyserini.search.searcher import QLogSearcher
+
+pytestmark = pytest.mark.jvm
+
+
+@pytest.fixture(scope="module")
+def code_set(tmp_path_factory) -> Path:
+    """An instance set over two trees of a repository made of this project's own Python sources."""
+    work = tmp_path_factory.mktemp("code-set")
+    repo = work / "repos" / "me__code"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q")
+    sources = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8")
+               for p in sorted((ROOT / "qlog_pyserini").rglob("*.py"))[:120]}
+    first = commit(repo, "import", sources, "2020-01-01T00:00:00Z")
+    second = commit(repo, "touch the formula", {"qlog_pyserini/formula.py": sources["qlog_pyserini/formula.py"]
+                                                + "\n# q-log note\n"}, "2020-02-01T00:00:00Z")
+    third = commit(repo, "touch errors", {"qlog_pyserini/errors.py": sources["qlog_pyserini/errors.py"] + "\n# x\n"},
+                   "2020-03-01T00:00:00Z")
+    rows = [{"instance_id": f"me__code-{i}", "repo": "me/code", "base_commit": base, "problem_statement": text,
+             "patch": git(repo, "diff", base, fix)}
+            for i, (base, fix, text) in enumerate([(first, second, "the q logarithm of the idf odds"),
+                                                   (second, third, "one error line and exit code 2")])]
+    (work / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = run_verb("prepare", "--format", "swebench", "--input", work / "records.jsonl", "--repos",
+                      work / "repos", "--language", "python", "--output", work / "set", "--quiet")
+    assert result.returncode == 0, result.stderr
+    return work / "set"
+
+
+def _terms(index: Path) -> dict:
+    """Every term of the contents field with its df and total frequency, and the statistics, read with Lucene."""
+    reader = jclass("org.apache.lucene.index.DirectoryReader").open(
+        jclass("org.apache.lucene.store.FSDirectory").open(jclass("java.io.File")(str(index)).toPath()))
+    try:
+        terms: dict[str, tuple[int, int]] = {}
+        leaves = reader.leaves()
+        for i in range(leaves.size()):  # the two indexes may hold different segments: sum over them
+            it = leaves.get(i).reader().terms("contents").iterator()
+            while (term := it.next()) is not None:
+                df, ttf = terms.get(term.utf8ToString(), (0, 0))
+                terms[term.utf8ToString()] = (df + it.docFreq(), ttf + it.totalTermFreq())
+        return {"documents": reader.numDocs(), "sum_ttf": reader.getSumTotalTermFreq("contents"),
+                "sum_df": reader.getSumDocFreq("contents"), "terms": terms}
+    finally:
+        reader.close()
+
+
+def test_batch_indexes_equal_the_index_verb_and_are_reused(code_set, tmp_path):
+    indexes = tmp_path / "indexes"
+    result = run_verb("index", "--instances", code_set, "--index", indexes, "--threads", "2", "--quiet")
+    assert result.returncode == 0, result.stderr
+    keys = sorted({i.corpus for i in read_instances(code_set)})
+    assert len(keys) == 2 and "2 indexes built" in result.stdout
+    record = json.loads((indexes / "instances.json").read_text())
+    assert record["instances"] == str(code_set.resolve()) and sorted(record["corpora"]) == keys
+    for key in keys:
+        alone = tmp_path / f"alone-{key}"
+        result = run_verb("index", "--corpus", corpus_path(code_set, key), "--index", alone, "--threads", "2",
+                          "--quiet")
+        assert result.returncode == 0, result.stderr
+        ours, theirs = _terms(indexes / key), _terms(alone)
+        assert ours == theirs and ours["documents"] == record["corpora"][key]["documents"] > 50
+        assert len(ours["terms"]) > 1000
+        queries = ["q logarithm idf", "error exit code", "index corpus jsonl threads"]
+        runs = [QLogSearcher(str(i), q=1.0).batch_search(queries, ["a", "b", "c"], k=20, threads=1)
+                for i in (indexes / key, alone)]  # q = 1: Lucene's BM25
+        assert runs[0] == runs[1] and all(len(hits) == 20 for hits in runs[0].values())
+
+    again = run_verb("index", "--instances", code_set, "--index", indexes, "--quiet")
+    assert again.returncode == 0 and "0 indexes built (0 documents) and 2 reused" in again.stdout
+    # a corpus that changed is rebuilt; the other index is kept as it was
+    changed = corpus_path(code_set, keys[0])
+    lines = changed.read_text().splitlines(keepends=True)
+    changed.write_text("".join(lines[:-1]))
+    kept = (indexes / keys[1] / "segments_1").stat().st_mtime_ns
+    third = run_verb("index", "--instances", code_set, "--index", indexes, "--quiet")
+    assert "1 indexes built" in third.stdout and "1 reused" in third.stdout, third.stderr
+    assert _terms(indexes / keys[0])["documents"] == len(lines) - 1
+    assert (indexes / keys[1] / "segments_1").stat().st_mtime_ns == kept
+    assert sorted(p.name for p in indexes.iterdir()) == sorted([".qlog-pyserini.json", "instances.json", *keys])
+
+
+def test_bad_input(code_set, tmp_path):
+    def fails(*args, match):
+        result = run_verb("index", *args)
+        assert result.returncode == 2 and result.stderr.startswith("error: ") and match in result.stderr, result.stderr
+
+    fails("--instances", tmp_path, "--index", tmp_path / "i", match="is not an instance set")
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine")
+    fails("--instances", code_set, "--index", theirs, match="refusing")
+    fails("--instances", code_set, "--corpus", code_set, "--index", tmp_path / "i", match="not allowed with")
+    broken = tmp_path / "broken"
+    shutil.copytree(code_set, broken)
+    next((broken / "corpora").iterdir()).unlink()
+    fails("--instances", broken, "--index", tmp_path / "i", match="lacks corpora/")
