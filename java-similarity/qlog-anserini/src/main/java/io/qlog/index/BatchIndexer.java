@@ -71,6 +71,10 @@ public final class BatchIndexer {
       pool.execute(() -> {
         long start = System.nanoTime();
         try {
+          if (!Files.isDirectory(Paths.get(job[0]))) {
+            // JsonCollection would read an absent folder as an empty collection and make an empty index
+            throw new IOException("no collection folder " + job[0]);
+          }
           AnalyzerIndexer.Args one = new AnalyzerIndexer.Args();
           one.input = job[0];
           one.index = job[1];
