@@ -167,7 +167,7 @@ class _SetWriter:
         if self.blob_chars > BLOB_CACHE_CHARS:
             self.blobs, self.blob_chars = {}, 0
             wanted = list(dict.fromkeys(shas))
-        for sha, data in repo.read_blobs(wanted):
+        for sha, data in repo.read_objects(wanted):
             reason = content_reason(data)
             text = "" if reason else data.decode("utf-8", "replace")
             self.blobs[sha] = (reason, text)
@@ -313,15 +313,14 @@ def prepare_history_set(repository: str | os.PathLike, out: str | os.PathLike, r
         staging = staging_dir(out, "staging")
         try:
             writer = _SetWriter(staging, rules)
-            bar = progress_bar(total=max_instances or len(commits), desc="instances", unit="inst", quiet=not progress)
+            bar = progress_bar(total=len(commits), desc="commits", unit="commit", quiet=not progress)
             for record, tree in _history_records(git, commits, label, writer):
                 if max_instances is not None and len(writer.instances) >= max_instances:
                     break
                 writer.read += 1
-                if record is None:
-                    continue
-                if writer.add(git, record, tree) or max_instances is None:
-                    bar.update()
+                bar.update()
+                if record is not None:
+                    writer.add(git, record, tree)
             bar.close()
             sources = {"repository": str(path.resolve()), "repo": label, "revision": revision,
                        "head": git.resolve([revision])[revision][0], "since": since,  # type: ignore[index]

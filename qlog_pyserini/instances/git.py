@@ -120,8 +120,9 @@ class GitRepository:
                                      path.decode("utf-8", "surrogateescape")))
         return entries
 
-    def read_blobs(self, shas: Sequence[str]) -> Iterator[tuple[str, bytes]]:
-        """``(sha, content)`` for each object id, in order, from this repository's one ``cat-file --batch``."""
+    def read_objects(self, shas: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+        """``(sha, content)`` for each object id (blobs, commits), in order, from this repository's one
+        ``cat-file --batch``."""
         proc = self._batch_process()
         assert proc.stdin is not None and proc.stdout is not None
         writer = threading.Thread(target=_feed, args=(proc.stdin, shas), daemon=True)
@@ -166,7 +167,7 @@ class GitRepository:
     def messages(self, shas: Sequence[str]) -> dict[str, str]:
         """The full message of each commit (subject and body), read in one batch."""
         found = {}
-        for sha, data in self.read_blobs(shas):
+        for sha, data in self.read_objects(shas):
             _, _, message = data.partition(b"\n\n")
             found[sha] = message.decode("utf-8", "replace")
         return found
