@@ -27,7 +27,10 @@ KIB = 1024
 # Folders that hold code a repository carries but does not write: installed packages, vendored
 # libraries and build outputs. Every language drops these; a language adds its own below.
 VENDORED_DIRS = ("node_modules", "bower_components", "jspm_packages", "vendor", "third_party", "third-party",
-                 "thirdparty", "dist", "build")
+                 "thirdparty", "dist")
+# Build-output folders only where build tools put them, at the repository's top: deeper down the name is
+# as often a package of the project's own (a Python package called build, a Java package ...build).
+TOP_BUILD_DIRS = ("build",)
 
 # Test folders shared by most languages' conventions.
 TEST_DIRS = ("test", "tests", "testing")
@@ -42,6 +45,7 @@ class LanguageRules:
     test_dirs: tuple[str, ...]        # a file under any folder of these names is a test
     test_files: tuple[str, ...]       # a file whose name matches one of these patterns is a test
     vendored_dirs: tuple[str, ...]    # a file under any folder of these names is vendored or generated
+    top_dirs: tuple[str, ...]         # a file under a top-level folder of these names is a build output
     generated_files: tuple[str, ...]  # a file whose name matches one of these patterns is generated/minified
     max_bytes: int                    # larger blobs are dropped (generated tables, amalgamations, bundles)
 
@@ -54,24 +58,24 @@ _C_DIRS = (*TEST_DIRS, "unittests")
 
 LANGUAGE_RULES: dict[str, LanguageRules] = {r.language: r for r in (
     LanguageRules("python", (".py",), (*TEST_DIRS,), ("test_*.py", "*_test.py", "tests.py", "conftest.py"),
-                  (*VENDORED_DIRS, "site-packages", "__pycache__", "venv"), ("*_pb2.py", "*_pb2_grpc.py"),
-                  1024 * KIB),
+                  (*VENDORED_DIRS, "site-packages", "__pycache__", "venv"), TOP_BUILD_DIRS,
+                  ("*_pb2.py", "*_pb2_grpc.py"), 1024 * KIB),
     # Maven Surefire's and Failsafe's default includes name the test classes.
     LanguageRules("java", (".java",), (*TEST_DIRS,), ("Test*.java", "*Test.java", "*Tests.java", "*TestCase.java",
                                                      "*IT.java"),
-                  VENDORED_DIRS, (), 1024 * KIB),
+                  VENDORED_DIRS, TOP_BUILD_DIRS, (), 1024 * KIB),
     LanguageRules("javascript", (".js", ".mjs", ".cjs", ".jsx"), (*TEST_DIRS, "__tests__", "__mocks__", "spec"),
-                  _JS_TESTS, _JS_VENDORED, _JS_GENERATED, 512 * KIB),
+                  _JS_TESTS, _JS_VENDORED, TOP_BUILD_DIRS, _JS_GENERATED, 512 * KIB),
     LanguageRules("typescript", (".ts", ".tsx", ".mts", ".cts"), (*TEST_DIRS, "__tests__", "__mocks__", "spec"),
-                  _JS_TESTS, _JS_VENDORED, (), 512 * KIB),
-    LanguageRules("go", (".go",), ("testdata",), ("*_test.go",), VENDORED_DIRS, ("*.pb.go", "*.pb.gw.go",
-                                                                                   "zz_generated*.go"),
-                  1024 * KIB),
+                  _JS_TESTS, _JS_VENDORED, TOP_BUILD_DIRS, (), 512 * KIB),
+    LanguageRules("go", (".go",), ("testdata",), ("*_test.go",), VENDORED_DIRS, TOP_BUILD_DIRS,
+                  ("*.pb.go", "*.pb.gw.go", "zz_generated*.go"), 1024 * KIB),
     LanguageRules("rust", (".rs",), ("tests", "benches"), ("tests.rs", "*_test.rs", "*_tests.rs"),
-                  (*VENDORED_DIRS, "target"), (), 1024 * KIB),
-    LanguageRules("c", (".c", ".h"), _C_DIRS, _C_TESTS, VENDORED_DIRS, ("*.pb-c.c", "*.pb-c.h"), 1024 * KIB),
+                  VENDORED_DIRS, ("target", *TOP_BUILD_DIRS), (), 1024 * KIB),
+    LanguageRules("c", (".c", ".h"), _C_DIRS, _C_TESTS, VENDORED_DIRS, TOP_BUILD_DIRS, ("*.pb-c.c", "*.pb-c.h"),
+                  1024 * KIB),
     LanguageRules("cpp", (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".h", ".ipp", ".inl"),
-                  _C_DIRS, _C_TESTS, VENDORED_DIRS, ("*.pb.cc", "*.pb.h"), 1024 * KIB),
+                  _C_DIRS, _C_TESTS, VENDORED_DIRS, TOP_BUILD_DIRS, ("*.pb.cc", "*.pb.h"), 1024 * KIB),
 )}
 LANGUAGES = tuple(LANGUAGE_RULES)
 
@@ -88,7 +92,7 @@ RULE_ORDER: tuple[tuple[str, str], ...] = (
     ("submodule", "a submodule (mode 160000): another repository's commit"),
     ("other-language", "no extension of the languages asked for"),
     ("hidden-folder", "under a folder whose name starts with '.' (.github, .yarn, ...)"),
-    ("vendored", "under a vendored or build-output folder of the language"),
+    ("vendored", "under a vendored folder of the language, or a build-output folder at the top level"),
     ("test", "under a test folder or named as a test of the language"),
     ("generated-name", "named as a generated or minified file of the language"),
     ("blob-missing", "the repository lacks the file's content (a partial clone or mirror)"),
@@ -134,7 +138,7 @@ class FileRules:
         *folders, name = path.split("/")
         if any(f.startswith(".") for f in folders):
             return "hidden-folder"
-        if any(f in rules.vendored_dirs for f in folders):
+        if any(f in rules.vendored_dirs for f in folders) or (folders and folders[0] in rules.top_dirs):
             return "vendored"
         if any(f in rules.test_dirs for f in folders) or _matches(name, rules.test_files):
             return "test"
@@ -196,11 +200,12 @@ def rules_table() -> str:
     def cell(values: Sequence[str]) -> str:
         return ", ".join(f"`{v}`" for v in values) or "-"
 
-    lines = ["| language | extensions | test folders | test file names | vendored / build folders | "
-             "generated names | size cap |", "|---|---|---|---|---|---|---:|"]
+    lines = ["| language | extensions | test folders | test file names | vendored folders (anywhere) | "
+             "build folders (top level) | generated names | size cap |", "|---|---|---|---|---|---|---|---:|"]
     for r in LANGUAGE_RULES.values():
         lines.append(f"| {r.language} | {cell(r.extensions)} | {cell(r.test_dirs)} | {cell(r.test_files)} | "
-                     f"{cell(r.vendored_dirs)} | {cell(r.generated_files)} | {r.max_bytes // KIB} KiB |")
+                     f"{cell(r.vendored_dirs)} | {cell(r.top_dirs)} | {cell(r.generated_files)} | "
+                     f"{r.max_bytes // KIB} KiB |")
     lines += ["", "| reason a file is dropped (checked in this order) | meaning |", "|---|---|"]
     lines += [f"| `{name}` | {meaning} |" for name, meaning in RULE_ORDER]
     return "\n".join(lines)

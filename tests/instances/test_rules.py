@@ -29,6 +29,8 @@ def test_docs_quote_the_rules_table_verbatim():
     ("rust", "src/lib.rs", None), ("rust", "tests/it.rs", "test"), ("rust", "target/debug/a.rs", "vendored"),
     ("c", "lib/zstd.h", None), ("c", "src/jq_test.c", "test"), ("c", "third_party/x.c", "vendored"),
     ("cpp", "src/a.cc", None), ("cpp", "src/a_unittest.cc", "test"), ("cpp", "src/a.h", None),
+    ("python", "build/lib/pkg/a.py", "vendored"), ("python", "pkg/build/jar.py", None),
+    ("javascript", "packages/x/dist/a.js", "vendored"), ("java", "m/src/main/java/org/x/build/B.java", None),
     ("python", ".github/a.py", "hidden-folder"), ("python", "a b.py", "whitespace-in-path"),
 ])
 def test_path_rules(language, path, reason):
