@@ -18,7 +18,6 @@ import collections
 import datetime as dt
 import json
 import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -31,7 +30,7 @@ from qlog_pyserini.instances.git import GitRepository, TreeEntry, find_repositor
 from qlog_pyserini.instances.layout import CORPORA_DIR, INSTANCES_FILE, QRELS_FILE, REPORT_FILE, TOPICS_FILE, corpus_path
 from qlog_pyserini.instances.rules import FileRules, content_reason, corpus_key
 from qlog_pyserini.instances.sources import IssueRecord, history_record, read_records, repo_label
-from qlog_pyserini.system.outputs import atomic_output, check_output_dir, disk_errors, publish_dir, staging_dir, write_json
+from qlog_pyserini.system.outputs import atomic_output, check_output_dir, disk_errors, staged_output, write_json
 from qlog_pyserini.system.progress import progress_bar
 from qlog_pyserini.system.provenance import git_commit
 
@@ -174,8 +173,8 @@ class _SetWriter:
             self.blob_chars += len(text)
         return {s: self.blobs[s] for s in shas}
 
-    def finish(self, out: Path, overwrite: bool, description: dict[str, Any]) -> SetSummary:
-        """Write instances, topics, qrels and the report; publish the folder at ``out``."""
+    def finish(self, out: Path, description: dict[str, Any]) -> SetSummary:
+        """Write instances, topics, qrels and the report into the staging folder (published as ``out``)."""
         for key in [k for k in self.corpora if not self.corpus_users[k]]:
             os.unlink(corpus_path(self.staging, key))  # every instance on it was dropped after reading
             del self.corpora[key]
@@ -206,7 +205,6 @@ class _SetWriter:
             "corpora": {k: {n: v for n, v in c.items() if n != "docids"} for k, c in sorted(self.corpora.items())},
         }
         write_json(self.staging / REPORT_FILE, report)
-        publish_dir(self.staging, out, "prepare", overwrite=overwrite)
         return SetSummary(out, self.read, len(self.instances), len(self.corpora), documents,
                           {k: len(v) for k, v in self.dropped.items()})
 
@@ -264,29 +262,28 @@ def prepare_issue_set(fmt: str, inputs: Sequence[str | os.PathLike], repos: str 
     _check_max(max_instances)
     records = read_records(fmt, inputs)
     opened = _open_repositories(records, repos, skip_missing)
-    staging = staging_dir(out, "staging")
     try:
-        writer = _SetWriter(staging, rules)
-        bar = progress_bar(records, desc="instances", unit="inst", quiet=not progress)
-        for record in bar:
-            if max_instances is not None and len(writer.instances) >= max_instances:
-                break
-            writer.read += 1
-            repo = opened[record.repo]
-            if repo.git is None:
-                writer.drop(record, "repository-missing")
-            elif repo.resolved[record.base_commit] is None:
-                writer.drop(record, "commit-missing", base_commit=record.base_commit)
-            else:
-                writer.add(repo.git, record, repo.resolved[record.base_commit][1])  # type: ignore[index]
-        sources = {"inputs": [str(Path(p).resolve()) for p in inputs], "repos": str(repos.resolve()),
-                   "repositories": {r.label: {"path": str(r.path.resolve()) if r.path else None,
-                                              "head": r.git.head() if r.git else None} for r in opened.values()},
-                   "max_instances": max_instances}
-        return writer.finish(out, overwrite, _description(fmt, sources, command))
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        with staged_output(out, "prepare", "staging", overwrite=overwrite) as staging:
+            writer = _SetWriter(staging, rules)
+            bar = progress_bar(records, desc="instances", unit="inst", quiet=not progress)
+            for record in bar:
+                if max_instances is not None and len(writer.instances) >= max_instances:
+                    break
+                writer.read += 1
+                repo = opened[record.repo]
+                if repo.git is None:
+                    writer.drop(record, "repository-missing")
+                elif repo.resolved[record.base_commit] is None:
+                    writer.drop(record, "commit-missing", base_commit=record.base_commit)
+                else:
+                    writer.add(repo.git, record, repo.resolved[record.base_commit][1])  # type: ignore[index]
+            sources = {"inputs": [str(Path(p).resolve()) for p in inputs], "repos": str(repos.resolve()),
+                       "repositories": {r.label: {"path": str(r.path.resolve()) if r.path else None,
+                                                  "head": r.git.head() if r.git else None}
+                                        for r in opened.values()},
+                       "max_instances": max_instances}
+            summary = writer.finish(out, _description(fmt, sources, command))
+        return summary
     finally:
         for r in opened.values():
             if r.git is not None:
@@ -310,8 +307,7 @@ def prepare_history_set(repository: str | os.PathLike, out: str | os.PathLike, r
         commits = git.history(revision, since)
         if not commits:
             raise QLogError(f"{str(path)!r} has no non-merge commits" + (f" since {since}" if since else ""))
-        staging = staging_dir(out, "staging")
-        try:
+        with staged_output(out, "prepare", "staging", overwrite=overwrite) as staging:
             writer = _SetWriter(staging, rules)
             bar = progress_bar(total=len(commits), desc="commits", unit="commit", quiet=not progress)
             for record, tree in _history_records(git, commits, label, writer):
@@ -325,10 +321,8 @@ def prepare_history_set(repository: str | os.PathLike, out: str | os.PathLike, r
             sources = {"repository": str(path.resolve()), "repo": label, "revision": revision,
                        "head": git.resolve([revision])[revision][0], "since": since,  # type: ignore[index]
                        "max_instances": max_instances, "commits_scanned": writer.read}
-            return writer.finish(out, overwrite, _description("git-history", sources, command))
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
+            summary = writer.finish(out, _description("git-history", sources, command))
+        return summary
     finally:
         git.close()
 
