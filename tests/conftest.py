@@ -29,7 +29,7 @@ os.environ.setdefault("QLOG_JAVA_OPTS", TEST_JVM_OPTIONS)
 # ones on a machine without a JDK (most of their time goes to the command-line contract tests, which
 # run verbs as child processes): a test using one of these fixtures is marked here; modules that
 # start the JVM otherwise mark themselves with `pytestmark = pytest.mark.jvm`.
-JVM_FIXTURES = frozenset({"tiny_index", "stdlib_index", "csn_ruby", "csn_ruby_runs"})
+JVM_FIXTURES = frozenset({"tiny_index", "stdlib_index", "csn_ruby", "csn_ruby_runs", "instance_set"})
 
 
 # The suite runs on two pytest-xdist workers (setup.cfg's addopts: -n 2 --dist loadgroup), a file at a time as
@@ -258,6 +258,73 @@ def stdlib_index(stdlib_code, tmp_path_factory) -> Path:
 
     return built_once(tmp_path_factory, "stdlib-index",
                       lambda folder: build_index(stdlib_code[0], folder / "index", threads=2, progress=False)) / "index"
+
+
+# An instance set as prepare writes it, from standard-library packages: each package a "repository" whose files
+# (path, a newline, the file's text) are one corpus; an issue is a function's docstring line (or two, from two
+# files: an issue whose fix changes two files); its answers are the files holding those functions.
+INSTANCE_PACKAGES = {"email": "python", "json": "python", "logging": "python", "http": "python-net",
+                     "urllib": "python-net"}
+
+
+def write_instance_set(folder: Path) -> Path:
+    """The instance set ``folder/set`` (instances.jsonl, topics.tsv, qrels.txt, corpora/<key>.jsonl)."""
+    import ast
+    import hashlib
+    import importlib
+    import json
+
+    root = folder / "set"
+    (root / "corpora").mkdir(parents=True)
+    instances, topics, qrels = [], [], []
+    for package, language in INSTANCE_PACKAGES.items():
+        base = Path(importlib.import_module(package).__file__).parent
+        files = sorted(base.glob("*.py"))
+        texts = {f"Lib/{package}/{f.name}": f.read_text(encoding="utf-8") for f in files}
+        key = hashlib.sha1("".join(sorted(texts)).encode()).hexdigest()[:12]
+        with open(root / "corpora" / f"{key}.jsonl", "w", encoding="utf-8") as c:
+            for path, text in texts.items():
+                c.write(json.dumps({"id": path, "contents": path + "\n" + text}) + "\n")
+        documented = []
+        for path, text in texts.items():
+            for node in ast.walk(ast.parse(text)):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    doc = ast.get_docstring(node)
+                    if doc and len(doc.split()) >= 4:
+                        documented.append((path, node.lineno, " ".join(doc.split("\n")[0].split())))
+        documented.sort()
+        picked = [documented[i * len(documented) // 5] for i in range(5)]
+        two = [documented[0], next(d for d in reversed(documented) if d[0] != documented[0][0])] \
+            if len(texts) > 1 else []
+        cases = [([p], text) for p, _, text in picked]
+        if two:
+            cases.append(([two[0][0], two[1][0]], f"{two[0][2]} {two[1][2]}"))
+        for n, (answers, text) in enumerate(cases):
+            iid = f"py__{package}-{n}"
+            instances.append({"instance_id": iid, "repo": f"py/{package}", "language": language,
+                              "base_commit": "0" * 40, "corpus": key, "answers": sorted(set(answers))})
+            topics.append(f"{iid}\t{text}\n")
+            qrels += [f"{iid} 0 {a} 1\n" for a in sorted(set(answers))]
+    (root / "instances.jsonl").write_text("".join(json.dumps(i) + "\n" for i in instances), encoding="utf-8")
+    (root / "topics.tsv").write_text("".join(topics), encoding="utf-8")
+    (root / "qrels.txt").write_text("".join(qrels), encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="session")
+def instance_set(tmp_path_factory) -> tuple[Path, Path]:
+    """(SET, DIR): a small instance set of five repositories and its indexes, DIR/<key>/ built by the index verb's
+    library from SET/corpora/<key>.jsonl."""
+    from qlog_pyserini.index import build_index
+
+    def build(folder: Path) -> None:
+        root = write_instance_set(folder)
+        (folder / "indexes").mkdir()
+        for corpus in sorted((root / "corpora").glob("*.jsonl")):
+            build_index(corpus, folder / "indexes" / corpus.stem, threads=1, progress=False)
+
+    folder = built_once(tmp_path_factory, "instance-set", build)
+    return folder / "set", folder / "indexes"
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,11 @@ defines the measure, for each query and each budget K:
 3. **Stop at the first document that does not fit.** Nothing after it is admitted, even a
    shorter one that would still fit: this models filling a context window in rank order,
    where a consumer that skipped ahead would be re-ranking.
-4. The query is a hit (1.0) when an admitted document has a grade > 0 in the qrels, else 0.0.
+4. The query is a hit (1.0) when an admitted document has a grade > 0 in the qrels, else 0.0
+   ("at least one fits"). With ``every=True`` it is a hit only when every document with a grade
+   > 0 in the qrels is admitted ("every relevant document fits": an issue whose fix changes three
+   files needs all three in context), so a relevant document the run does not rank, or that is
+   not in the index at all, makes it a miss.
 
 Queries are those of the qrels; a query the run lacks (or whose qrels hold no grade > 0) is a
 miss, as trec_eval ``-c`` counts it. Queries only in the run are ignored. The aggregate is the
@@ -116,7 +120,7 @@ class TokenCounts:
 
 
 def tokens_to_first_relevant(run: RunArrays, qrels: QrelsArrays, tokens: TokenCounts,
-                             limit: float = float("inf")) -> np.ndarray:
+                             limit: float = float("inf"), every: bool = False) -> np.ndarray:
     """Per qrels query, the tokens a rank-order walk holds once it has admitted the first relevant document.
 
     That is the sum of the token counts of every document up to and including the first one with a
@@ -125,10 +129,12 @@ def tokens_to_first_relevant(run: RunArrays, qrels: QrelsArrays, tokens: TokenCo
     relevant document is ranked, or once the sum exceeds ``limit``. The walk steps one rank at a
     time for all open queries together and reads only the documents the walk reaches: none after
     a query's first relevant document or its first overflow of ``limit``, none of a ranking that
-    holds no relevant document (a miss whatever the counts).
+    holds no relevant document (a miss whatever the counts). With ``every``, the walk goes to the
+    query's last relevant document instead, and a ranking that lacks one of them is a miss.
     """
     position = qrels.query_positions(run.qids)
-    return _per_qrels_query(_walk(run.offsets, run.docs, position, run, qrels, tokens, limit), position, qrels)
+    return _per_qrels_query(_walk(run.offsets, run.docs, position, run, qrels, tokens, limit, every),
+                            position, qrels)
 
 
 def _per_qrels_query(found: np.ndarray, position: np.ndarray, qrels: QrelsArrays) -> np.ndarray:
@@ -140,7 +146,7 @@ def _per_qrels_query(found: np.ndarray, position: np.ndarray, qrels: QrelsArrays
 
 
 def _walk(offsets: np.ndarray, docs: np.ndarray, position: np.ndarray, run: RunArrays, qrels: QrelsArrays,
-          tokens: TokenCounts, limit: float) -> np.ndarray:
+          tokens: TokenCounts, limit: float, every: bool = False) -> np.ndarray:
     """:func:`tokens_to_first_relevant` per ranking of ``offsets``/``docs`` (``position``: each ranking's
     qrels query, -1 for none; ``run`` gives the docid table), ``inf`` where it is a miss."""
     starts = offsets[:-1]
@@ -152,9 +158,18 @@ def _walk(offsets: np.ndarray, docs: np.ndarray, position: np.ndarray, run: RunA
     candidates, query = candidates[judged], query[judged]
     relevant = qrels.grades(position[query], lex_rank[docs[candidates]]) > 0
     # Hits are query-major, rank-minor: a query's first relevant hit is its first in array order.
-    queries, where = np.unique(query[relevant], return_index=True)
+    found_query, found_at = query[relevant], candidates[relevant]
+    if every:
+        # the walk's end is the last relevant hit, first in reversed order; a ranking holding fewer
+        # relevant hits than the qrels' count of relevant documents can never admit them all
+        queries, from_end, ranked = np.unique(found_query[::-1], return_index=True, return_counts=True)
+        where = found_query.size - 1 - from_end
+        complete = ranked >= qrels.num_rel[position[queries]]
+        queries, where = queries[complete], where[complete]
+    else:
+        queries, where = np.unique(found_query, return_index=True)
     first = np.full(starts.size, -1, dtype=np.int64)
-    first[queries] = candidates[relevant][where] - starts[queries]
+    first[queries] = found_at[where] - starts[queries]
 
     need = np.full(starts.size, np.inf)
     active = np.flatnonzero(first >= 0)  # judged rankings that rank a relevant document
@@ -171,10 +186,10 @@ def _walk(offsets: np.ndarray, docs: np.ndarray, position: np.ndarray, run: RunA
 
 
 def recall_of_runs(runs: Sequence[RunArrays], qrels: QrelsArrays, tokens: TokenCounts,
-                   budgets: Iterable[int] = DEFAULT_BUDGETS) -> list[np.ndarray]:
+                   budgets: Iterable[int] = DEFAULT_BUDGETS, every: bool = False) -> list[np.ndarray]:
     """:func:`recall_from_arrays`' tables, as arrays (qrels queries x budgets), of several runs of the same
     docid table in one walk: each rank step reads the documents of every run at once (a sweep's grid
-    measures its models' runs of a batch of queries together)."""
+    measures its models' runs of a batch of queries together). ``every``: see the module docstring."""
     ks = check_budgets(budgets)
     for run in runs:
         if not (run.docids is qrels.table is tokens.docids):
@@ -186,7 +201,7 @@ def recall_of_runs(runs: Sequence[RunArrays], qrels: QrelsArrays, tokens: TokenC
                                       zip(runs, np.cumsum([0] + [run.docs.size for run in runs[:-1]]))])
     docs = np.concatenate([run.docs for run in runs])
     position = np.concatenate([qrels.query_positions(run.qids) for run in runs])
-    found = _walk(offsets, docs, position, runs[0], qrels, tokens, max(ks))
+    found = _walk(offsets, docs, position, runs[0], qrels, tokens, max(ks), every)
     tables, at = [], 0
     for size in sizes:
         need = _per_qrels_query(found[at:at + size], position[at:at + size], qrels)
@@ -196,22 +211,24 @@ def recall_of_runs(runs: Sequence[RunArrays], qrels: QrelsArrays, tokens: TokenC
 
 
 def recall_from_arrays(run: RunArrays, qrels: QrelsArrays, tokens: TokenCounts,
-                       budgets: Iterable[int] = DEFAULT_BUDGETS) -> pd.DataFrame:
+                       budgets: Iterable[int] = DEFAULT_BUDGETS, every: bool = False) -> pd.DataFrame:
     """Per-query hits (1.0/0.0) at each token budget for a columnar run (rank order); see the module docstring.
 
     ``qrels`` and ``tokens`` must be built on ``run``'s docid table; build both once per index and
     reuse them for every run. Rows are the qrels' queries in their order, one column per budget.
+    ``every`` asks that every relevant document fit, not at least one.
     """
     ks = check_budgets(budgets)
-    (table,) = recall_of_runs([run], qrels, tokens, ks)
+    (table,) = recall_of_runs([run], qrels, tokens, ks, every)
     return pd.DataFrame(table, index=pd.Index(qrels.qids, name="qid"), columns=list(ks))
 
 
 def recall_at_token_budgets(run: Mapping[str, Sequence[Hit]], qrels: Mapping[str, Mapping[str, int]],
                             doc_text: Mapping[str, str] | Callable[[str], str],
                             budgets: Iterable[int] = DEFAULT_BUDGETS,
-                            count_tokens: Callable[[str], int] = code_token_count) -> pd.DataFrame:
-    """Per-query hits (1.0/0.0) at each token budget; see the module docstring for the walk.
+                            count_tokens: Callable[[str], int] = code_token_count,
+                            every: bool = False) -> pd.DataFrame:
+    """Per-query hits (1.0/0.0) at each token budget; see the module docstring for the walk (and ``every``).
 
     ``run`` is ``{qid: [Hit, ...]}`` in rank order (as :func:`qlog_pyserini.formats.trec.read_run`
     gives), ``qrels`` is ``{qid: {docid: grade}}``, ``doc_text`` maps a docid to its text (a
@@ -220,17 +237,19 @@ def recall_at_token_budgets(run: Mapping[str, Sequence[Hit]], qrels: Mapping[str
     fetched and counted at most once; :func:`recall_from_arrays` does the work.
     """
     ks = check_budgets(budgets)
-    # The walk never reads past a query's first relevant document, so only that prefix is converted.
+    # The walk never reads past a query's first relevant document (its last, with ``every``), so only
+    # that prefix is converted.
     prefixes: dict[str, Sequence[Hit]] = {}
     for qid, judged in qrels.items():
         relevant = {d for d, g in judged.items() if g > 0}
         hits = run.get(qid, ()) if relevant else ()
-        end = next((i + 1 for i, hit in enumerate(hits) if hit.docid in relevant), 0)
+        at = [i + 1 for i, hit in enumerate(hits) if hit.docid in relevant]
+        end = (at[-1] if len(at) == len(relevant) else 0) if every else (at[0] if at else 0)
         if end:
             prefixes[qid] = hits[:end]
     arrays = RunArrays.from_hits(prefixes)
     return recall_from_arrays(arrays, QrelsArrays.build(qrels, arrays.docids),
-                              TokenCounts(arrays.docids, doc_text, count_tokens), ks)
+                              TokenCounts(arrays.docids, doc_text, count_tokens), ks, every)
 
 
 def recall_at_budgets(per_query: pd.DataFrame) -> pd.Series:

@@ -8,6 +8,7 @@ It speaks Pyserini's vocabulary (``--bm25 --k1 --b --hits --threads --batch-size
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Sequence
 
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
@@ -20,7 +21,7 @@ from qlog_pyserini.system.outputs import check_output_file
 from qlog_pyserini.search.batch import BATCH
 from qlog_pyserini.search.fields import parse_fields
 from qlog_pyserini.cli.search_flags import add_pyserini_arguments, feedback_from_args
-from qlog_pyserini.search.run import SearchJob, run_search
+from qlog_pyserini.search.run import SearchJob, run_instance_search, run_search
 from qlog_pyserini.search.searcher import check_hits
 
 
@@ -34,10 +35,14 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--index", metavar="DIR|NAME",
                         help="Lucene index built by qlog_pyserini.index, Anserini or Pyserini, or a Pyserini "
                              "prebuilt index name (when no such folder exists)")
-    parser.add_argument("--topics", required=True, metavar="FILE|NAME",
+    parser.add_argument("--topics", metavar="FILE|NAME",
                         help="queries: TSV (qid<TAB>text), BEIR/CoIR queries.jsonl, or TREC topics; or a topic set "
                              "Pyserini knows by name. A query whose text is empty (or only stopwords) gets no hits "
                              "and no run lines.")
+    parser.add_argument("--instances", metavar="SET",
+                        help="an instance set (prepare --format swebench|multi-swe-bench|git-history): every instance "
+                             "searched on its own corpus's index, --index being the folder of per-corpus indexes "
+                             "(index --instances); one run, qid = instance id, docid = file path; instead of --topics")
     parser.add_argument("--output", required=True, metavar="RUN", help="run file to write (atomically; its folder must exist)")
     parser.add_argument("--q", default=None, metavar="Q|auto|auto-query",
                         help=f"q of the q-logarithm IDF (default 1 = BM25; only with --similarity qlog), from {Q_MIN:g} to {Q_MAX:g} (outside, "
@@ -104,9 +109,17 @@ def job_from_args(args: argparse.Namespace) -> SearchJob:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if (args.topics is None) == (args.instances is None):
+        raise QLogError("give --topics (queries for one index) or --instances (an instance set), one of them")
+    if args.instances is not None and args.prebuilt_index is not None:
+        raise QLogError("--instances searches the set's own indexes (--index DIR), not --prebuilt-index")
     # Before any search: an unwritable --output or an impossible --hits fails now, not after the run.
-    check_output_file(args.output, "--output", inputs=[args.topics, args.index])
+    check_output_file(args.output, "--output", inputs=[p for p in (args.topics, args.instances, args.index) if p])
     check_hits(args.hits, "--hits")
+    if args.instances is not None:
+        args.topics = os.path.join(args.instances, "topics.tsv")
+        run_instance_search(job_from_args(args), args.instances)
+        return 0
     job = job_from_args(args)
     run_search(job)
     return 0

@@ -13,7 +13,7 @@ import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Iterator, Mapping, Sequence, TypeVar
+from typing import BinaryIO, Callable, Iterator, Mapping, Sequence, TypeVar
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import Topics
@@ -131,23 +131,35 @@ def write_topics_run(searcher: QLogSearcher, topics: Topics, output: str | os.Pa
     check_id(tag, "run tag")
     if output_format not in OUTPUT_FORMATS:
         raise QLogError(f"unknown output format {output_format!r}; choose one of {', '.join(OUTPUT_FORMATS)}")
-    lines = unanswered = 0
     with atomic_output(output, "wb") as f:
-        for batch in prefetched(search_batches(searcher, topics, hits, threads, progress, batch_size, fields,
-                                               q_of=q_of)):
-            if isinstance(batch, BatchResults):
-                batch = batch.dropped(remove_duplicates, remove_query)
-                lines += batch.write_run(f, tag, output_format)
-                unanswered += int((batch.counts() == 0).sum())
-            elif not (remove_duplicates or remove_query):  # fields: columns, formatted without a Hit per line
-                f.write(batch.run_text(tag, output_format).encode("utf-8"))
-                lines += int(batch.counts().sum())
-                unanswered += int((batch.counts() == 0).sum())
-            else:
-                batch = drop_hits(batch, remove_duplicates, remove_query)
-                f.write("".join(run_lines(batch, tag, output_format=output_format)).encode("utf-8"))
-                lines += sum(len(h) for h in batch.values())
-                unanswered += sum(1 for h in batch.values() if not h)
+        return write_topics_lines(f, searcher, topics, tag, hits=hits, threads=threads, progress=progress,
+                                  batch_size=batch_size, fields=fields, output_format=output_format,
+                                  remove_duplicates=remove_duplicates, remove_query=remove_query, q_of=q_of)
+
+
+def write_topics_lines(f: BinaryIO, searcher: QLogSearcher, topics: Topics, tag: str, hits: int = 1000,
+                       threads: int = 1, progress: bool = True, batch_size: int = BATCH,
+                       fields: Mapping[str, float] | None = None, output_format: str = "trec",
+                       remove_duplicates: bool = False, remove_query: bool = False,
+                       q_of: Callable[[list[str]], Sequence[float]] | None = None) -> RunWritten:
+    """:func:`write_topics_run`'s search and lines, written to the open binary file ``f`` (a run made of
+    several searchers' parts, one after the other, as an instance set's run is)."""
+    lines = unanswered = 0
+    for batch in prefetched(search_batches(searcher, topics, hits, threads, progress, batch_size, fields,
+                                           q_of=q_of)):
+        if isinstance(batch, BatchResults):
+            batch = batch.dropped(remove_duplicates, remove_query)
+            lines += batch.write_run(f, tag, output_format)
+            unanswered += int((batch.counts() == 0).sum())
+        elif not (remove_duplicates or remove_query):  # fields: columns, formatted without a Hit per line
+            f.write(batch.run_text(tag, output_format).encode("utf-8"))
+            lines += int(batch.counts().sum())
+            unanswered += int((batch.counts() == 0).sum())
+        else:
+            batch = drop_hits(batch, remove_duplicates, remove_query)
+            f.write("".join(run_lines(batch, tag, output_format=output_format)).encode("utf-8"))
+            lines += sum(len(h) for h in batch.values())
+            unanswered += sum(1 for h in batch.values() if not h)
     return RunWritten(lines, unanswered)
 
 

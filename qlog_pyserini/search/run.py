@@ -15,14 +15,15 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO, Mapping
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import Topics, empty_count
 from qlog_pyserini.formats.trec import OUTPUT_FORMATS, check_id
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
-from qlog_pyserini.system.progress import info
-from qlog_pyserini.search.batch import BATCH, RunWritten, default_run_tag, write_topics_run
+from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.system.progress import info, progress_bar
+from qlog_pyserini.search.batch import BATCH, RunWritten, default_run_tag, write_topics_lines, write_topics_run
 from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.search.similarities import model
@@ -117,11 +118,14 @@ def check_job(job: SearchJob) -> SearchJob:
     return job
 
 
-def prepare(job: SearchJob) -> Prepared:
-    """Check the job, resolve the index and topics, and settle q (predicting it for ``--q auto``)."""
+def prepare(job: SearchJob, topics: Mapping[str, str] | None = None) -> Prepared:
+    """Check the job, resolve the index and topics, and settle q (predicting it for ``--q auto``).
+
+    ``topics``, when given, are the queries instead of the job's topics file.
+    """
     job = check_job(job)
     index = resolve_index(job.index, job.prebuilt_index)
-    topics = load_topics(job.topics)
+    topics = load_topics(job.topics) if topics is None else topics
     if not topics:
         raise QLogError(f"topics {job.topics!r} hold no queries")
     # Pyserini's CLI uses its tuned BM25 parameters for MS MARCO prebuilt indexes unless told otherwise.
@@ -163,18 +167,20 @@ def open_searcher(p: Prepared) -> QLogSearcher:
     return searcher
 
 
-def search_to_file(p: Prepared, searcher: QLogSearcher) -> RunWritten:
-    """Every topic searched and written to the job's output as it is searched (atomically)."""
+def search_to_file(p: Prepared, searcher: QLogSearcher, out: BinaryIO | None = None) -> RunWritten:
+    """Every topic searched and written to the job's output as it is searched (atomically), or to the open
+    binary file ``out`` when given."""
     job = p.job
     q_of = None
     if job.auto_query is not None:  # a q per query, chosen batch by batch from its terms' statistics
         from qlog_pyserini.search.per_query import AutoQueryQ
 
         q_of = AutoQueryQ(searcher, p.prediction, job.auto_query)
-    written = write_topics_run(searcher, p.topics, job.output, p.tag, hits=job.hits, threads=job.threads,
-                               progress=job.progress, batch_size=job.batch_size, fields=job.fields or None,
-                               output_format=job.output_format, remove_duplicates=job.remove_duplicates,
-                               remove_query=job.remove_query, q_of=q_of)
+    options = dict(hits=job.hits, threads=job.threads, progress=job.progress, batch_size=job.batch_size,
+                   fields=job.fields or None, output_format=job.output_format,
+                   remove_duplicates=job.remove_duplicates, remove_query=job.remove_query, q_of=q_of)
+    written = (write_topics_run(searcher, p.topics, job.output, p.tag, **options) if out is None
+               else write_topics_lines(out, searcher, p.topics, p.tag, **options))
     if q_of is not None:
         from qlog_pyserini.predict.query_rule import describe
 
@@ -209,4 +215,45 @@ def run_search(job: SearchJob) -> Path:
         print(f"warning: {written.unanswered - empty} more queries got no hits (only stopwords, or no term in the "
               "index); they have no run lines", file=sys.stderr)
     info(f"wrote {written.lines} lines for {len(p.topics)} queries to {job.output}")
+    return Path(job.output)
+
+
+def run_instance_search(job: SearchJob, instances: str | Path) -> Path:
+    """Every instance of the instance set ``instances`` searched on its own corpus's index, into one run.
+
+    ``job.index`` is the folder of per-corpus indexes (``DIR/<key>/``, :mod:`qlog_pyserini.formats.instances`);
+    the queries are the set's (``job.topics`` is not read). Each index is opened once, all its instances are
+    searched as one topic list by :func:`search_to_file` (the search verb's own path, model, q or ``--q auto``
+    per index, fields and feedback as asked), and it is closed before the next. The run (qid = instance id,
+    docid = file path) is written atomically, corpus after corpus in the order the set first names them.
+    """
+    from qlog_pyserini.formats.instances import read_instance_set
+    from qlog_pyserini.search.instances import corpus_indexes
+
+    job = check_job(job)
+    if job.prebuilt_index is not None:
+        raise QLogError("an instance set is searched on its own indexes (--index DIR), not a prebuilt index")
+    instance_set = read_instance_set(instances)
+    indexes = corpus_indexes(instance_set, job.index or "")
+    tag = job.run_tag or (f"qlog-bm25-qauto{'-query' if job.auto_query else ''}-{job.idf_form}" if job.auto is not None
+                          else default_run_tag(job.similarity, job.q, job.idf_form, job.gamma, job.mu))
+    job = replace(job, run_tag=check_id(tag, "run tag"))
+    lines = unanswered = 0
+    groups = instance_set.by_corpus()
+    with atomic_output(job.output, "wb") as out, \
+            progress_bar(total=len(instance_set.instances), desc="instances", unit="q", quiet=not job.progress) as bar:
+        for key, members in groups.items():
+            p = prepare(replace(job, index=str(indexes[key]), progress=False),
+                        topics={i.instance_id: instance_set.topics[i.instance_id] for i in members})
+            searcher = open_searcher(p)
+            try:
+                written = search_to_file(p, searcher, out)
+            finally:
+                searcher.close()
+            lines, unanswered = lines + written.lines, unanswered + written.unanswered
+            bar.update(len(members))
+    if unanswered:
+        print(f"warning: {unanswered} instances got no hits (empty text, only stopwords, or no term in their "
+              "index); they have no run lines", file=sys.stderr)
+    info(f"wrote {lines} lines for {len(instance_set.instances)} instances on {len(groups)} indexes to {job.output}")
     return Path(job.output)

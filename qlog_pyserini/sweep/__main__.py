@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 from typing import Sequence
 
-from qlog_pyserini.cli.options import add_index_option, add_topics_option
+from qlog_pyserini.cli.options import add_index_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.trec_eval import check_single_metric, parse_metrics
 from qlog_pyserini.system.provenance import command_line, provenance
+from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, TuningGrids
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS
+from qlog_pyserini.sweep.instances import CV_UNITS, ISSUE_BUDGETS, InstanceSweepSettings, run_instance_sweep
+from qlog_pyserini.sweep.instances import summary_line as instance_summary_line
 from qlog_pyserini.sweep.run import DEFAULT_GRID, SweepSettings, parse_grid, run_sweep, summary_line
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter
 from qlog_pyserini.cli.auto_flags import add_auto_arguments, add_auto_query_arguments, query_rule_from_args, rule_from_args
@@ -32,9 +36,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "choice over queries (each query scored at the value chosen without it), the label-free q "
         "(qlog), each compared with BM25 by paired tests (two-sided randomization p first, t-test, "
         "bootstrap interval and reversal share), Recall@K-tokens, a CSV and a PNG plot.")
-    add_index_option(parser)
-    add_topics_option(parser)
-    parser.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels")
+    add_index_option(parser, help="Lucene index; with --instances, the folder of per-corpus indexes (DIR/<key>/)")
+    parser.add_argument("--topics", metavar="FILE", help="queries (TSV, BEIR queries.jsonl or TREC topics); "
+                                                         "not with --instances")
+    parser.add_argument("--qrels", metavar="FILE", help="TREC qrels; not with --instances")
+    parser.add_argument("--instances", metavar="SET",
+                        help="sweep an instance set (prepare --format swebench|multi-swe-bench|git-history) instead of "
+                             "--topics/--qrels: every issue searched on its own corpus's index (--index DIR), "
+                             "Hit@1/5/10, MRR, NDCG@10 and Recall@K-tokens per instance, q-log BM25 beside BM25, "
+                             "the engines' default and tuned BM25, per language and per repository "
+                             "(see docs/cli.md#sweeping-an-instance-set)")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder (created; see the module doc)")
     parser.add_argument("--q-grid", "--grid", dest="grid", default=DEFAULT_GRID,
                         help=f"comma-separated values; 'a,b,...,z' fills the progression (default {DEFAULT_GRID}); "
@@ -42,14 +53,30 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "(--q auto's rule, see --auto-*) is always added and reported unless --no-auto; "
                              "the word 'auto' in the grid is accepted and changes nothing")
     parser.add_argument("--similarity", default="qlog", help="qlog (default), idf-gamma or qld")
-    parser.add_argument("--metric", default="ndcg_cut.10", help="trec_eval metric that picks the oracle (default ndcg_cut.10)")
+    parser.add_argument("--metric", default=None,
+                        help="trec_eval metric that picks the oracle and the cross-validated values (default "
+                             "ndcg_cut.10; recip_rank with --instances, where success.1, success.5, success.10, "
+                             "ndcg_cut.10 and recall_tokens[_all].K are the others)")
     parser.add_argument("--idf-form", default="lucene", help="lucene (default) or rsj; see qlog_pyserini.search")
     parser.add_argument("--k1", type=float, default=DEFAULT_K1)
     parser.add_argument("--b", type=float, default=DEFAULT_B)
     parser.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
                         help=f"search threads (default {DEFAULT_THREADS}: 2, or 1 on a one-core machine)")
-    parser.add_argument("--budgets", default="8192", help="token budgets for Recall@K-tokens (default 8192)")
+    parser.add_argument("--budgets", default=None,
+                        help="token budgets for Recall@K-tokens (default 8192; with --instances "
+                             f"{','.join(str(k) for k in ISSUE_BUDGETS)})")
+    parser.add_argument("--tune-bm25", action="store_true",
+                        help="also measure tuned BM25 (k1 over --k1-grid, b over --b-grid, chosen by the same "
+                             "cross-validation as q), the joint (b, q) choice and the engines' default BM25 "
+                             "(k1 1.2, b 0.75) in the same pass (always on with --instances)")
+    parser.add_argument("--k1-grid", default=DEFAULT_K1_GRID,
+                        help=f"k1 values of tuned BM25 (default {DEFAULT_K1_GRID})")
+    parser.add_argument("--b-grid", default=DEFAULT_B_GRID,
+                        help=f"b values of tuned BM25 and of the joint (b, q) choice (default {DEFAULT_B_GRID})")
+    parser.add_argument("--cv-by", default="repository", choices=CV_UNITS,
+                        help="with --instances: deal the cross-validation folds by repository (default: an instance "
+                             "is scored at values chosen on other repositories only) or by instance")
     parser.add_argument("--resamples", type=int, default=10000, help="bootstrap/randomization resamples (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and randomization tests")
     parser.add_argument("--folds", type=int, default=DEFAULT_FOLDS,
@@ -69,6 +96,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_auto_arguments(parser)
     add_auto_query_arguments(parser)
     args = parser.parse_args(argv)
+    if args.instances is not None:
+        return _sweep_instances(args, argv)
+    if args.topics is None or args.qrels is None:
+        raise QLogError("give --topics and --qrels (or --instances SET)")
+    args.metric = args.metric or "ndcg_cut.10"
+    args.budgets = args.budgets or "8192"
     # Everything that can be refused is refused before the index is opened.
     check_output_dir(args.out, "sweep", inputs=[args.index, args.topics, args.qrels], overwrite=args.overwrite)
     check_hits(args.hits, "--hits")
@@ -82,10 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if asked_auto and args.no_auto:
         raise QLogError("'auto' in the grid contradicts --no-auto")
     args.grid = ",".join(t for t in tokens if not is_auto(t)) or "1"
-    try:
-        budgets = [int(x) for x in args.budgets.split(",") if x.strip()]
-    except ValueError:
-        raise QLogError(f"--budgets {args.budgets!r} must be comma-separated integers") from None
+    budgets = _budgets(args.budgets)
     settings = SweepSettings(grid=tuple(parse_grid(args.grid)), similarity=args.similarity,
                              metric=parse_metrics(args.metric)[0], idf_form=args.idf_form, k1=args.k1, b=args.b,
                              hits=args.hits, threads=args.threads, budgets=tuple(budgets), resamples=args.resamples,
@@ -105,6 +135,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:
         raise QLogError(str(e)) from None
     print(f"{summary_line(summary)}; {summary['seconds']:.1f} s; wrote {args.out}")
+    return 0
+
+
+def _budgets(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise QLogError(f"--budgets {text!r} must be comma-separated integers") from None
+
+
+def _sweep_instances(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
+    """``--instances SET``: the instance-set sweep (:mod:`qlog_pyserini.sweep.instances`)."""
+    for flag, given in (("--topics", args.topics), ("--qrels", args.qrels), ("--keep-runs", args.keep_runs or None),
+                        ("--family", args.family)):
+        if given is not None:
+            raise QLogError(f"{flag} does not apply to --instances (the set holds its queries and judgments)")
+    if args.similarity != "qlog":
+        raise QLogError("--instances sweeps q-log BM25 beside BM25; --similarity must be qlog")
+    check_output_dir(args.out, "sweep", inputs=[args.index, args.instances], overwrite=args.overwrite)
+    check_resamples(args.resamples)
+    grid = [t for t in args.grid.split(",") if t.strip() and not is_auto(t)]
+    grids = TuningGrids(q_grid=tuple(parse_grid(",".join(grid) or "1")), k1_grid=tuple(parse_grid(args.k1_grid)),
+                        b_grid=tuple(parse_grid(args.b_grid)), k1=check_float_parameter("k1", args.k1),
+                        b=check_float_parameter("b", args.b))
+    settings = InstanceSweepSettings(grids=grids, metric=args.metric or "recip_rank", idf_form=args.idf_form,
+                                     hits=check_hits(args.hits, "--hits"), threads=args.threads,
+                                     budgets=tuple(_budgets(args.budgets) if args.budgets else ISSUE_BUDGETS),
+                                     resamples=args.resamples, seed=args.seed, folds=args.folds,
+                                     cv_seed=args.cv_seed, cv_unit=args.cv_by)
+    summary = run_instance_sweep(args.instances, args.index, args.out, settings, name=args.name,
+                                 progress=not args.quiet, overwrite=args.overwrite,
+                                 extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))})
+    print(f"{instance_summary_line(summary)} ({summary['seconds']:.1f} s; wrote {args.out})")
     return 0
 
 

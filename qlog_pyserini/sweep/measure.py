@@ -50,11 +50,13 @@ class PassResult:
 
     ``metrics`` are trec_eval's ``-q -c`` values (rows = the qrels' queries); ``recall`` is
     Recall@K-tokens per qrels query (1.0/0.0, one column per budget, labelled by the integer budget),
-    or None when no budget was asked for.
+    or None when no budget was asked for; ``recall_every`` the same table where every relevant
+    document must fit (:mod:`qlog_pyserini.eval.budget`), when the scorer was asked for it.
     """
 
     metrics: EvalResult
     recall: pd.DataFrame | None = None
+    recall_every: pd.DataFrame | None = None
 
     def recall_means(self) -> dict[str, float]:
         """Recall@K-tokens per budget, ``{"8192": mean over the qrels' queries}`` (empty without budgets)."""
@@ -62,12 +64,18 @@ class PassResult:
 
 
 class PointScorer:
-    """Scores search passes of one open searcher against one qrels file (tables built once, on first use)."""
+    """Scores search passes of one open searcher against one qrels file (tables built once, on first use).
+
+    ``every_relevant`` adds, beside Recall@K-tokens (at least one relevant document fits), the form
+    where every relevant document must fit (:attr:`PassResult.recall_every`), for queries with several.
+    """
 
     def __init__(self, searcher: QLogSearcher, topics: Mapping[str, str], qrels: Mapping[str, Mapping[str, int]],
-                 qrels_path: str | os.PathLike, metrics: Sequence[str], hits: int, threads: int) -> None:
+                 qrels_path: str | os.PathLike, metrics: Sequence[str], hits: int, threads: int,
+                 every_relevant: bool = False) -> None:
         self.searcher, self.topics, self.qrels, self.qrels_path = searcher, topics, qrels, qrels_path
         self.metrics, self.hits, self.threads = list(metrics), hits, threads
+        self.every_relevant = every_relevant
         try:
             parse_supported(self.metrics)
             self.in_process = True
@@ -168,8 +176,10 @@ class PointScorer:
                 # documents read once for all of them), then each model's pass measured with it
                 arrays = [self.arrays(batch) for batch in per_model]
                 found = recall_of_runs(arrays, self.judged, self.tokens, budgets)
-                for measure, batch, run, hits in zip(measures, per_model, arrays, found):
-                    measure.add(batch, run, hits)
+                every = (recall_of_runs(arrays, self.judged, self.tokens, budgets, every=True)
+                         if self.every_relevant else [None] * len(arrays))
+                for measure, batch, run, hits, all_hits in zip(measures, per_model, arrays, found, every):
+                    measure.add(batch, run, hits, all_hits)
             return [measure.result() for measure in measures]
 
 
@@ -190,10 +200,12 @@ class _PassMeasure:
         self.file = self.output.enter_context(atomic_output(run_path, "wb")) if run_path is not None else None
         self.frames: list[pd.DataFrame] = []
         self.found: np.ndarray | None = None
+        self.found_every: np.ndarray | None = None
 
-    def add(self, batch: BatchResults, arrays: RunArrays | None = None, recall: np.ndarray | None = None) -> None:
-        """Measure one batch (its run lines written first, when the pass writes a run); ``arrays`` and ``recall``
-        are the batch's columns and Recall@K-tokens table when the caller has them already."""
+    def add(self, batch: BatchResults, arrays: RunArrays | None = None, recall: np.ndarray | None = None,
+            recall_every: np.ndarray | None = None) -> None:
+        """Measure one batch (its run lines written first, when the pass writes a run); ``arrays``, ``recall`` and
+        ``recall_every`` are the batch's columns and Recall@K-tokens tables when the caller has them already."""
         scorer = self.scorer
         if self.file is not None:
             batch.write_run(self.file, self.tag)
@@ -207,6 +219,10 @@ class _PassMeasure:
             hits = (recall_from_arrays(arrays, scorer.judged, scorer.tokens, self.budgets).to_numpy()
                     if recall is None else recall)
             self.found = hits if self.found is None else np.maximum(self.found, hits)
+            if scorer.every_relevant:
+                hits = (recall_from_arrays(arrays, scorer.judged, scorer.tokens, self.budgets, every=True).to_numpy()
+                        if recall_every is None else recall_every)
+                self.found_every = hits if self.found_every is None else np.maximum(self.found_every, hits)
 
     def result(self) -> PassResult:
         """The pass's metrics and recall; for trec_eval, the run file is flushed and evaluated first."""
@@ -219,12 +235,15 @@ class _PassMeasure:
         else:
             metrics = trec_eval(scorer.qrels_path, self.run_path, metrics=scorer.metrics, per_query=True,
                                 complete=True)
-        recall = None
-        if self.budgets:
-            labels = [int(k) for k in self.budgets]
-            found = self.found if self.found is not None else np.zeros((len(scorer.judged.qids), len(labels)))
-            recall = pd.DataFrame(found, index=pd.Index(scorer.judged.qids, name="qid"), columns=labels)
-        return PassResult(metrics, recall)
+        if not self.budgets:
+            return PassResult(metrics)
+        labels = [int(k) for k in self.budgets]
+
+        def table(found: np.ndarray | None) -> pd.DataFrame:
+            found = found if found is not None else np.zeros((len(scorer.judged.qids), len(labels)))
+            return pd.DataFrame(found, index=pd.Index(scorer.judged.qids, name="qid"), columns=labels)
+
+        return PassResult(metrics, table(self.found), table(self.found_every) if scorer.every_relevant else None)
 
 
 def _complete(frames: list[pd.DataFrame], qids: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:

@@ -262,3 +262,29 @@ def test_texts_by_key_give_the_same_walk_and_are_asked_for_in_key_order():
         TokenCounts(table)
     with pytest.raises(QLogError, match="1 texts for 2 documents"):
         TokenCounts(table, texts_of=lambda keys: ["x"]).of(np.array([0, 1]))
+
+
+def test_every_relevant_document_must_fit():
+    """"Every relevant fits": the walk must reach the last relevant document; one unranked relevant is a miss."""
+    run = {"both": ranking("d4", "d1", "d5", "d6"),    # relevant d1 (4 + 1 = 5) and d6 (4 + 1 + 5 + 6 = 16)
+           "missing": ranking("d4", "d1", "d2"),       # relevant d1 and d6; d6 is not ranked
+           "one": ranking("d2", "d5"),                 # a single relevant document: every = any
+           "absent_doc": ranking("d1")}                # relevant d1 and a file the index lacks
+    qrels = {"both": {"d1": 1, "d6": 1, "d2": 0}, "missing": {"d1": 1, "d6": 1}, "one": {"d5": 1},
+             "absent_doc": {"d1": 1, "gone": 1}}
+    budgets = (5, 15, 16, 100)
+    every = recall_at_token_budgets(run, qrels, TEXTS, budgets, every=True)
+    anyone = recall_at_token_budgets(run, qrels, TEXTS, budgets)
+    assert every.loc["both"].tolist() == [0.0, 0.0, 1.0, 1.0]
+    assert anyone.loc["both"].tolist() == [1.0, 1.0, 1.0, 1.0]
+    assert every.loc["missing"].tolist() == [0.0] * 4 and anyone.loc["missing"].tolist() == [1.0] * 4
+    assert every.loc["one"].tolist() == anyone.loc["one"].tolist() == [0.0, 1.0, 1.0, 1.0]
+    assert every.loc["absent_doc"].tolist() == [0.0] * 4 and anyone.loc["absent_doc"].tolist() == [1.0] * 4
+    # the columnar walk of a whole run (not only the relevant prefix) agrees, alone and with another run
+    arrays = RunArrays.from_hits(run)
+    table = arrays.docids
+    judged = QrelsArrays.build(qrels, table)
+    alone = recall_from_arrays(arrays, judged, TokenCounts(table, TEXTS), budgets, every=True)
+    pd.testing.assert_frame_equal(alone, every.reindex(alone.index))
+    both = recall_of_runs([arrays, arrays], judged, TokenCounts(table, TEXTS), budgets, every=True)
+    assert all(np.array_equal(t, alone.to_numpy()) for t in both)

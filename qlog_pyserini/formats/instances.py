@@ -1,0 +1,120 @@
+"""An instance set (issue -> files) as the search side reads it, and its folder of per-corpus indexes.
+
+An instance set is a folder ``SET`` written by ``prepare --format swebench|multi-swe-bench|git-history``:
+
+- ``instances.jsonl``: one object per instance: ``instance_id``, ``repo`` ("org/repo"), ``language``,
+  ``base_commit``, ``corpus`` (the key of its corpus: instances whose base trees and file rules agree share
+  one), ``answers`` (repository paths of the non-test source files the fix modifies);
+- ``topics.tsv`` (qid = instance id, the issue text on one line) and ``qrels.txt`` (``instance_id 0 path 1``);
+- ``corpora/<key>.jsonl``: one Anserini JsonCollection per corpus (``{"id": path, "contents": path + "\\n" + text}``).
+
+Its indexes are a folder ``DIR`` with one standard Lucene index per corpus, ``DIR/<key>/`` (written by
+``index --instances``, or by the ``index`` verb from ``corpora/<key>.jsonl``). Only these files are read here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.topics import read_topics
+from qlog_pyserini.formats.trec import check_id, read_qrels
+
+INSTANCES_FILE, TOPICS_FILE, QRELS_FILE = "instances.jsonl", "topics.tsv", "qrels.txt"
+FIELDS = ("instance_id", "repo", "language", "base_commit", "corpus", "answers")
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One issue: where it is (repository, commit, corpus key) and which files its fix modifies."""
+
+    instance_id: str
+    repo: str
+    language: str
+    base_commit: str
+    corpus: str
+    answers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class InstanceSet:
+    """An instance set's instances (file order), their queries and judgments."""
+
+    folder: Path
+    instances: tuple[Instance, ...]
+    topics: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+
+    @property
+    def qrels_path(self) -> Path:
+        return self.folder / QRELS_FILE
+
+    def by_corpus(self) -> dict[str, list[Instance]]:
+        """Instances grouped by corpus key, corpora in the order their first instance comes."""
+        groups: dict[str, list[Instance]] = {}
+        for instance in self.instances:
+            groups.setdefault(instance.corpus, []).append(instance)
+        return groups
+
+    def attribute(self, name: str) -> dict[str, str]:
+        """``{instance_id: value}`` of ``repo`` or ``language``."""
+        return {i.instance_id: getattr(i, name) for i in self.instances}
+
+
+def read_instance_set(folder: str | os.PathLike) -> InstanceSet:
+    """The instance set in ``folder``; :class:`QLogError` naming the file and line of anything malformed."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise QLogError(f"instance set {str(root)!r} is not a folder")
+    for name in (INSTANCES_FILE, TOPICS_FILE, QRELS_FILE):
+        if not (root / name).is_file():
+            raise QLogError(f"instance set {str(root)!r} has no {name}")
+    instances = tuple(_read_instances(root / INSTANCES_FILE))
+    if not instances:
+        raise QLogError(f"{str(root / INSTANCES_FILE)!r} holds no instance")
+    topics = read_topics(root / TOPICS_FILE)
+    qrels = read_qrels(root / QRELS_FILE)
+    for instance in instances:
+        where = f" in {str(root)!r}"
+        if instance.instance_id not in topics:
+            raise QLogError(f"instance {instance.instance_id!r} has no query in {TOPICS_FILE}{where}")
+        judged = {d for d, g in qrels.get(instance.instance_id, {}).items() if g > 0}
+        if judged != set(instance.answers):
+            raise QLogError(f"instance {instance.instance_id!r}: {QRELS_FILE} and the answers of {INSTANCES_FILE} "
+                            f"disagree{where}")
+    ids = {i.instance_id for i in instances}
+    return InstanceSet(root, instances, {q: t for q, t in topics.items() if q in ids},
+                       {q: j for q, j in qrels.items() if q in ids})
+
+
+def _read_instances(path: Path):
+    seen: set[str] = set()
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            where = f" ({path}:{number})"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise QLogError(f"not a JSON object{where}: {e.msg}") from None
+            if not isinstance(record, dict):
+                raise QLogError(f"not a JSON object{where}")
+            missing = [k for k in FIELDS if k not in record]
+            if missing:
+                raise QLogError(f"instance lacks {', '.join(missing)}{where}")
+            iid = check_id(str(record["instance_id"]), "instance id", where)
+            if iid in seen:
+                raise QLogError(f"instance {iid!r} is listed twice{where}")
+            seen.add(iid)
+            corpus = str(record["corpus"])
+            if not corpus or corpus in (".", "..") or "/" in corpus or os.sep in corpus:
+                raise QLogError(f"corpus key {corpus!r} is not a folder name{where}")
+            answers = record["answers"]
+            if not isinstance(answers, list) or not answers:
+                raise QLogError(f"instance {iid!r} has no answers (a non-empty list of paths){where}")
+            yield Instance(iid, str(record["repo"]), str(record["language"]), str(record["base_commit"]), corpus,
+                           tuple(check_id(str(a), "answer path", where) for a in answers))

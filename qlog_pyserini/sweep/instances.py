@@ -1,0 +1,372 @@
+"""Sweep an instance set (issue -> files): every issue on its own index, q-log BM25 beside tuned BM25.
+
+    python -m qlog_pyserini.sweep --instances SET --index DIR --out sweeps/java-issues
+
+Each corpus's index is opened once; its instances are searched under every grid point in one pass
+(:meth:`PointScorer.score_grid <qlog_pyserini.sweep.measure.PointScorer.score_grid>`, each query's postings
+read once for all points) and measured in process, and the index is closed before the next. A grid point is a
+model (k1, b, q) of three families (:mod:`qlog_pyserini.sweep.baselines`): q-log BM25 over q, tuned BM25 over
+(k1, b), and the joint (b, q) choice; BM25 at the sweep's (k1, b) (0.9, 0.4 by default) and the engines'
+default (1.2, 0.75) are points too.
+
+Measures per instance (trec_eval's values, computed in process; an instance whose ranking misses every
+answer scores 0): Hit@1/5/10 (``success.1,5,10``), MRR (``recip_rank``), NDCG@10 (``ndcg_cut.10``), and
+Recall@K-tokens over files (:mod:`qlog_pyserini.eval.budget`: the ranked files fill a context of K tokens in
+rank order, whole, up to the first that does not fit; tokens counted by
+:func:`~qlog_pyserini.eval.budget.code_token_count` on the indexed text, the file's path, a newline and
+its text) in two forms: ``recall_tokens.K``, at least one changed file fits, and ``recall_tokens_all.K``,
+every changed file fits (a changed file the index lacks is never in context).
+
+Each family's value is chosen by k-fold cross-validation on the selection metric (MRR by default) with the
+same folds for all families. By default the folds are dealt by repository (:func:`group_fold_assignment
+<qlog_pyserini.sweep.crossval.group_fold_assignment>`): every instance of a repository is in one fold, so an
+instance is scored at a value chosen on other repositories only, as a user tuning on public repositories and
+searching their own would. A set of one repository falls back to folds over instances (and says so).
+Every system is compared with BM25 and q-log and the joint choice with tuned BM25 by the paired tests of
+:func:`qlog_pyserini.eval.significance.compare_scores` (two-sided randomization p first).
+
+Written to ``--out``: ``summary.json`` (everything below), ``summary.md`` (the tables: per set, per language,
+per repository, every measure, and whether q-log's gain holds over tuned BM25), ``points.csv`` (every grid
+point's mean of every measure), ``per_query.csv`` (instance, repository, language, fold, then every system's
+every measure).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import pandas as pd
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.budget import check_budgets
+from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
+from qlog_pyserini.formats.instances import InstanceSet, read_instance_set
+from qlog_pyserini.formula import check_form
+from qlog_pyserini.search.instances import corpus_indexes
+from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.sweep.baselines import (FAMILY_LABELS, Point, TuningGrids, cross_validate_families,
+                                           family_value, oracle_point, point_text)
+from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, fold_assignment, group_fold_assignment
+from qlog_pyserini.sweep.measure import PointScorer
+from qlog_pyserini.sweep.run import RECALL_COLUMN
+from qlog_pyserini.system.outputs import atomic_output, check_output_dir, publish_dir, staging_dir
+from qlog_pyserini.system.progress import progress_bar
+
+ISSUE_BUDGETS: tuple[int, ...] = (8192, 13000, 27000, 50000)
+ISSUE_METRICS = ("success.1,5,10", "recip_rank", "ndcg_cut.10")  # trec_eval's names, computed in process
+RECALL_ALL_COLUMN = "recall_tokens_all"  # every changed file fits; RECALL_COLUMN: at least one fits
+MEASURE_NAMES = {"success.1": "Hit@1", "success.5": "Hit@5", "success.10": "Hit@10", "recip_rank": "MRR",
+                 "ndcg_cut.10": "NDCG@10"}
+CV_UNITS = ("repository", "instance")
+# the systems of every table, in order: name -> label
+SYSTEMS = {"bm25": "BM25", "engine": "BM25 (k1 1.2, b 0.75)", "bm25_cv": "tuned BM25 (CV)",
+           "qlog_cv": "q-log (CV)", "joint_cv": "joint (b, q) (CV)"}
+FAMILY_SYSTEM = {"bm25": "bm25_cv", "qlog": "qlog_cv", "joint": "joint_cv"}
+# the paired comparisons reported: (baseline, system)
+PAIRS = (("bm25", "engine"), ("bm25", "bm25_cv"), ("bm25", "qlog_cv"), ("bm25", "joint_cv"),
+         ("bm25_cv", "qlog_cv"), ("bm25_cv", "joint_cv"))
+SIGNIFICANCE = 0.05
+
+
+def measure_name(measure: str) -> str:
+    """``recip_rank`` -> ``MRR``, ``recall_tokens.27000`` -> ``R@27K any``, ``recall_tokens_all.27000`` -> ``R@27K all``."""
+    if measure in MEASURE_NAMES:
+        return MEASURE_NAMES[measure]
+    kind, _, budget = measure.partition(".")
+    size = int(budget)
+    text = f"{size // 1000}K" if size % 1000 == 0 else f"{size / 1024:g}K" if size % 1024 == 0 else str(size)
+    return f"R@{text} {'all' if kind == RECALL_ALL_COLUMN else 'any'}"
+
+
+@dataclass(frozen=True)
+class InstanceSweepSettings:
+    """What an instance-set sweep measures: the grids, the metric that chooses, the tests and the folds.
+
+    ``cv_unit`` deals the folds by ``repository`` (default) or by ``instance``.
+    """
+
+    grids: TuningGrids
+    metric: str = "recip_rank"
+    idf_form: str = "lucene"
+    hits: int = 1000
+    threads: int = 1
+    budgets: tuple[int, ...] = ISSUE_BUDGETS
+    resamples: int = 10000
+    seed: int = 0
+    folds: int = DEFAULT_FOLDS
+    cv_seed: int = 0
+    cv_unit: str = "repository"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "budgets", tuple(check_budgets(self.budgets)))
+        object.__setattr__(self, "idf_form", check_form(self.idf_form))
+        if self.metric not in self.measures():
+            raise QLogError(f"--metric {self.metric!r} is not measured on an instance set; choose one of "
+                            f"{', '.join(self.measures())}")
+        if self.cv_unit not in CV_UNITS:
+            raise QLogError(f"--cv-by must be one of {', '.join(CV_UNITS)}, got {self.cv_unit!r}")
+        for name in ("hits", "threads", "resamples"):
+            if getattr(self, name) < 1:
+                raise QLogError(f"--{name} must be at least 1, got {getattr(self, name)}")
+        if self.folds < 2:
+            raise QLogError(f"--folds must be at least 2, got {self.folds}")
+
+    def measures(self) -> list[str]:
+        """Every measure's column name, in table order."""
+        return (list(MEASURE_NAMES) + [f"{RECALL_COLUMN}.{k}" for k in self.budgets]
+                + [f"{RECALL_ALL_COLUMN}.{k}" for k in self.budgets])
+
+
+def run_instance_sweep(instances: str | os.PathLike, index_dir: str | os.PathLike, out_dir: str | os.PathLike,
+                       settings: InstanceSweepSettings, *, name: str | None = None, progress: bool = True,
+                       overwrite: bool = False, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Sweep the instance set ``instances`` on its indexes ``index_dir`` and write ``out_dir`` (atomically);
+    returns the summary. See the module docstring."""
+    started = time.perf_counter()
+    instance_set = read_instance_set(instances)
+    indexes = corpus_indexes(instance_set, index_dir)
+    out = check_output_dir(out_dir, "sweep", inputs=(instances, index_dir), overwrite=overwrite)
+    fold_of, unit = instance_folds(instance_set, settings)
+    points = settings.grids.points()
+    per_point = measure_points(instance_set, indexes, points, settings, progress)
+    stage = staging_dir(out, "sweep")
+    try:
+        summary, per_query = summarize(instance_set, per_point, settings, fold_of, unit)
+        summary.update(name=name or Path(instances).name, instance_set=str(Path(instances).resolve()),
+                       indexes=str(Path(index_dir).resolve()), corpora=len(indexes), **(extra or {}))
+        summary["seconds"] = round(time.perf_counter() - started, 2)
+        _write(stage, summary, per_point, per_query, settings)
+        publish_dir(stage, out, "sweep", overwrite=overwrite)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return summary
+
+
+def instance_folds(instance_set: InstanceSet, settings: InstanceSweepSettings) -> tuple[dict[str, int], str]:
+    """The cross-validation folds (``{instance id: fold}``) and the unit they were dealt by."""
+    ids = [i.instance_id for i in instance_set.instances]
+    repos = instance_set.attribute("repo")
+    if settings.cv_unit == "repository" and len(set(repos.values())) >= 2:
+        return group_fold_assignment(repos, settings.folds, settings.cv_seed), "repository"
+    return fold_assignment(ids, settings.folds, settings.cv_seed), "instance"
+
+
+def measure_points(instance_set: InstanceSet, indexes: Mapping[str, Path], points: list[Point],
+                   settings: InstanceSweepSettings, progress: bool = True) -> dict[Point, pd.DataFrame]:
+    """Every point's measures per instance (rows = instance ids in set order, columns = the measures)."""
+    frames: dict[Point, list[pd.DataFrame]] = {p: [] for p in points}
+    groups = instance_set.by_corpus()
+    with progress_bar(total=len(instance_set.instances), desc=f"sweep ({len(points)} models)", unit="q",
+                      quiet=not progress) as bar:
+        for key, members in groups.items():
+            ids = [i.instance_id for i in members]
+            topics = {q: instance_set.topics[q] for q in ids}
+            qrels = {q: instance_set.qrels.get(q, {}) for q in ids}
+            with QLogSearcher(indexes[key], idf_form=settings.idf_form) as searcher:
+                scorer = PointScorer(searcher, topics, qrels, instance_set.qrels_path, ISSUE_METRICS, settings.hits,
+                                     settings.threads, every_relevant=True)
+                models = [searcher.make_similarity("qlog", k1=k1, b=b, q=q, idf_form=settings.idf_form)
+                          for k1, b, q in points]
+                for point, result in zip(points, scorer.score_grid(models, budgets=settings.budgets)):
+                    frame = result.metrics.per_query.reindex(ids).copy()
+                    for k in settings.budgets:
+                        frame[f"{RECALL_COLUMN}.{k}"] = result.recall[k].reindex(ids)
+                        frame[f"{RECALL_ALL_COLUMN}.{k}"] = result.recall_every[k].reindex(ids)
+                    frames[point].append(frame)
+            bar.update(len(members))
+    order = [i.instance_id for i in instance_set.instances]
+    return {p: pd.concat(f).reindex(order)[settings.measures()].astype(float) for p, f in frames.items()}
+
+
+def assemble(per_point: Mapping[Point, pd.DataFrame], value_of: Mapping[str, Point]) -> pd.DataFrame:
+    """Every measure of each instance at the point it was scored at (``value_of``: a cross-validated choice)."""
+    order = list(next(iter(per_point.values())).index)
+    return pd.DataFrame([per_point[value_of[q]].loc[q] for q in order], index=pd.Index(order, name="qid"))
+
+
+def summarize(instance_set: InstanceSet, per_point: Mapping[Point, pd.DataFrame], settings: InstanceSweepSettings,
+              fold_of: Mapping[str, int], unit: str) -> tuple[dict[str, Any], pd.DataFrame]:
+    """The summary record and the per-instance table of every system."""
+    grids = settings.grids
+    selection = pd.DataFrame({p: frame[settings.metric] for p, frame in per_point.items()})
+    cv = cross_validate_families(selection, grids, fold_of)
+    systems = {"bm25": per_point[grids.reference], "engine": per_point[grids.engine]}
+    for family, result in cv.items():
+        systems[FAMILY_SYSTEM[family]] = assemble(per_point, result.value_of)
+    repos, languages = instance_set.attribute("repo"), instance_set.attribute("language")
+    groups = {"all": {q: "all" for q in repos}, "language": languages, "repository": repos}
+    summary: dict[str, Any] = {
+        "metric": settings.metric, "measures": settings.measures(), "budgets": list(settings.budgets),
+        "idf_form": settings.idf_form, "hits": settings.hits, "k1": grids.k1, "b": grids.b,
+        "resamples": settings.resamples, "seed": settings.seed,
+        "grids": {"q": list(grids.q_grid), "k1": list(grids.k1_grid), "b": list(grids.b_grid)},
+        "points": len(per_point), "instances": len(repos), "repositories": len(set(repos.values())),
+        "languages": sorted(set(languages.values())),
+        "cv": {"unit": unit, "folds": max(fold_of.values()) + 1, "seed": settings.cv_seed,
+               **{family: {**_cv_record(family, result), "label": FAMILY_LABELS[family]}
+                  for family, result in cv.items()}},
+        "oracle": {family: {"point": list(p), "value": family_value(family, p),
+                            "score": float(selection[p].mean())}
+                   for family, p in ((f, oracle_point(selection, pts, grids.reference))
+                                     for f, pts in grids.families().items())},
+        "systems": SYSTEMS, "tables": {}, "comparisons": {},
+    }
+    for kind, group_of in groups.items():
+        summary["tables"][kind] = _group_table(systems, group_of, settings)
+    for base, system in PAIRS:
+        summary["comparisons"][f"{system} vs {base}"] = {
+            m: asdict(compare_scores(systems[base][m], systems[system][m], resamples=settings.resamples,
+                                     seed=settings.seed)) for m in settings.measures()}
+    summary["verdict"] = verdict(summary)
+    per_query = pd.concat({s: frame for s, frame in systems.items()}, axis=1)
+    per_query.columns = [f"{s}:{m}" for s, m in per_query.columns]
+    per_query.insert(0, "fold", pd.Series(fold_of))
+    per_query.insert(0, "language", pd.Series(languages))
+    per_query.insert(0, "repo", pd.Series(repos))
+    for family, result in cv.items():
+        per_query[f"{FAMILY_SYSTEM[family]}:point"] = pd.Series({q: point_text(p) for q, p in result.value_of.items()})
+    return summary, per_query
+
+
+def _cv_record(family: str, result: CrossValidated) -> dict[str, Any]:
+    record = result.record()
+    record["chosen_text"] = [family_value(family, p) for p in result.chosen]  # type: ignore[arg-type]
+    return record
+
+
+def _group_table(systems: Mapping[str, pd.DataFrame], group_of: Mapping[str, str],
+                 settings: InstanceSweepSettings) -> list[dict[str, Any]]:
+    """Per group: instances, every system's mean of every measure, and the headline comparisons' p on the metric."""
+    group = pd.Series(group_of)
+    rows = []
+    for value in sorted(set(group_of.values())):
+        ids = list(group.index[group == value])
+        row: dict[str, Any] = {"group": value, "instances": len(ids),
+                               "means": {s: {m: float(frame.loc[ids, m].mean()) for m in settings.measures()}
+                                         for s, frame in systems.items()}}
+        row["p"] = {f"{system} vs {base}": compare_scores(systems[base].loc[ids, settings.metric],
+                                                          systems[system].loc[ids, settings.metric],
+                                                          resamples=settings.resamples, seed=settings.seed
+                                                          ).p_randomization
+                    for base, system in (("bm25", "qlog_cv"), ("bm25_cv", "qlog_cv"), ("bm25_cv", "joint_cv"))}
+        rows.append(row)
+    return rows
+
+
+def verdict(summary: Mapping[str, Any]) -> str:
+    """Whether q-log's gain holds over tuned BM25, in one sentence with its figures."""
+    metric = summary["metric"]
+    over_bm25 = ComparisonResult(**summary["comparisons"]["qlog_cv vs bm25"][metric])
+    over_tuned = ComparisonResult(**summary["comparisons"]["qlog_cv vs bm25_cv"][metric])
+    name = measure_name(metric)
+    first = (f"q-log (CV) {name} {over_bm25.mean_b:.4f} against BM25 {over_bm25.mean_a:.4f} "
+             f"({over_bm25.diff:+.4f}, {format_p(over_bm25.p_randomization, over_bm25.resamples)}) and against "
+             f"tuned BM25 (CV) {over_tuned.mean_a:.4f} ({over_tuned.diff:+.4f}, "
+             f"{format_p(over_tuned.p_randomization, over_tuned.resamples)}): ")
+    if over_tuned.diff > 0 and over_tuned.p_randomization < SIGNIFICANCE:
+        return first + "q-log's gain holds over tuned BM25."
+    if over_tuned.diff < 0 and over_tuned.p_randomization < SIGNIFICANCE:
+        return first + "q-log is significantly below tuned BM25; no gain is claimed."
+    return first + (f"the difference from tuned BM25 is not significant (p >= {SIGNIFICANCE:g}); "
+                    "no gain over tuned BM25 is claimed.")
+
+
+def _write(stage: Path, summary: dict[str, Any], per_point: Mapping[Point, pd.DataFrame], per_query: pd.DataFrame,
+           settings: InstanceSweepSettings) -> None:
+    rows = [{"k1": p[0], "b": p[1], "q": p[2], **frame.mean().to_dict()} for p, frame in per_point.items()]
+    with atomic_output(stage / "points.csv") as f:
+        pd.DataFrame(rows).to_csv(f, index=False)
+    with atomic_output(stage / "per_query.csv") as f:
+        per_query.to_csv(f, index_label="qid")
+    with atomic_output(stage / "summary.json") as f:
+        json.dump(summary, f, indent=2)
+    with atomic_output(stage / "summary.md") as f:
+        f.write(format_summary(summary))
+
+
+def _cell(x: float) -> str:
+    return f"{x:.4f}"
+
+
+def _p(summary: Mapping[str, Any], pair: str, measure: str) -> str:
+    c = summary["comparisons"][pair][measure]
+    return format_p(c["p_randomization"], c["resamples"])
+
+
+def format_summary(summary: Mapping[str, Any]) -> str:
+    """The sweep's tables as markdown (see the module docstring)."""
+    metric, name = summary["metric"], measure_name(summary["metric"])
+    cv = summary["cv"]
+    systems = list(SYSTEMS)
+    lines = [f"# {summary['name']}: {summary['instances']} instances, {summary['repositories']} repositories "
+             f"({', '.join(summary['languages'])}), {summary['corpora']} indexes", "",
+             f"**{summary['verdict']}**", "",
+             f"## {name} per language", "",
+             "| language | instances | " + " | ".join(SYSTEMS[s] for s in systems)
+             + " | p q-log vs BM25 | p q-log vs tuned | p joint vs tuned |",
+             "|---|---:|" + "---:|" * len(systems) + "---|---|---|"]
+    for kind in ("all", "language"):
+        for row in summary["tables"][kind]:
+            lines.append(_group_row(row, systems, metric, summary["resamples"]))
+    lines += ["", f"## {name} per repository", "",
+              "| repository | instances | " + " | ".join(SYSTEMS[s] for s in systems)
+              + " | p q-log vs BM25 | p q-log vs tuned | p joint vs tuned |",
+              "|---|---:|" + "---:|" * len(systems) + "---|---|---|"]
+    for row in summary["tables"]["repository"]:
+        lines.append(_group_row(row, systems, metric, summary["resamples"]))
+    measures = summary["measures"]
+    lines += ["", "## Every measure (all instances)", "",
+              "| system | " + " | ".join(measure_name(m) for m in measures) + " |",
+              "|---|" + "---:|" * len(measures)]
+    means = summary["tables"]["all"][0]["means"]
+    for s in systems:
+        lines.append(f"| {SYSTEMS[s]} | " + " | ".join(_cell(means[s][m]) for m in measures) + " |")
+    lines += ["", "Two-sided paired randomization p per measure:", "",
+              "| comparison | " + " | ".join(measure_name(m) for m in measures) + " |",
+              "|---|" + "---|" * len(measures)]
+    for base, system in PAIRS:
+        pair = f"{system} vs {base}"
+        lines.append(f"| {SYSTEMS[system]} vs {SYSTEMS[base]} | "
+                     + " | ".join(_p(summary, pair, m) for m in measures) + " |")
+    lines += ["", "## Choices", "",
+              "| family | values chosen per fold (CV) | CV " + name + " | oracle (all instances) | oracle " + name + " |",
+              "|---|---|---:|---|---:|"]
+    for family in ("bm25", "qlog", "joint"):
+        lines.append(f"| {cv[family]['label']} | {'; '.join(cv[family]['chosen_text'])} | {cv[family]['score']:.4f} "
+                     f"| {summary['oracle'][family]['value']} | {summary['oracle'][family]['score']:.4f} |")
+    grids = summary["grids"]
+    lines += ["", f"BM25 = k1 {summary['k1']:g}, b {summary['b']:g}; grids: q {_values(grids['q'])}, k1 "
+              f"{_values(grids['k1'])}, b {_values(grids['b'])} ({summary['points']} models, each searched on every "
+              f"index in one pass). CV = {cv['folds']}-fold cross-validation on {name}, folds dealt by {cv['unit']} "
+              f"(seed {cv['seed']}); every family chosen on the same folds, ties toward BM25. Hit@K, MRR and "
+              f"NDCG@10 over the files each fix modifies; R@K any / all = the ranked files fill K tokens in rank "
+              "order (whole files, up to the first that does not fit; tokens = identifiers, numbers and other "
+              "non-space characters of the file's path and text) and at least one / every changed file is in. "
+              "p = two-sided paired randomization test.", ""]
+    return "\n".join(lines)
+
+
+def _values(values: list[float]) -> str:
+    return ",".join(f"{v:g}" for v in values)
+
+
+def _group_row(row: Mapping[str, Any], systems: list[str], metric: str, resamples: int) -> str:
+    p = {k: format_p(v, resamples) for k, v in row["p"].items()}
+    return (f"| {row['group']} | {row['instances']} | "
+            + " | ".join(_cell(row["means"][s][metric]) for s in systems)
+            + f" | {p['qlog_cv vs bm25']} | {p['qlog_cv vs bm25_cv']} | {p['joint_cv vs bm25_cv']} |")
+
+
+def summary_line(summary: Mapping[str, Any]) -> str:
+    """The instance sweep's one-line result."""
+    means = summary["tables"]["all"][0]["means"]
+    metric = summary["metric"]
+    return (f"{summary['name']}: {summary['instances']} instances, {summary['corpora']} indexes, "
+            f"{measure_name(metric)} " + ", ".join(f"{SYSTEMS[s]} {means[s][metric]:.4f}" for s in SYSTEMS)
+            + f"; {summary['verdict']}")
