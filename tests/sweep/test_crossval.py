@@ -110,3 +110,35 @@ def test_sweep_reports_the_cross_validated_choice(tmp_path, stdlib_index, stdlib
     assert s["cv"]["comparison"]["p_randomization"] == again.p_randomization
     saved = json.loads((out / "summary.json").read_text())
     assert saved["cv"]["chosen"] == s["cv"]["chosen"] and "two-sided randomization" in saved["p_text"]
+
+
+def test_group_folds_keep_each_group_whole_and_are_deterministic():
+    from qlog_pyserini.sweep.crossval import group_fold_assignment
+
+    group_of = {f"{repo}-{i}": repo for repo, n in (("a", 9), ("b", 4), ("c", 4), ("d", 2), ("e", 1), ("f", 1))
+                for i in range(n)}
+    folds = group_fold_assignment(group_of, 3, seed=1)
+    assert set(folds) == set(group_of)
+    for repo in "abcdef":
+        assert len({folds[q] for q, g in group_of.items() if g == repo}) == 1
+    sizes = sorted(sum(1 for f in folds.values() if f == k) for k in range(3))
+    assert sizes == [6, 6, 9]  # the largest group alone; the rest as even as whole groups allow
+    assert folds == group_fold_assignment(dict(reversed(list(group_of.items()))), 3, seed=1)
+    assert len(set(group_fold_assignment({"x": "a", "y": "b"}, 5).values())) == 2  # capped at the groups
+    with pytest.raises(QLogError, match="at least 2 groups"):
+        group_fold_assignment({"x": "a", "y": "a"}, 5)
+
+
+def test_cross_validate_tuple_points_with_given_folds():
+    """A grid over several parameters: columns are (k1, b, q) points; ties go to the point nearest the reference."""
+    table = pd.DataFrame({(0.9, 0.4, 1.0): [0.5, 0.5, 0.2, 0.2], (1.2, 0.75, 1.0): [0.5, 0.5, 0.9, 0.1],
+                          (0.9, 0.4, 0.5): [0.1, 0.1, 0.8, 0.8]}, index=["a", "b", "c", "d"])
+    folds = {"a": 0, "b": 0, "c": 1, "d": 1}
+    cv = cross_validate(table, (0.9, 0.4, 1.0), fold_of=folds)
+    # fold 0 is chosen on c, d: (0.9, 0.4, 0.5) has mean 0.8; fold 1 on a, b: BM25 and the engines' default tie
+    # at 0.5, and the tie goes to the reference
+    assert cv.chosen == ((0.9, 0.4, 0.5), (0.9, 0.4, 1.0))
+    assert cv.per_query.tolist() == [0.1, 0.1, 0.2, 0.2]
+    assert cv.value_of["c"] == (0.9, 0.4, 1.0) and cv.record()["chosen_counts"] == {"0.9/0.4/0.5": 1, "0.9/0.4/1": 1}
+    with pytest.raises(QLogError, match="at least 2 folds"):
+        cross_validate(table, (0.9, 0.4, 1.0), fold_of={q: 0 for q in "abcd"})

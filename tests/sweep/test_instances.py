@@ -1,0 +1,197 @@
+"""Instance sets (issue -> files): search --instances against the search verb and Anserini per index, and
+sweep --instances against pytrec_eval and a plain Recall@K-tokens walk on the same runs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from conftest import run_verb, same_ranking  # noqa: E402
+
+from qlog_pyserini.eval.budget import code_token_count
+from qlog_pyserini.formats.instances import read_instance_set
+from qlog_pyserini.formats.trec import read_run
+from qlog_pyserini.search.searcher import anserini_bm25_searcher, hits_from_anserini
+
+pytestmark = pytest.mark.jvm
+
+HITS = 40
+# small grids: every family has more than one point, the engines' default is (1.2, 0.75)
+GRIDS = ("--q-grid", "0.3,0.6", "--k1-grid", "0.9,1.5", "--b-grid", "0.4,1.0")
+
+
+def _groups(set_dir: Path) -> dict[str, list[dict]]:
+    groups: dict[str, list[dict]] = {}
+    for line in (set_dir / "instances.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        groups.setdefault(record["corpus"], []).append(record)
+    return groups
+
+
+def _search(set_dir: Path, index_dir: Path, out: Path, *flags: object) -> dict:
+    r = run_verb("search", "--instances", set_dir, "--index", index_dir, "--output", out, "--hits", HITS, *flags)
+    assert r.returncode == 0, r.stderr
+    return read_run(out)
+
+
+def test_search_instances_at_q1_is_the_search_verb_and_anserini_on_each_index(instance_set, tmp_path):
+    set_dir, index_dir = instance_set
+    run = _search(set_dir, index_dir, tmp_path / "run.txt")
+    topics = dict(line.split("\t", 1) for line in (set_dir / "topics.tsv").read_text().splitlines())
+    assert set(run) == set(topics)
+    lines = (tmp_path / "run.txt").read_text().splitlines()
+    for key, members in _groups(set_dir).items():
+        ids = [m["instance_id"] for m in members]
+        sub = tmp_path / f"{key}.tsv"
+        sub.write_text("".join(f"{q}\t{topics[q]}\n" for q in ids))
+        r = run_verb("search", "--index", index_dir / key, "--topics", sub, "--output", tmp_path / f"{key}.run",
+                     "--hits", HITS)
+        assert r.returncode == 0, r.stderr
+        # the same lines, byte for byte, as the search verb gives on that corpus's own index
+        assert [x for x in lines if x.split(" ", 1)[0] in ids] == (tmp_path / f"{key}.run").read_text().splitlines()
+        anserini = anserini_bm25_searcher(index_dir / key, 0.9, 0.4)
+        for q in ids:
+            want = [(h.docid, h.score) for h in hits_from_anserini(anserini.search(topics[q], HITS))]
+            assert same_ranking([(h.docid, h.score) for h in run[q]], want, rel=1e-6) is None, q
+            assert {d for d in (m["answers"] for m in members if m["instance_id"] == q) for d in d} <= \
+                {h.docid for h in hits_from_anserini(anserini.search(topics[q], 1000))}
+
+
+def test_search_instances_refusals(instance_set, tmp_path):
+    set_dir, index_dir = instance_set
+    cases = [
+        (("--instances", set_dir, "--topics", set_dir / "topics.tsv", "--index", index_dir), "one of them"),
+        (("--instances", set_dir, "--index", tmp_path / "none"), "is not a folder"),
+        (("--instances", tmp_path / "empty", "--index", index_dir), "has no instances.jsonl"),
+    ]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (tmp_path / "out").mkdir()
+    cases.append((("--instances", set_dir, "--index", empty), "have no index"))
+    for args, message in cases:
+        r = run_verb("search", *args, "--output", tmp_path / "out" / "run.txt")
+        assert r.returncode == 2 and message in r.stderr and r.stderr.count("\n") == 1, (args, r.stderr)
+        assert not (tmp_path / "out" / "run.txt").exists()
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for name in ("topics.tsv", "qrels.txt"):
+        (broken / name).write_text((set_dir / name).read_text())
+    first = json.loads((set_dir / "instances.jsonl").read_text().splitlines()[0])
+    first["answers"] = ["Lib/none.py"]
+    (broken / "instances.jsonl").write_text(json.dumps(first) + "\n")
+    r = run_verb("sweep", "--instances", broken, "--index", index_dir, "--out", tmp_path / "sweep")
+    assert r.returncode == 2 and "disagree" in r.stderr and not (tmp_path / "sweep").exists()
+
+
+def _walk(ranking: list[str], answers: set[str], tokens: dict[str, int], budget: int, every: bool) -> float:
+    """Recall@K-tokens of one ranking, written plainly: fill the budget in rank order, stop at the first overflow."""
+    used, inside = 0, set()
+    for docid in ranking:
+        if used + tokens[docid] > budget:
+            break
+        used += tokens[docid]
+        inside.add(docid)
+    return float(answers <= inside if every else bool(answers & inside))
+
+
+@pytest.fixture(scope="module")
+def swept(instance_set, tmp_path_factory):
+    set_dir, index_dir = instance_set
+    out = tmp_path_factory.mktemp("instance-sweep") / "sweep"
+    r = run_verb("sweep", "--instances", set_dir, "--index", index_dir, "--out", out, "--hits", HITS,
+                 "--resamples", 500, "--budgets", "2000,8000,30000", *GRIDS)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_sweep_points_equal_pytrec_eval_and_a_plain_walk_on_the_search_runs(instance_set, swept, tmp_path):
+    import pytrec_eval
+
+    set_dir, index_dir = instance_set
+    instance_set_ = read_instance_set(set_dir)
+    tokens = {}
+    for corpus in (set_dir / "corpora").glob("*.jsonl"):
+        for line in corpus.read_text().splitlines():
+            doc = json.loads(line)
+            tokens[doc["id"]] = code_token_count(doc["contents"])
+    per_query = pd.read_csv(swept / "per_query.csv", index_col="qid")
+    points = pd.read_csv(swept / "points.csv")
+    evaluator = pytrec_eval.RelevanceEvaluator(instance_set_.qrels, {"recip_rank", "ndcg_cut.10", "success.1,5,10"})
+    for flags, k1, b, q, system in (((), 0.9, 0.4, 1.0, "bm25"), (("--k1", 1.2, "--b", 0.75), 1.2, 0.75, 1.0, "engine"),
+                                     (("--q", 0.3), 0.9, 0.4, 0.3, None)):
+        run = _search(set_dir, index_dir, tmp_path / "run.txt", *flags)
+        measured = evaluator.evaluate({q_: {h.docid: h.score for h in hits} for q_, hits in run.items()})
+        want = pd.DataFrame({"recip_rank": {q_: m["recip_rank"] for q_, m in measured.items()},
+                             "ndcg_cut.10": {q_: m["ndcg_cut_10"] for q_, m in measured.items()},
+                             **{f"success.{k}": {q_: m[f"success_{k}"] for q_, m in measured.items()} for k in (1, 5, 10)}})
+        for budget in (2000, 8000, 30000):
+            for every, column in ((False, "recall_tokens"), (True, "recall_tokens_all")):
+                want[f"{column}.{budget}"] = pd.Series(
+                    {q_: _walk([h.docid for h in hits], set(instance_set_.qrels[q_]), tokens, budget, every)
+                     for q_, hits in run.items()})
+        row = points[(points.k1 == k1) & (points.b == b) & (points.q == q)]
+        assert len(row) == 1
+        for column in want.columns:
+            assert row[column].iloc[0] == pytest.approx(want[column].mean(), abs=1e-12), (flags, column)
+            if system is not None:
+                got = per_query[f"{system}:{column}"]
+                assert got.to_dict() == pytest.approx(want[column].reindex(got.index).to_dict(), abs=1e-12), column
+    # some instance has two answers, and some budget separates "at least one fits" from "every one fits"
+    assert (per_query["bm25:recall_tokens.8000"] != per_query["bm25:recall_tokens_all.8000"]).any() or \
+        (per_query["bm25:recall_tokens.30000"] != per_query["bm25:recall_tokens_all.30000"]).any()
+
+
+def test_sweep_cross_validation_holds_repositories_out_and_scores_the_chosen_points(swept):
+    summary = json.loads((swept / "summary.json").read_text())
+    per_query = pd.read_csv(swept / "per_query.csv", index_col="qid")
+    points = pd.read_csv(swept / "points.csv")
+    assert summary["cv"]["unit"] == "repository" and summary["cv"]["folds"] == 5
+    assert per_query.groupby("repo")["fold"].nunique().eq(1).all()  # a repository lies in one fold
+    assert per_query["fold"].nunique() == 5
+    assert summary["points"] == len(points) == len({(r.k1, r.b, r.q) for r in points.itertuples()})
+    for family, system in (("qlog", "qlog_cv"), ("bm25", "bm25_cv"), ("joint", "joint_cv")):
+        chosen = summary["cv"][family]["chosen"]
+        for fold, rows in per_query.groupby("fold"):
+            k1, b, q = chosen[fold]
+            assert rows[f"{system}:point"].eq(f"k1={k1:g},b={b:g},q={q:g}").all()
+            if family == "qlog":
+                assert (k1, b) == (0.9, 0.4)
+            if family == "bm25":
+                assert q == 1.0
+            if family == "joint":
+                assert k1 == 0.9
+        assert summary["tables"]["all"][0]["means"][system]["recip_rank"] == pytest.approx(
+            per_query[f"{system}:recip_rank"].mean())
+    # every language and repository row is a slice of the same per-instance scores
+    for kind, column in (("language", "language"), ("repository", "repo")):
+        rows = summary["tables"][kind]
+        assert sum(r["instances"] for r in rows) == len(per_query)
+        for r in rows:
+            ids = per_query.index[per_query[column] == r["group"]]
+            assert r["means"]["qlog_cv"]["recip_rank"] == pytest.approx(per_query.loc[ids, "qlog_cv:recip_rank"].mean())
+    text = (swept / "summary.md").read_text()
+    assert summary["verdict"] in text and "tuned BM25" in summary["verdict"]
+    assert "| python-net |" in text and "| py/urllib |" in text
+
+
+def test_instance_folds_fall_back_to_instances_for_one_repository(instance_set, tmp_path):
+    from qlog_pyserini.sweep.baselines import TuningGrids
+    from qlog_pyserini.sweep.instances import InstanceSweepSettings, instance_folds
+
+    set_dir, _ = instance_set
+    one = tmp_path / "one"
+    one.mkdir()
+    keep = [line for line in (set_dir / "instances.jsonl").read_text().splitlines() if '"py/email"' in line]
+    ids = {json.loads(line)["instance_id"] for line in keep}
+    (one / "instances.jsonl").write_text("\n".join(keep) + "\n")
+    for name in ("topics.tsv", "qrels.txt"):
+        (one / name).write_text("".join(line + "\n" for line in (set_dir / name).read_text().splitlines()
+                                        if line.split()[0] in ids))
+    settings = InstanceSweepSettings(grids=TuningGrids((0.5,), (0.9,), (0.4,)))
+    fold_of, unit = instance_folds(read_instance_set(one), settings)
+    assert unit == "instance" and set(fold_of) == ids and len(set(fold_of.values())) == 5
