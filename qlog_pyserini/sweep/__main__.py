@@ -120,7 +120,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                              metric=parse_metrics(args.metric)[0], idf_form=args.idf_form, k1=args.k1, b=args.b,
                              hits=args.hits, threads=args.threads, budgets=tuple(budgets), resamples=args.resamples,
                              seed=args.seed, folds=args.folds, cv_seed=args.cv_seed,
-                             keep_runs=args.keep_runs)
+                             keep_runs=args.keep_runs,
+                             k1_grid=tuple(parse_grid(args.k1_grid)) if args.tune_bm25 else (),
+                             b_grid=tuple(parse_grid(args.b_grid)) if args.tune_bm25 else ())
     prediction = None
     if args.similarity == "qlog" and not args.no_auto:
         check_index_dir(args.index)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -42,6 +42,8 @@ from qlog_pyserini.errors import QLogError, finite_number
 from qlog_pyserini.eval.budget import check_budgets
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS
+from qlog_pyserini.sweep.baselines import (FAMILY_LABELS, Point, TuningGrids, cross_validate_families, family_value,
+                                           oracle_point)
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
@@ -103,7 +105,9 @@ class SweepSettings:
     ``folds`` and ``cv_seed`` set the k-fold cross-validation over queries
     (:mod:`qlog_pyserini.sweep.crossval`); ``resamples`` and ``seed`` the paired tests; ``budgets``
     the token budgets of Recall@K-tokens. ``keep_runs`` writes every point's TREC run under ``runs/``
-    (the metrics are the same either way: they come from the pass's arrays).
+    (the metrics are the same either way: they come from the pass's arrays). ``k1_grid`` and ``b_grid``
+    (both given, q-log only) add tuned BM25, the joint (b, q) choice and the engines' default BM25 to the
+    same pass (:mod:`qlog_pyserini.sweep.baselines`), chosen by the same folds as q.
     """
 
     grid: tuple[float, ...]
@@ -120,9 +124,15 @@ class SweepSettings:
     folds: int = DEFAULT_FOLDS
     cv_seed: int = 0
     keep_runs: bool = False
+    k1_grid: tuple[float, ...] = ()
+    b_grid: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "grid", tuple(float(v) for v in self.grid))
+        if bool(self.k1_grid) != bool(self.b_grid):
+            raise QLogError("tuned BM25 needs both a k1 grid and a b grid")
+        if self.k1_grid and self.similarity != "qlog":
+            raise QLogError("tuned BM25 is measured beside q-log BM25: it needs --similarity qlog")
         object.__setattr__(self, "budgets", tuple(check_budgets(self.budgets)))
         object.__setattr__(self, "idf_form", check_form(self.idf_form))
         if not self.grid:
@@ -136,6 +146,12 @@ class SweepSettings:
     def similarity_args(self, parameter: str, value: float) -> dict[str, Any]:
         return {parameter: value, "idf_form": self.idf_form, "k1": self.k1, "b": self.b}
 
+    def tuning(self, grid: Sequence[float]) -> TuningGrids | None:
+        """The families of tuned BM25 and the joint (b, q) choice over the q values ``grid``, or None."""
+        if not self.k1_grid:
+            return None
+        return TuningGrids(q_grid=tuple(grid), k1_grid=self.k1_grid, b_grid=self.b_grid, k1=self.k1, b=self.b)
+
 
 @dataclass
 class _Measured:
@@ -144,6 +160,8 @@ class _Measured:
     table: pd.DataFrame  # one row per grid value: the parameter, then every metric
     per_query: pd.DataFrame  # rows = judged queries, columns = grid values, the sweep metric
     recall: dict[float, dict[str, float]]  # Recall@K-tokens per grid value: {budget: mean over the qrels}
+    # tuned BM25 and the joint (b, q) grid: the sweep metric per query at every (k1, b, q) point off the q grid
+    points: dict[Point, pd.Series] = field(default_factory=dict)
 
 
 def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrels_path: str | os.PathLike,
@@ -181,11 +199,12 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
             (stage / "runs").mkdir()
         scorer = PointScorer(searcher, topics, qrels, qrels_path, list(dict.fromkeys([settings.metric, *DEFAULT_METRICS])),
                              settings.hits, settings.threads)
-        measured = _search_grid(scorer, settings, parameter, grid, stage, progress)
+        tuning = settings.tuning(candidates_of(settings, grid, reference))
+        measured = _search_grid(scorer, settings, parameter, grid, stage, progress, tuning)
         scores = {v: float(s) for v, s in zip(measured.table[parameter], measured.table[settings.metric])}
         # The oracle and the cross-validated choice range over the asked grid (and BM25); a label-free q
         # added only to be reported is not a candidate, so it cannot change what the grid finds.
-        candidates = [v for v in grid if v in set(settings.grid) or v == reference]
+        candidates = candidates_of(settings, grid, reference)
         oracle = choose_oracle({v: scores[v] for v in candidates}, reference)
         # Every comparison pairs per-query values already measured (trec_eval's -q -c values).
         if reference is not None:
@@ -205,6 +224,9 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
             auto = {**asdict(prediction), "score": scores[auto_q],
                     "comparison": asdict(compare_scores(bm25, measured.per_query[auto_q].reindex(bm25.index),
                                                         resamples=settings.resamples, seed=settings.seed))}
+        tuned = None
+        if tuning is not None:
+            tuned = _tuned(measured, tuning, bm25, cv, settings)
         auto_query = None
         if prediction is not None and query_rule is not None:
             auto_query = _auto_query(scorer, settings, prediction, query_rule, bm25, stage, measured)
@@ -224,11 +246,58 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
             "docs": searcher.num_docs, "queries": len(topics), "judged_queries": len(judged),
             "hits": settings.hits, "similarity_string": searcher.similarity, **(extra or {}),
             **({"auto": auto} if auto is not None else {}),
+            **({"tuned": tuned} if tuned is not None else {}),
             **({"auto_query": auto_query} if auto_query is not None else {}),
         }
         summary["seconds"] = round(time.perf_counter() - started, 2)
         _write_outputs(stage, summary, measured, cv, comparison, settings, parameter, oracle, bm25_score)
     return summary
+
+
+def candidates_of(settings: SweepSettings, grid: Sequence[float], reference: float | None) -> list[float]:
+    """The values the oracle and the cross-validated choice range over: the asked grid and BM25's value (a
+    label-free q added only to be reported is not a candidate, so it cannot change what the grid finds)."""
+    return [v for v in grid if v in set(settings.grid) or v == reference]
+
+
+def _tuned(measured: _Measured, tuning: TuningGrids, bm25: pd.Series, cv: CrossValidated,
+           settings: SweepSettings) -> dict[str, Any]:
+    """Tuned BM25, the joint (b, q) choice and the engines' default beside q-log: each family chosen on the folds
+    of q's cross-validation, compared with BM25 and (q-log and the joint choice) with tuned BM25."""
+    k1, b = float(settings.k1), float(settings.b)
+    columns = {(k1, b, float(q)): measured.per_query[q] for q in measured.per_query.columns
+               if not isinstance(q, str)}
+    table = pd.DataFrame({**columns, **measured.points}).loc[bm25.index]
+    chosen = cross_validate_families(table, tuning, cv.fold_of)
+
+    def compare(a: pd.Series, x: pd.Series) -> dict[str, Any]:
+        return asdict(compare_scores(a, x.reindex(a.index), resamples=settings.resamples, seed=settings.seed))
+
+    record: dict[str, Any] = {"grids": {"k1": list(tuning.k1_grid), "b": list(tuning.b_grid)},
+                              "reference": list(tuning.reference),
+                              "engine": {"point": list(tuning.engine), "score": float(table[tuning.engine].mean()),
+                                         "comparison": compare(bm25, table[tuning.engine])}}
+    for family, result in chosen.items():
+        record[family] = {**result.record(), "chosen_text": [family_value(family, v) for v in result.chosen],
+                          "oracle": list(oracle_point(table, tuning.families()[family], tuning.reference)),
+                          "comparison": compare(bm25, result.per_query)}
+    tuned = chosen["bm25"].per_query
+    record["qlog_vs_tuned"] = compare(tuned, chosen["qlog"].per_query)
+    record["joint_vs_tuned"] = compare(tuned, chosen["joint"].per_query)
+    record["verdict"] = tuned_verdict(record, settings.metric)
+    return record
+
+
+def tuned_verdict(tuned: dict[str, Any], metric: str, significance: float = 0.05) -> str:
+    """Whether the cross-validated q-log gain holds over tuned BM25, in one sentence with its figures."""
+    c = ComparisonResult(**tuned["qlog_vs_tuned"])
+    text = (f"q-log (CV) {metric} {c.mean_b:.4f} vs tuned BM25 (CV) {c.mean_a:.4f}: {c.diff:+.4f}, "
+            f"{format_p(c.p_randomization, c.resamples)}; ")
+    if c.diff > 0 and c.p_randomization < significance:
+        return text + "the gain holds over tuned BM25"
+    if c.diff < 0 and c.p_randomization < significance:
+        return text + "q-log is below tuned BM25"
+    return text + "no gain over tuned BM25 is claimed (not significant)"
 
 
 def _auto_query(scorer: PointScorer, settings: SweepSettings, prediction: Any, rule: Any, bm25: pd.Series,
@@ -259,15 +328,24 @@ def _check_model(similarity: str) -> tuple[str, float | None]:
 
 
 def _search_grid(scorer: PointScorer, settings: SweepSettings, parameter: str, grid: Sequence[float],
-                 stage: Path, progress: bool) -> _Measured:
+                 stage: Path, progress: bool, tuning: TuningGrids | None = None) -> _Measured:
     """Every grid value measured from one sweep over the topics (:meth:`PointScorer.score_grid`: each query's
-    postings read once for all values); each value's run under ``stage/runs`` with ``keep_runs``."""
+    postings read once for all values); each value's run under ``stage/runs`` with ``keep_runs``. With
+    ``tuning``, its (k1, b, q) points off the q grid are searched in the same pass (no run written)."""
     searcher = scorer.searcher
     models = [searcher.make_similarity(settings.similarity, **settings.similarity_args(parameter, v)) for v in grid]
     labels = [point_label(parameter, v) for v in grid]
     runs = [stage / "runs" / f"run.{label}.txt" if settings.keep_runs else None for label in labels]
-    results = scorer.score_grid(models, runs, [f"{settings.similarity}-{label}" for label in labels],
-                                budgets=settings.budgets, progress=progress, desc=f"sweep {parameter} ({len(grid)} points)")
+    tags = [f"{settings.similarity}-{label}" for label in labels]
+    on_grid = {(float(settings.k1), float(settings.b), float(v)) for v in grid}
+    extra = [p for p in tuning.points() if p not in on_grid] if tuning is not None else []
+    models += [searcher.make_similarity("qlog", k1=k1, b=b, q=q, idf_form=settings.idf_form) for k1, b, q in extra]
+    runs += [None] * len(extra)
+    tags += [f"qlog-k1{k1:g}-b{b:g}-q{q:g}" for k1, b, q in extra]
+    results = scorer.score_grid(models, runs, tags, budgets=settings.budgets, progress=progress,
+                                desc=f"sweep {parameter} ({len(models)} points)")
+    points = {p: r.metrics.per_query[settings.metric] for p, r in zip(extra, results[len(grid):])}
+    results = results[:len(grid)]
     # the last grid value stays installed (the summary's similarity string names it), as a pass per value left it
     searcher.set_similarity(settings.similarity, **settings.similarity_args(parameter, grid[-1]))
     rows, per_query, recall = [], {}, {}
@@ -276,7 +354,7 @@ def _search_grid(scorer: PointScorer, settings: SweepSettings, parameter: str, g
         rows.append({parameter: value, **result.metrics.aggregate,
                      **{f"{RECALL_COLUMN}.{k}": v for k, v in recall[value].items()}})
         per_query[value] = result.metrics.per_query[settings.metric]
-    return _Measured(table=pd.DataFrame(rows), per_query=pd.DataFrame(per_query), recall=recall)
+    return _Measured(table=pd.DataFrame(rows), per_query=pd.DataFrame(per_query), recall=recall, points=points)
 
 
 def _bm25_scores(scorer: PointScorer, settings: SweepSettings, stage: Path) -> tuple[pd.Series, dict[str, float]]:
@@ -316,9 +394,32 @@ def _write_outputs(stage: Path, summary: dict, measured: _Measured, cv: CrossVal
             f.write(f"\nLabel-free {parameter} per query (auto-query; queries per {parameter}: "
                     f"{', '.join(f'{v}: {n}' for v, n in a['q_distribution'].items())}):\n\n" + MARKDOWN_HEADER
                     + markdown_row(ComparisonResult(**a["comparison"]), settings.metric))
+        if "tuned" in summary:
+            f.write(format_tuned(summary["tuned"], settings.metric))
     auto = (summary["auto"]["q"], summary["auto"]["score"]) if "auto" in summary else None
     plot_sweep(measured.table, parameter, settings.metric, bm25_score, oracle, stage / "sweep.png",
                title=summary["name"], cv=(tuple(cv.chosen), cv.score), auto=auto)
+
+
+def format_tuned(tuned: dict[str, Any], metric: str) -> str:
+    """comparison.md's section on tuned BM25: the engines' default, each family's cross-validated choice, and the
+    comparisons with BM25 and with tuned BM25."""
+    k1, b, _ = tuned["reference"]
+    bm25 = f"BM25 (k1 {k1:g}, b {b:g})"
+    rows = [("BM25 (k1 1.2, b 0.75), the engines' default", bm25, tuned["engine"]["comparison"])]
+    for family in ("bm25", "qlog", "joint"):
+        rows.append((f"{FAMILY_LABELS[family]}, CV ({'; '.join(tuned[family]['chosen_text'])})", bm25,
+                     tuned[family]["comparison"]))
+    rows.append((f"{FAMILY_LABELS['qlog']}, CV", f"{FAMILY_LABELS['bm25']}, CV", tuned["qlog_vs_tuned"]))
+    rows.append((f"{FAMILY_LABELS['joint']}, CV", f"{FAMILY_LABELS['bm25']}, CV", tuned["joint_vs_tuned"]))
+    text = (f"\nTuned BM25 beside q-log (k1 over {', '.join(f'{v:g}' for v in tuned['grids']['k1'])}; b over "
+            f"{', '.join(f'{v:g}' for v in tuned['grids']['b'])}; every family chosen on the same folds as q):"
+            f" **{tuned['verdict']}**.\n\n")
+    header, separator = MARKDOWN_HEADER.split("\n")[:2]
+    text += f"| system (B) | baseline (A) {header}\n|---|---{separator}\n"
+    for b, a, comparison in rows:
+        text += f"| {b} | {a} " + markdown_row(ComparisonResult(**comparison), metric)
+    return text
 
 
 def summary_line(summary: dict[str, Any]) -> str:
@@ -344,6 +445,10 @@ def summary_line(summary: dict[str, Any]) -> str:
     if "auto_query" in summary:
         a = summary["auto_query"]
         text += f"; auto-query: {a['score']:.4f} ({rel(a['comparison'])})"
+    if "tuned" in summary:
+        t = summary["tuned"]
+        text += (f"; BM25 1.2/0.75 {t['engine']['score']:.4f}; tuned BM25 CV {t['bm25']['score']:.4f}; "
+                 f"joint (b, q) CV {t['joint']['score']:.4f}; {t['verdict']}")
     return text + "; p two-sided randomization"
 
 

@@ -14,7 +14,7 @@ from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import read_qrels, read_run
 from qlog_pyserini.search.searcher import QLogSearcher
-from qlog_pyserini.sweep.run import SweepSettings, choose_oracle, parse_grid, run_sweep
+from qlog_pyserini.sweep.run import SweepSettings, choose_oracle, parse_grid, run_sweep, summary_line
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
 
@@ -238,3 +238,50 @@ def test_sweep_auto_query_run_equals_the_grid_runs_at_each_querys_q(tmp_path, st
     want.index = want.index.astype(str)
     got = per_query["auto_query_score"].rename(index=str).reindex(want.index)
     assert [f"{x:.4f}" for x in got] == [f"{x:.4f}" for x in want["ndcg_cut.10"]]
+
+
+def test_tuned_bm25_beside_qlog_equals_separate_sweeps_at_each_k1_b(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
+    """Tuned BM25, the joint (b, q) choice and the engines' default come from the q sweep's own pass; each point's
+    per-query scores equal a sweep run with that k1 and b, and each family's choice is the best mean on the other
+    folds (ties toward BM25 0.9/0.4), on the folds of q's cross-validation."""
+    from qlog_pyserini.sweep.crossval import distance
+
+    common = dict(hits=50, threads=2, resamples=300, budgets=(512,))
+    settings = SweepSettings(grid=(0.5,), k1_grid=(0.9, 1.2), b_grid=(0.4, 0.75), **common)
+    summary = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, tmp_path / "tuned", settings, progress=False)
+    per_query = pd.read_csv(tmp_path / "tuned" / "per_query.csv", index_col=0)
+    fold = per_query["cv_fold"]
+    # every (k1, b, q) point measured by a sweep of its own, as a BM25 reference point or a q grid point
+    reference = {}
+    for k1 in (0.9, 1.2):
+        for b in (0.4, 0.75):
+            out = tmp_path / f"k1{k1}-b{b}"
+            run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out,
+                      SweepSettings(grid=(0.5,), k1=k1, b=b, **common), progress=False)
+            single = pd.read_csv(out / "per_query.csv", index_col=0)
+            reference[(k1, b, 1.0)], reference[(k1, b, 0.5)] = single["q1"], single["q0.5"]
+    tuned = summary["tuned"]
+    assert tuned["engine"]["score"] == pytest.approx(reference[(1.2, 0.75, 1.0)].mean(), abs=1e-12)
+    families = {"bm25": [(k1, b, 1.0) for k1 in (0.9, 1.2) for b in (0.4, 0.75)],
+                "qlog": [(0.9, 0.4, 0.5), (0.9, 0.4, 1.0)],
+                "joint": [(0.9, b, q) for b in (0.4, 0.75) for q in (0.5, 1.0)]}
+    assembled = {}
+    for family, points in families.items():
+        scores = pd.Series(0.0, index=per_query.index)
+        chosen = []
+        for f in sorted(fold.unique()):
+            train = fold.index[fold != f]
+            means = {p: reference[p].loc[train].mean() for p in points}
+            best = max(means.values())
+            pick = min((p for p in points if means[p] >= best - 1e-12), key=lambda p: (distance(p, (0.9, 0.4, 1.0)), p))
+            chosen.append(list(pick))
+            scores[fold.index[fold == f]] = reference[pick].loc[fold.index[fold == f]]
+        assert tuned[family]["chosen"] == chosen, family
+        assert tuned[family]["score"] == pytest.approx(scores.mean(), abs=1e-12), family
+        assembled[family] = scores
+    assert tuned["qlog"]["score"] == pytest.approx(summary["cv"]["score"], abs=1e-12)  # the same folds as q's CV
+    assert tuned["qlog_vs_tuned"]["diff"] == pytest.approx(assembled["qlog"].mean() - assembled["bm25"].mean())
+    assert tuned["verdict"] in (tmp_path / "tuned" / "comparison.md").read_text()
+    assert "tuned BM25 CV" in summary_line(summary)
+    with pytest.raises(QLogError, match="both a k1 grid and a b grid"):
+        SweepSettings(grid=(0.5,), k1_grid=(0.9,))
