@@ -26,7 +26,8 @@ from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.provenance import provenance, provenance_markdown
-from qlog_pyserini.table.rows import NOTE, current_auto, current_auto_query, format_markdown, table_rows
+from qlog_pyserini.table.rows import (NOTE, current_auto, current_auto_query, format_markdown,
+                                     format_tuned_markdown, table_rows)
 
 SWEEP_FORM = "lucene"  # the evidence is on the default odds form
 
@@ -73,7 +74,9 @@ def write_table(folders: Sequence[Path], cfg: Config, stem: str, title: str, cur
             if (auto_query := current_auto_query(s, folder)) is not None:
                 s["auto_query"] = auto_query
     table = table_rows(summaries)
-    md = f"# {title}\n\n" + format_markdown(table) + "\n" + NOTE + "\n\n" + provenance_markdown(provenance(cfg.command))
+    tuned = format_tuned_markdown(table)
+    md = (f"# {title}\n\n" + format_markdown(table) + "\n" + NOTE + "\n\n"
+          + (f"## Tuned BM25 beside q-log\n\n{tuned}\n" if tuned else "") + provenance_markdown(provenance(cfg.command)))
     with atomic_output(cfg.out / f"{stem}.md") as f:
         f.write(md)
     with atomic_output(cfg.out / f"{stem}.csv") as f:

@@ -7,7 +7,8 @@ from typing import Sequence
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.provenance import command_line, provenance, provenance_markdown
-from qlog_pyserini.table.rows import NOTE, current_auto, current_auto_query, format_markdown, load_summary, table_rows
+from qlog_pyserini.table.rows import (NOTE, current_auto, current_auto_query, format_markdown, format_tuned_markdown,
+                                     load_summary, table_rows)
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.outputs import check_output_files
 
@@ -39,6 +40,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 s["auto_query"] = auto_query
     table = table_rows(summaries, args.budget)
     md = format_markdown(table, args.budget) + "\n" + NOTE + "\n"
+    tuned = format_tuned_markdown(table)
+    if tuned:
+        md += "\nTuned BM25 beside q-log:\n\n" + tuned
     md += "\n" + provenance_markdown(provenance(command_line("qlog_pyserini.table", argv)))
     for s in summaries:
         info = s.get("provenance")

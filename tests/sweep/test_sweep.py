@@ -285,3 +285,12 @@ def test_tuned_bm25_beside_qlog_equals_separate_sweeps_at_each_k1_b(tmp_path, st
     assert "tuned BM25 CV" in summary_line(summary)
     with pytest.raises(QLogError, match="both a k1 grid and a b grid"):
         SweepSettings(grid=(0.5,), k1_grid=(0.9,))
+    # the table verb's rows: tuned BM25 beside q-log for the sweep that measured it, nothing for the others
+    from qlog_pyserini.table.rows import format_tuned_markdown, load_summary, table_rows
+
+    table = table_rows([summary, load_summary(tmp_path / "k10.9-b0.4")])
+    assert table["tuned_cv"].iloc[0] == tuned["bm25"]["score"] and pd.isna(table["tuned_cv"].iloc[1])
+    assert table["qlog_vs_tuned_p"].iloc[0] == tuned["qlog_vs_tuned"]["p_randomization"]
+    md = format_tuned_markdown(table)
+    assert md.startswith("| corpus |") and md.count("\n| ") == 1 and f"| {tuned['bm25']['score']:.4f} |" in md  # one row
+    assert format_tuned_markdown(table.iloc[1:]) == ""
