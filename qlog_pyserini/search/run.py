@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Mapping
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.instances import read_instance_set
 from qlog_pyserini.formats.topics import Topics, empty_count
 from qlog_pyserini.formats.trec import OUTPUT_FORMATS, check_id
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
@@ -25,6 +26,7 @@ from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info, progress_bar
 from qlog_pyserini.search.batch import BATCH, RunWritten, default_run_tag, write_topics_lines, write_topics_run
 from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
+from qlog_pyserini.search.instances import corpus_indexes
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.search.similarities import model
 if TYPE_CHECKING:
@@ -227,9 +229,6 @@ def run_instance_search(job: SearchJob, instances: str | Path) -> Path:
     per index, fields and feedback as asked), and it is closed before the next. The run (qid = instance id,
     docid = file path) is written atomically, corpus after corpus in the order the set first names them.
     """
-    from qlog_pyserini.formats.instances import read_instance_set
-    from qlog_pyserini.search.instances import corpus_indexes
-
     job = check_job(job)
     if job.prebuilt_index is not None:
         raise QLogError("an instance set is searched on its own indexes (--index DIR), not a prebuilt index")

@@ -77,6 +77,14 @@ def test_search_instances_refusals(instance_set, tmp_path):
         r = run_verb("search", *args, "--output", tmp_path / "out" / "run.txt")
         assert r.returncode == 2 and message in r.stderr and r.stderr.count("\n") == 1, (args, r.stderr)
         assert not (tmp_path / "out" / "run.txt").exists()
+    for args, message in ((("--instances", set_dir, "--topics", set_dir / "topics.tsv"), "does not apply"),
+                          (("--instances", set_dir, "--similarity", "idf-gamma"), "must be qlog"),
+                          (("--instances", set_dir, "--metric", "map"), "not measured on an instance set"),
+                          (("--topics", set_dir / "topics.tsv", "--qrels", set_dir / "qrels.txt", "--tune-bm25",
+                            "--similarity", "idf-gamma"), "needs --similarity qlog")):
+        r = run_verb("sweep", *args, "--index", index_dir, "--out", tmp_path / "out" / "sweep")
+        assert r.returncode == 2 and message in r.stderr and r.stderr.count("\n") == 1, (args, r.stderr)
+        assert not (tmp_path / "out" / "sweep").exists()
     broken = tmp_path / "broken"
     broken.mkdir()
     for name in ("topics.tsv", "qrels.txt"):
