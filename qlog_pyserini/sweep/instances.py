@@ -28,7 +28,8 @@ Every system is compared with BM25 and q-log and the joint choice with tuned BM2
 Written to ``--out``: ``summary.json`` (everything below), ``summary.md`` (the tables: per set, per language,
 per repository, every measure, and whether q-log's gain holds over tuned BM25), ``points.csv`` (every grid
 point's mean of every measure), ``per_query.csv`` (instance, repository, language, fold, then every system's
-every measure).
+every measure), ``per_point.csv`` (the selection metric per instance at every grid point, ``k1=0.9,b=0.4,q=0.7``:
+what any other choice of the parameters, per repository or per instance, can be scored from).
 """
 
 from __future__ import annotations
@@ -284,6 +285,9 @@ def _write(stage: Path, summary: dict[str, Any], per_point: Mapping[Point, pd.Da
         pd.DataFrame(rows).to_csv(f, index=False)
     with atomic_output(stage / "per_query.csv") as f:
         per_query.to_csv(f, index_label="qid")
+    selection = pd.DataFrame({point_text(p): frame[settings.metric] for p, frame in per_point.items()})
+    with atomic_output(stage / "per_point.csv") as f:
+        selection.to_csv(f, index_label="qid")
     with atomic_output(stage / "summary.json") as f:
         json.dump(summary, f, indent=2)
     with atomic_output(stage / "summary.md") as f:

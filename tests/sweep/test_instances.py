@@ -162,6 +162,12 @@ def test_sweep_cross_validation_holds_repositories_out_and_scores_the_chosen_poi
     assert per_query.groupby("repo")["fold"].nunique().eq(1).all()  # a repository lies in one fold
     assert per_query["fold"].nunique() == 5
     assert summary["points"] == len(points) == len({(r.k1, r.b, r.q) for r in points.itertuples()})
+    per_point = pd.read_csv(swept / "per_point.csv", index_col="qid")
+    assert list(per_point.index) == list(per_query.index) and len(per_point.columns) == len(points)
+    assert per_point["k1=0.9,b=0.4,q=1"].equals(per_query["bm25:recip_rank"])
+    assert per_point["k1=1.2,b=0.75,q=1"].equals(per_query["engine:recip_rank"])
+    for r in points.itertuples():
+        assert per_point[f"k1={r.k1:g},b={r.b:g},q={r.q:g}"].mean() == pytest.approx(r.recip_rank, abs=1e-12)
     for family, system in (("qlog", "qlog_cv"), ("bm25", "bm25_cv"), ("joint", "joint_cv")):
         chosen = summary["cv"][family]["chosen"]
         for fold, rows in per_query.groupby("fold"):
