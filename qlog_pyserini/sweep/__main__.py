@@ -165,7 +165,8 @@ def _sweep_instances(args: argparse.Namespace, argv: Sequence[str] | None) -> in
                                      hits=check_hits(args.hits, "--hits"), threads=args.threads,
                                      budgets=tuple(_budgets(args.budgets) if args.budgets else ISSUE_BUDGETS),
                                      resamples=args.resamples, seed=args.seed, folds=args.folds,
-                                     cv_seed=args.cv_seed, cv_unit=args.cv_by)
+                                     cv_seed=args.cv_seed, cv_unit=args.cv_by,
+                                     auto=None if args.no_auto else rule_from_args(args))
     summary = run_instance_sweep(args.instances, args.index, args.out, settings, name=args.name,
                                  progress=not args.quiet, overwrite=args.overwrite,
                                  extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))})

@@ -22,7 +22,9 @@ same folds for all families. By default the folds are dealt by repository (:func
 <qlog_pyserini.sweep.crossval.group_fold_assignment>`): every instance of a repository is in one fold, so an
 instance is scored at a value chosen on other repositories only, as a user tuning on public repositories and
 searching their own would. A set of one repository falls back to folds over instances (and says so).
-Every system is compared with BM25 and q-log and the joint choice with tuned BM25 by the paired tests of
+With a label-free rule (``--q auto``'s, on by default in the verb), each instance is also searched at the q
+predicted for its own index, in the same pass. Every system is compared with BM25 and q-log and the joint choice
+with tuned BM25 by the paired tests of
 :func:`qlog_pyserini.eval.significance.compare_scores` (two-sided randomization p first).
 
 Written to ``--out``: ``summary.json`` (everything below), ``summary.md`` (the tables: per set, per language,
@@ -49,6 +51,7 @@ from qlog_pyserini.eval.budget import check_budgets
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.formats.instances import InstanceSet, read_instance_set
 from qlog_pyserini.formula import check_form
+from qlog_pyserini.predict.rule import predict_with
 from qlog_pyserini.search.instances import corpus_indexes
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.sweep.baselines import (FAMILY_LABELS, Point, TuningGrids, cross_validate_families,
@@ -67,11 +70,11 @@ MEASURE_NAMES = {"success.1": "Hit@1", "success.5": "Hit@5", "success.10": "Hit@
 CV_UNITS = ("repository", "instance")
 # the systems of every table, in order: name -> label
 SYSTEMS = {"bm25": "BM25", "engine": "BM25 (k1 1.2, b 0.75)", "bm25_cv": "tuned BM25 (CV)",
-           "qlog_cv": "q-log (CV)", "joint_cv": "joint (b, q) (CV)"}
+           "qlog_cv": "q-log (CV)", "joint_cv": "joint (b, q) (CV)", "auto": "q-log (--q auto)"}
 FAMILY_SYSTEM = {"bm25": "bm25_cv", "qlog": "qlog_cv", "joint": "joint_cv"}
 # the paired comparisons reported: (baseline, system)
 PAIRS = (("bm25", "engine"), ("bm25", "bm25_cv"), ("bm25", "qlog_cv"), ("bm25", "joint_cv"),
-         ("bm25_cv", "qlog_cv"), ("bm25_cv", "joint_cv"))
+         ("bm25_cv", "qlog_cv"), ("bm25_cv", "joint_cv"), ("bm25", "auto"))
 SIGNIFICANCE = 0.05
 
 
@@ -89,7 +92,9 @@ def measure_name(measure: str) -> str:
 class InstanceSweepSettings:
     """What an instance-set sweep measures: the grids, the metric that chooses, the tests and the folds.
 
-    ``cv_unit`` deals the folds by ``repository`` (default) or by ``instance``.
+    ``cv_unit`` deals the folds by ``repository`` (default) or by ``instance``. ``auto`` (a
+    :class:`qlog_pyserini.predict.rule.RuleSettings`) adds the label-free q of each index (``--q auto``'s rule)
+    as one more system, each instance searched at the q predicted for its own index.
     """
 
     grids: TuningGrids
@@ -103,6 +108,7 @@ class InstanceSweepSettings:
     folds: int = DEFAULT_FOLDS
     cv_seed: int = 0
     cv_unit: str = "repository"
+    auto: Any = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "budgets", tuple(check_budgets(self.budgets)))
@@ -159,9 +165,13 @@ def instance_folds(instance_set: InstanceSet, settings: InstanceSweepSettings) -
 
 
 def measure_points(instance_set: InstanceSet, indexes: Mapping[str, Path], points: list[Point],
-                   settings: InstanceSweepSettings, progress: bool = True) -> dict[Point, pd.DataFrame]:
-    """Every point's measures per instance (rows = instance ids in set order, columns = the measures)."""
-    frames: dict[Point, list[pd.DataFrame]] = {p: [] for p in points}
+                   settings: InstanceSweepSettings, progress: bool = True) -> dict[Point | str, pd.DataFrame]:
+    """Every point's measures per instance (rows = instance ids in set order, columns = the measures); with
+    ``settings.auto``, also ``"auto"``: each instance at its index's label-free q (searched in the same pass), and
+    ``"auto_q"``: that q per instance (one column, ``q``)."""
+    frames: dict[Point | str, list[pd.DataFrame]] = {p: [] for p in points}
+    if settings.auto is not None:
+        frames["auto"], frames["auto_q"] = [], []
     groups = instance_set.by_corpus()
     with progress_bar(total=len(instance_set.instances), desc=f"sweep ({len(points)} models)", unit="q",
                       quiet=not progress) as bar:
@@ -174,7 +184,14 @@ def measure_points(instance_set: InstanceSet, indexes: Mapping[str, Path], point
                                      settings.threads, every_relevant=True)
                 models = [searcher.make_similarity("qlog", k1=k1, b=b, q=q, idf_form=settings.idf_form)
                           for k1, b, q in points]
-                for point, result in zip(points, scorer.score_grid(models, budgets=settings.budgets)):
+                labels: list[Point | str] = list(points)
+                if settings.auto is not None:
+                    q_auto = round(float(predict_with(indexes[key], settings.auto).q), 10)
+                    models.append(searcher.make_similarity("qlog", k1=settings.grids.k1, b=settings.grids.b,
+                                                           q=q_auto, idf_form=settings.idf_form))
+                    labels.append("auto")
+                    frames["auto_q"].append(pd.DataFrame({"q": q_auto}, index=ids))
+                for point, result in zip(labels, scorer.score_grid(models, budgets=settings.budgets)):
                     frame = result.metrics.per_query.reindex(ids).copy()
                     for k in settings.budgets:
                         frame[f"{RECALL_COLUMN}.{k}"] = result.recall[k].reindex(ids)
@@ -182,7 +199,8 @@ def measure_points(instance_set: InstanceSet, indexes: Mapping[str, Path], point
                     frames[point].append(frame)
             bar.update(len(members))
     order = [i.instance_id for i in instance_set.instances]
-    return {p: pd.concat(f).reindex(order)[settings.measures()].astype(float) for p, f in frames.items()}
+    return {p: pd.concat(f).reindex(order)[settings.measures() if p != "auto_q" else ["q"]].astype(float)
+            for p, f in frames.items()}
 
 
 def assemble(per_point: Mapping[Point, pd.DataFrame], value_of: Mapping[str, Point]) -> pd.DataFrame:
@@ -191,15 +209,19 @@ def assemble(per_point: Mapping[Point, pd.DataFrame], value_of: Mapping[str, Poi
     return pd.DataFrame([per_point[value_of[q]].loc[q] for q in order], index=pd.Index(order, name="qid"))
 
 
-def summarize(instance_set: InstanceSet, per_point: Mapping[Point, pd.DataFrame], settings: InstanceSweepSettings,
+def summarize(instance_set: InstanceSet, per_point: Mapping[Point | str, pd.DataFrame], settings: InstanceSweepSettings,
               fold_of: Mapping[str, int], unit: str) -> tuple[dict[str, Any], pd.DataFrame]:
     """The summary record and the per-instance table of every system."""
     grids = settings.grids
+    per_point = dict(per_point)
+    auto, auto_q = per_point.pop("auto", None), per_point.pop("auto_q", None)
     selection = pd.DataFrame({p: frame[settings.metric] for p, frame in per_point.items()})
     cv = cross_validate_families(selection, grids, fold_of)
     systems = {"bm25": per_point[grids.reference], "engine": per_point[grids.engine]}
     for family, result in cv.items():
         systems[FAMILY_SYSTEM[family]] = assemble(per_point, result.value_of)
+    if auto is not None:
+        systems["auto"] = auto
     repos, languages = instance_set.attribute("repo"), instance_set.attribute("language")
     groups = {"all": {q: "all" for q in repos}, "language": languages, "repository": repos}
     summary: dict[str, Any] = {
@@ -216,11 +238,14 @@ def summarize(instance_set: InstanceSet, per_point: Mapping[Point, pd.DataFrame]
                             "score": float(selection[p].mean())}
                    for family, p in ((f, oracle_point(selection, pts, grids.reference))
                                      for f, pts in grids.families().items())},
-        "systems": SYSTEMS, "tables": {}, "comparisons": {},
+        "systems": {s: label for s, label in SYSTEMS.items() if s in systems}, "tables": {}, "comparisons": {},
     }
+    if auto_q is not None:
+        qs = auto_q["q"].value_counts().sort_index()
+        summary["auto"] = {"rule": asdict(settings.auto), "q_distribution": {f"{q:g}": int(n) for q, n in qs.items()}}
     for kind, group_of in groups.items():
         summary["tables"][kind] = _group_table(systems, group_of, settings)
-    for base, system in PAIRS:
+    for base, system in (p for p in PAIRS if p[1] in systems):
         summary["comparisons"][f"{system} vs {base}"] = {
             m: asdict(compare_scores(systems[base][m], systems[system][m], resamples=settings.resamples,
                                      seed=settings.seed)) for m in settings.measures()}
@@ -230,6 +255,8 @@ def summarize(instance_set: InstanceSet, per_point: Mapping[Point, pd.DataFrame]
     per_query.insert(0, "fold", pd.Series(fold_of))
     per_query.insert(0, "language", pd.Series(languages))
     per_query.insert(0, "repo", pd.Series(repos))
+    if auto_q is not None:
+        per_query["auto:q"] = auto_q["q"]
     for family, result in cv.items():
         per_query[f"{FAMILY_SYSTEM[family]}:point"] = pd.Series({q: point_text(p) for q, p in result.value_of.items()})
     return summary, per_query
@@ -278,8 +305,9 @@ def verdict(summary: Mapping[str, Any]) -> str:
                     "no gain over tuned BM25 is claimed.")
 
 
-def _write(stage: Path, summary: dict[str, Any], per_point: Mapping[Point, pd.DataFrame], per_query: pd.DataFrame,
+def _write(stage: Path, summary: dict[str, Any], per_point: Mapping[Point | str, pd.DataFrame], per_query: pd.DataFrame,
            settings: InstanceSweepSettings) -> None:
+    per_point = {p: frame for p, frame in per_point.items() if isinstance(p, tuple)}  # the grid's, not auto's
     rows = [{"k1": p[0], "b": p[1], "q": p[2], **frame.mean().to_dict()} for p, frame in per_point.items()]
     with atomic_output(stage / "points.csv") as f:
         pd.DataFrame(rows).to_csv(f, index=False)
@@ -307,7 +335,7 @@ def format_summary(summary: Mapping[str, Any]) -> str:
     """The sweep's tables as markdown (see the module docstring)."""
     metric, name = summary["metric"], measure_name(summary["metric"])
     cv = summary["cv"]
-    systems = list(SYSTEMS)
+    systems = list(summary["systems"])
     lines = [f"# {summary['name']}: {summary['instances']} instances, {summary['repositories']} repositories "
              f"({', '.join(summary['languages'])}), {summary['corpora']} indexes", "",
              f"**{summary['verdict']}**", "",
@@ -334,7 +362,7 @@ def format_summary(summary: Mapping[str, Any]) -> str:
     lines += ["", "Two-sided paired randomization p per measure:", "",
               "| comparison | " + " | ".join(measure_name(m) for m in measures) + " |",
               "|---|" + "---|" * len(measures)]
-    for base, system in PAIRS:
+    for base, system in (p for p in PAIRS if p[1] in systems):
         pair = f"{system} vs {base}"
         lines.append(f"| {SYSTEMS[system]} vs {SYSTEMS[base]} | "
                      + " | ".join(_p(summary, pair, m) for m in measures) + " |")
@@ -372,5 +400,5 @@ def summary_line(summary: Mapping[str, Any]) -> str:
     means = summary["tables"]["all"][0]["means"]
     metric = summary["metric"]
     return (f"{summary['name']}: {summary['instances']} instances, {summary['corpora']} indexes, "
-            f"{measure_name(metric)} " + ", ".join(f"{SYSTEMS[s]} {means[s][metric]:.4f}" for s in SYSTEMS)
+            f"{measure_name(metric)} " + ", ".join(f"{SYSTEMS[s]} {means[s][metric]:.4f}" for s in summary["systems"])
             + f"; {summary['verdict']}")
