@@ -27,6 +27,7 @@ from qlog_pyserini.reproduce.pipeline import (
     reproduce,
     select_stages,
 )
+from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.project import PROJECT_ROOT
 from qlog_pyserini.system.outputs import check_not_precious, check_output_dir, check_results_dir, write_marker
@@ -92,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ablation=("python-code", "csn-ruby") if quick else (*[f"{l}-code" for l in CODE_LANGUAGES], "csn-ruby", "cosqa"),
         threads=args.threads, resamples=args.resamples, go_target=args.go_target,
         subsamples=QUICK_SUBSAMPLES if quick else FULL_SUBSAMPLES, models=QUICK_MODELS if quick else FULL_MODELS,
+        tune_bm25=(DEFAULT_K1_GRID, DEFAULT_B_GRID),
         stages=stages,
         command=command_line("scripts/reproduce", argv).replace("python -m scripts/reproduce", "scripts/reproduce"))
     tables = reproduce(cfg)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Sequence
 
 from qlog_pyserini.index.indexer import build_index
-from qlog_pyserini.sweep.run import SweepSettings, run_sweep
+from qlog_pyserini.sweep.run import SweepSettings, parse_grid, run_sweep
 from qlog_pyserini.system.outputs import atomic_output, record_entries
 from qlog_pyserini.system.provenance import provenance
 
@@ -41,6 +41,9 @@ class Config:
     go_target: int
     subsamples: dict[str, tuple[int, ...]] = field(default_factory=dict)  # corpus -> nested subsample sizes
     models: dict[str, str] = field(default_factory=dict)  # similarity -> grid, swept on the labelled corpora
+    # (k1 grid, b grid) of tuned BM25 and the joint (b, q) choice, measured beside q in every q-log sweep of the
+    # lucene form (the evidence tables'); None: not measured
+    tune_bm25: tuple[str, str] | None = None
     text: tuple[str, ...] = ("cacm",)  # natural-language corpora, for leave-one-family-out
     stages: tuple[str, ...] = ()  # the stages to run (pipeline.STAGES' names); empty: all of them
     command: str = ""
@@ -102,15 +105,17 @@ def sweep(corpus: Prepared, cfg: Config, form: str = "lucene", grid: Sequence[fl
 
     # seconds: one pass over the term dictionary and a fixed-size sample
     auto = predict_q(index) if similarity == "qlog" else None
+    tuned = cfg.tune_bm25 if similarity == "qlog" and form == "lucene" else None
+    k1_grid, b_grid = (tuple(parse_grid(g)) for g in tuned) if tuned else ((), ())
     key = {"index": str(index), "grid": grid, "form": form, "hits": HITS, "resamples": cfg.resamples,
            "index_stamp": json.loads((index / STAMP).read_text()), "auto_q": auto.q if auto else None,
-           "similarity": similarity, "family": corpus.family,
-           "summary_version": 3}  # 3: the family and the reproduce provenance in summary.json
+           "similarity": similarity, "family": corpus.family, "k1_grid": list(k1_grid), "b_grid": list(b_grid),
+           "summary_version": 4}  # 4: tuned BM25 beside q (k1_grid, b_grid)
     if cached(out, key) and (out / "summary.json").is_file():
         return json.loads((out / "summary.json").read_text())
     out.parent.mkdir(parents=True, exist_ok=True)
     settings = SweepSettings(grid=tuple(grid), idf_form=form, hits=HITS, threads=cfg.threads, resamples=cfg.resamples,
-                             similarity=similarity)
+                             similarity=similarity, k1_grid=k1_grid, b_grid=b_grid)
     summary = run_sweep(index, corpus.folder / "topics.tsv", corpus.folder / "qrels.txt", out, settings,
                         name=name, family=corpus.family + tag, overwrite=True, progress=True, prediction=auto,
                         extra={"provenance": provenance(cfg.command)})
