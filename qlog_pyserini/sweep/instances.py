@@ -36,9 +36,7 @@ what any other choice of the parameters, per repository or per instance, can be 
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -59,7 +57,7 @@ from qlog_pyserini.sweep.baselines import (FAMILY_LABELS, Point, TuningGrids, cr
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, fold_assignment, group_fold_assignment
 from qlog_pyserini.sweep.measure import PointScorer
 from qlog_pyserini.sweep.run import RECALL_COLUMN
-from qlog_pyserini.system.outputs import atomic_output, check_output_dir, publish_dir, staging_dir
+from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged_output, write_json
 from qlog_pyserini.system.progress import progress_bar
 
 ISSUE_BUDGETS: tuple[int, ...] = (8192, 13000, 27000, 50000)
@@ -142,16 +140,12 @@ def run_instance_sweep(instances: str | os.PathLike, index_dir: str | os.PathLik
     fold_of, unit = instance_folds(instance_set, settings)
     points = settings.grids.points()
     per_point = measure_points(instance_set, indexes, points, settings, progress)
-    stage = staging_dir(out, "sweep")
-    try:
+    with staged_output(out, "sweep", "sweep", overwrite=overwrite) as stage:
         summary, per_query = summarize(instance_set, per_point, settings, fold_of, unit)
         summary.update(name=name or Path(instances).name, instance_set=str(Path(instances).resolve()),
                        indexes=str(Path(index_dir).resolve()), corpora=len(indexes), **(extra or {}))
         summary["seconds"] = round(time.perf_counter() - started, 2)
         _write(stage, summary, per_point, per_query, settings)
-        publish_dir(stage, out, "sweep", overwrite=overwrite)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
     return summary
 
 
@@ -316,8 +310,7 @@ def _write(stage: Path, summary: dict[str, Any], per_point: Mapping[Point | str,
     selection = pd.DataFrame({point_text(p): frame[settings.metric] for p, frame in per_point.items()})
     with atomic_output(stage / "per_point.csv") as f:
         selection.to_csv(f, index_label="qid")
-    with atomic_output(stage / "summary.json") as f:
-        json.dump(summary, f, indent=2)
+    write_json(stage / "summary.json", summary)
     with atomic_output(stage / "summary.md") as f:
         f.write(format_summary(summary))
 
