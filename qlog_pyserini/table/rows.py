@@ -157,7 +157,8 @@ def _tuned_columns(tuned: dict) -> dict[str, Any]:
     """Tuned BM25 beside q-log (:func:`qlog_pyserini.sweep.run.run_sweep` with k1 and b grids); None without it."""
     def chosen(family: str) -> str | None:
         texts = (tuned.get(family) or {}).get("chosen_text")
-        return "/".join(dict.fromkeys(t.split(" = ", 1)[1] for t in texts)) if texts else None
+        # each choice is itself "k1/b" or "b/q": distinct choices are listed with commas
+        return ", ".join(dict.fromkeys(t.split(" = ", 1)[1] for t in texts)) if texts else None
 
     def get(*keys: str) -> Any:
         value: Any = tuned

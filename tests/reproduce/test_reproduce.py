@@ -45,6 +45,12 @@ def test_reproduce_quick_end_to_end(tmp_path):
     assert summary["family"] == "python-code" and summary["provenance"]["command"].startswith("scripts/reproduce --quick")
     assert "Produced by `scripts/reproduce --quick" in (out / "sweeps-cv.md").read_text()
     assert not (out / "lolo.md").exists()  # one family: nothing to hold out
+    # tuned BM25 beside q-log, from the same sweep's pass: the engines' default, tuned BM25, the joint (b, q) choice
+    tuned = summary["tuned"]
+    assert cv["tuned_cv"].iloc[0] == tuned["bm25"]["score"] and cv["engine_bm25"].iloc[0] == tuned["engine"]["score"]
+    assert cv["cv"].iloc[0] == tuned["qlog"]["score"]  # q's own cross-validation, the same folds
+    text = (out / "sweeps-cv.md").read_text()
+    assert "## Tuned BM25 beside q-log" in text and f"| {tuned['bm25']['score']:.4f} |" in text
     # a second run reuses every cached step and gives the same table
     assert main(args) == 0
     assert pd.read_csv(out / "main.csv").equals(main_table)
