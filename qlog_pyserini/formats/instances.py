@@ -9,7 +9,7 @@ An instance set is a folder ``SET`` written by ``prepare --format swebench|multi
 - ``corpora/<key>.jsonl``: one Anserini JsonCollection per corpus (``{"id": path, "contents": path + "\\n" + text}``).
 
 Its indexes are a folder ``DIR`` with one standard Lucene index per corpus, ``DIR/<key>/`` (written by
-``index --instances``, or by the ``index`` verb from ``corpora/<key>.jsonl``). Only these files are read here.
+``index --instances``, or by the ``index`` verb from ``corpora/<key>.jsonl``). ``report.json`` (what ``prepare`` dropped and why) is written beside them. This module is the one reader of the folder.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import check_id, read_qrels
 
 INSTANCES_FILE, TOPICS_FILE, QRELS_FILE = "instances.jsonl", "topics.tsv", "qrels.txt"
+CORPORA_DIR, CORPUS_SUFFIX, REPORT_FILE = "corpora", ".jsonl", "report.json"
 FIELDS = ("instance_id", "repo", "language", "base_commit", "corpus", "answers")
 
 
@@ -62,6 +63,20 @@ class InstanceSet:
     def attribute(self, name: str) -> dict[str, str]:
         """``{instance_id: value}`` of ``repo`` or ``language``."""
         return {i.instance_id: getattr(i, name) for i in self.instances}
+
+
+def corpus_path(instance_set: str | os.PathLike, key: str) -> Path:
+    """The corpus file of ``key`` in ``instance_set``."""
+    return Path(instance_set) / CORPORA_DIR / f"{key}{CORPUS_SUFFIX}"
+
+
+def read_instances(folder: str | os.PathLike) -> list[Instance]:
+    """The instances of the set folder ``folder``, in file order; :class:`QLogError` if it is not one."""
+    path = Path(folder) / INSTANCES_FILE
+    if not path.is_file():
+        raise QLogError(f"{str(folder)!r} is not an instance set: it has no {INSTANCES_FILE} "
+                        "(make one with python -m qlog_pyserini.prepare --format swebench|multi-swe-bench|git-history)")
+    return list(_read_instances(path))
 
 
 def read_instance_set(folder: str | os.PathLike) -> InstanceSet:

@@ -2,6 +2,6 @@
 
 ``python -m qlog_pyserini.prepare --format swebench|multi-swe-bench|git-history`` builds a set
 (:mod:`.build`), ``python -m qlog_pyserini.index --instances SET`` indexes every corpus in one JVM
-(:mod:`.indexing`). The folder's layout is :mod:`.layout`; the file rules :mod:`.rules`; diffs
+(:mod:`.indexing`). The folder is read by :mod:`qlog_pyserini.formats.instances`; the file rules :mod:`.rules`; diffs
 :mod:`.diffs`; git :mod:`.git`; record formats :mod:`.sources`.
 """

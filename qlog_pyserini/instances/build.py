@@ -8,7 +8,7 @@ Everything a user can get wrong (a record without its fields, a repository that 
 ``repos``, a base commit the repository lacks) fails before the first tree is read, unless
 ``skip_missing`` asks to drop such instances instead (reported). Trees and blobs are read from git
 (:mod:`qlog_pyserini.instances.git`); which files are documents is :mod:`qlog_pyserini.instances.rules`;
-the folder written is :mod:`qlog_pyserini.instances.layout`. A corpus is keyed by the base tree and the
+the folder written is :mod:`qlog_pyserini.formats.instances`. A corpus is keyed by the base tree and the
 rules, so instances on the same tree (or a tree that recurs) share one corpus file and one index.
 """
 
@@ -27,7 +27,7 @@ from qlog_pyserini.formats.topics import write_topics_tsv
 from qlog_pyserini.formats.trec import write_qrels
 from qlog_pyserini.instances.diffs import modified_files
 from qlog_pyserini.instances.git import GitRepository, TreeEntry, find_repository
-from qlog_pyserini.instances.layout import CORPORA_DIR, INSTANCES_FILE, QRELS_FILE, REPORT_FILE, TOPICS_FILE, corpus_path
+from qlog_pyserini.formats.instances import CORPORA_DIR, INSTANCES_FILE, QRELS_FILE, REPORT_FILE, TOPICS_FILE, corpus_path
 from qlog_pyserini.instances.rules import FileRules, content_reason, corpus_key
 from qlog_pyserini.instances.sources import IssueRecord, history_record, read_records, repo_label
 from qlog_pyserini.system.outputs import atomic_output, check_output_dir, disk_errors, staged_output, write_json

@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT, run_verb
 from instances.gitrepos import commit, git
 
-from qlog_pyserini.instances.layout import corpus_path, read_instances
+from qlog_pyserini.formats.instances import corpus_path, read_instances
 from qlog_pyserini.jvm.bridge import jclass
 from qlog_pyserini.search.searcher import QLogSearcher
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, run_verb
 
 from qlog_pyserini.formats.documents import iter_documents
-from qlog_pyserini.instances.layout import corpus_path, read_instances
+from qlog_pyserini.formats.instances import corpus_path, read_instances
 from qlog_pyserini.instances.rules import FileRules
 
 SETS = {"java": ("java",), "js": ("javascript", "typescript"), "ts": ("typescript",), "c": ("c",)}
