@@ -73,14 +73,26 @@ def _jvm_forbidden(*_args, **_kwargs):
 def _only_jvm_tests_start_java(request, monkeypatch) -> None:
     """Keep the markers honest: in a test not marked ``jvm``, finding the JDK or starting the JVM fails it."""
     if request.node.get_closest_marker("jvm") is not None:
+        yield
         return
     import sys
 
+    from qlog_pyserini.jvm import bridge, toolchain
+
+    real = {"find_jdk": toolchain.find_jdk, "start_jvm": bridge.start_jvm}
     for name, module in list(sys.modules.items()):
         if name.startswith("qlog_pyserini") and module is not None:
-            for attr in ("find_jdk", "start_jvm"):
+            for attr in real:
                 if callable(getattr(module, attr, None)):
                     monkeypatch.setattr(module, attr, _jvm_forbidden)
+    yield
+    # A module first imported during this test took the forbidding stand-in by name (``from ... import
+    # find_jdk``), out of monkeypatch's reach: give it the real function back, or a later jvm test would fail.
+    for name, module in list(sys.modules.items()):
+        if name.startswith("qlog_pyserini") and module is not None:
+            for attr, function in real.items():
+                if getattr(module, attr, None) is _jvm_forbidden:
+                    setattr(module, attr, function)
 
 
 @pytest.fixture(autouse=True)
