@@ -9,9 +9,9 @@ construction, without re-reading the corpus.
 is negative for a term in more than half the documents; rank_bm25 replaces each negative IDF by
 ``epsilon * mean IDF`` (the mean over the whole vocabulary, negative values included). ``floor="epsilon"``
 (default) keeps that rule on the q-log scale: the negative values are ``ln_q`` of odds below 1 and the floor is
-``epsilon * mean q-log IDF``. For q < 1 the mean grows with the rare terms, which are most of a code vocabulary,
-so the floor grows faster than the IDF of mid-frequency terms: common terms then outrank terms found in a few
-percent of the documents (``results/rag-libraries.md`` measures it). ``floor="zero"`` gives those terms 0, as
+``epsilon * mean q-log IDF``. The mean is dominated by the rare terms, most of a code vocabulary, which q < 1
+amplifies most, so as q falls the floored common terms gain on mid-frequency ones (``results/rag-libraries.md``
+measures both floors). ``floor="zero"`` gives those terms 0, as
 :func:`qlog_pyserini.formula.idf_q` and Lucene do; ``idf_form="lucene"`` uses Lucene's odds, never below 1, so no
 floor applies.
 """
