@@ -27,6 +27,13 @@ import numpy as np
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 
+#: how the routes' tokens differ (written into the results file beside the figures)
+TOKENIZERS = ("Lucene's index uses Anserini's default English analyzer (StandardTokenizer: splits at punctuation, "
+              "keeps `camelCase` and `snake_case` whole; lower case; English stopwords; Porter stemming). bm25s and "
+              "rank_bm25 here share bm25s's tokenizer (runs of two or more word characters, so one-letter names are "
+              "dropped; lower case; English stopwords; no stemming). rank_bm25's BM25Okapi also has its own IDF (the "
+              "RSJ odds, with the epsilon floor or 0 for terms in more than half the documents) and its tf part "
+              "carries the constant factor k1 + 1, which does not change a ranking.")
 FIXED_Q = 0.7
 DEPTH = 100
 METRIC = "ndcg_cut.10"
@@ -153,6 +160,7 @@ def format_markdown(rows: list[dict[str, Any]], command: str) -> str:
              f"Command: `{command}`", "",
              f"k1 0.9, b 0.4 on every route; top {DEPTH} per query; Δ against the same route's BM25. The label-free q "
              "is each route's own, from its own index statistics.", "",
+             "The tokenizers differ, and so do the BM25 baselines: " + TOKENIZERS, "",
              f"| corpus | route | tokens | BM25 | q-log q={FIXED_Q:g} | label-free q | q-log at it |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
