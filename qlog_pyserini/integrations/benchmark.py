@@ -17,7 +17,6 @@ A program's library, not a test (``scripts/bench_rag_libraries.py speed`` runs i
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from pathlib import Path
@@ -33,16 +32,11 @@ STACKED_COPIES = 16
 
 
 def read_collection(folder: str | Path) -> tuple[list[str], list[str]]:
-    """Ids and texts of an Anserini JsonCollection folder (``*.jsonl`` of ``{"id", "contents"}``), in file order."""
-    ids, texts = [], []
-    for path in sorted(Path(folder).glob("*.jsonl")):
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if line.strip():
-                    record = json.loads(line)
-                    ids.append(record["id"])
-                    texts.append(record["contents"])
-    return ids, texts
+    """Ids and texts of a corpus file or folder (:func:`qlog_pyserini.formats.documents.iter_documents`), in order."""
+    from qlog_pyserini.formats.documents import iter_documents
+
+    pairs = list(iter_documents(folder))
+    return [docid for docid, _ in pairs], [text for _, text in pairs]
 
 
 def build_bm25s(texts: Sequence[str], k1: float = DEFAULT_K1, b: float = DEFAULT_B) -> Any:
