@@ -57,6 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default=None, help="results folder (default results/, or results/quick/ with --quick)")
     parser.add_argument("--work", default=str(PROJECT_ROOT / "work" / "reproduce"), help="cache of corpora, indexes, sweeps")
     parser.add_argument("--cache", default=str(PROJECT_ROOT / "cache" / "sources"), help="downloaded Debian packages")
+    parser.add_argument("--repos", default=str(PROJECT_ROOT / "cache" / "repos"),
+                        help="clones or bare mirrors of the issue sets' repositories (<org>__<repo>), read, never fetched")
     parser.add_argument("--shared", default=str(PROJECT_ROOT.parent / "shared" / "data"), help="labelled sets folder")
     parser.add_argument("--languages", default=None, help=f"comma-separated subset of {','.join(CODE_LANGUAGES)}")
     parser.add_argument("--queries", type=int, default=None, help="queries per built corpus (default 1000; quick 200)")
@@ -73,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if bad:
         raise QLogError(f"unknown language(s) {', '.join(bad)}; choose from {', '.join(CODE_LANGUAGES)}")
     # absolute: the bench and engines stages hand these paths to child processes run from the project root
-    args.work, args.cache, args.shared = (str(Path(p).absolute()) for p in (args.work, args.cache, args.shared))
+    args.work, args.cache, args.shared, args.repos = (str(Path(p).absolute()) for p in (args.work, args.cache, args.shared, args.repos))
     work = Path(args.work) / ("quick" if quick else "full")
     # Stale cache entries under the work folder are deleted and rebuilt, so it must be new, empty or
     # reproduce's own (safety.check_output_dir: never '.', a parent of it, home, or someone's folder).
@@ -93,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ablation=("python-code", "csn-ruby") if quick else (*[f"{l}-code" for l in CODE_LANGUAGES], "csn-ruby", "cosqa"),
         threads=args.threads, resamples=args.resamples, go_target=args.go_target,
         subsamples=QUICK_SUBSAMPLES if quick else FULL_SUBSAMPLES, models=QUICK_MODELS if quick else FULL_MODELS,
-        tune_bm25=(DEFAULT_K1_GRID, DEFAULT_B_GRID),
+        tune_bm25=(DEFAULT_K1_GRID, DEFAULT_B_GRID), repos=Path(args.repos),
         stages=stages,
         command=command_line("scripts/reproduce", argv).replace("python -m scripts/reproduce", "scripts/reproduce"))
     tables = reproduce(cfg)

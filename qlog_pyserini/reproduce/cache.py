@@ -44,6 +44,7 @@ class Config:
     # (k1 grid, b grid) of tuned BM25 and the joint (b, q) choice, measured beside q in every q-log sweep of the
     # lucene form (the evidence tables'); None: not measured
     tune_bm25: tuple[str, str] | None = None
+    repos: Path = Path("cache/repos")  # clones or bare mirrors of the issue sets' repositories (never fetched)
     text: tuple[str, ...] = ("cacm",)  # natural-language corpora, for leave-one-family-out
     stages: tuple[str, ...] = ()  # the stages to run (pipeline.STAGES' names); empty: all of them
     command: str = ""

@@ -32,7 +32,8 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.reproduce import ablation, auto_query, engines, evidence, main_table, query_cost, scaling
+from qlog_pyserini.reproduce import (ablation, auto_query, engines, evidence, issue_timing, issues, libraries, main_table,
+                                     query_cost, scaling)
 from qlog_pyserini.reproduce.cache import Config, Prepared
 from qlog_pyserini.reproduce.corpora import code_corpora, labelled_corpora
 from qlog_pyserini.system.outputs import atomic_output, check_results_dir, mark_results
@@ -76,6 +77,11 @@ STAGES: dict[str, Stage] = {
                        "sweeps-models.md", "sweeps-models.csv", "lolo.md", "lolo.json"), evidence.run, sweeps=True),
     "auto-query": Stage("the per-query label-free q", ("auto-query-sweeps.md", "auto-query-sweeps.csv",
                                                        "auto-query.md", "auto-query.json"), auto_query.run, sweeps=True),
+    "issues": Stage("issue -> files on the Multi-SWE-bench sets of --shared/issues", issues.FILES, issues.run),
+    "issue-timing": Stage("prepare and index of every shared issue set, cold (scripts/time_issue_sets.py)",
+                          issue_timing.FILES, issue_timing.run),
+    "libraries": Stage("q-log through bm25s and rank_bm25: latency, the rescale's cost, NDCG@10 beside Lucene "
+                       "(scripts/bench_rag_libraries.py)", libraries.FILES, libraries.run),
     "bench": Stage("query-time cost on the JDK benchmark (wants an idle machine)", ("bench.md", "bench.json"),
                    query_cost.run),
     "engines": Stage("the engine tables: Maven tests, the Tantivy benchmark program", engines.ENGINE_FILES, engines.run),

@@ -1,0 +1,74 @@
+"""The issues stage on a Multi-SWE-bench set made here: a small Java repository, six fixes, its own mirror."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from instances.gitrepos import commit, git
+
+from qlog_pyserini.reproduce import issues
+from qlog_pyserini.reproduce.cache import Config
+
+pytestmark = pytest.mark.jvm
+
+NAMES = ("Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel")
+
+
+def _java(name: str, extra: str = "") -> str:
+    return (f"package demo;\n\n/** Reads the configuration value and returns it. */\npublic class {name}Reader {{\n"
+            f"  public String read{name}Setting(String value) {{\n    return value;{extra}\n  }}\n}}\n")
+
+
+def _multi_swe_bench_set(tmp_path):
+    repo = tmp_path / "repos" / "demo__readers"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    files = {f"src/main/java/demo/{n}Reader.java": _java(n) for n in NAMES}
+    files["src/test/java/demo/AlphaReaderTest.java"] = "class AlphaReaderTest { void readAlphaSetting() {} }\n"
+    head = commit(repo, "readers", files, "2020-01-01T00:00:00Z")
+    rows = []
+    for i, name in enumerate(NAMES[:6]):
+        path = f"src/main/java/demo/{name}Reader.java"
+        fix = commit(repo, f"fix {name}", {path: _java(name, f" // trimmed {i}")}, f"2020-02-0{i + 1}T00:00:00Z")
+        patch = git(repo, "diff", head, fix)
+        rows.append({"org": "demo", "repo": "readers", "number": i + 1, "instance_id": f"demo__readers-{i + 1}",
+                     "base": {"sha": head}, "fix_patch": patch,
+                     "resolved_issues": [{"number": 100 + i, "title": f"read{name}Setting returns the value untrimmed",
+                                          "body": "The configuration value is returned as it was read."}]})
+        head = fix
+    folder = tmp_path / "shared" / "issues" / "java"
+    folder.mkdir(parents=True)
+    (folder / "demo__readers_dataset.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return repo
+
+
+def test_issues_stage_prepares_indexes_sweeps_and_records_the_mirror(tmp_path):
+    repo = _multi_swe_bench_set(tmp_path)
+    cfg = Config(quick=True, work=tmp_path / "work", out=tmp_path / "out", cache=tmp_path / "cache",
+                 shared=tmp_path / "shared", languages=(), queries=1, max_docs=None, grid=[0.5, 1.0, 1.5],
+                 forms=("lucene",), scaling=(), ablation=(), threads=1, resamples=200, go_target=0,
+                 repos=tmp_path / "repos", command="scripts/reproduce --quick --stages issues")
+    (tmp_path / "out").mkdir()
+    assert issues.run(cfg, []) is None
+    md = (tmp_path / "out" / "issues.md").read_text()
+    assert "java: 6 instances" in md
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    assert "| demo/readers |" in md and head in md
+    [summary] = json.loads((tmp_path / "out" / "issues.json").read_text())
+    means = summary["tables"]["all"][0]["means"]
+    # each issue names its reader's one method, a term of that file alone (the test file is not a document)
+    assert means["bm25"]["recip_rank"] == 1.0 and means["qlog_cv"]["recip_rank"] == 1.0
+    sweep = tmp_path / "work" / "issue-sweeps" / "java" / "summary.json"
+    assert json.loads(sweep.read_text())["grids"]["q"] == [0.5, 1.0]  # q > 1 is left out
+    before = sweep.stat().st_mtime_ns
+    issues.run(cfg, [])
+    assert sweep.stat().st_mtime_ns == before  # the cached sweep is reused
+
+
+def test_issues_stage_skips_without_sets_or_repositories(tmp_path):
+    cfg = Config(quick=True, work=tmp_path / "work", out=tmp_path / "out", cache=tmp_path / "cache",
+                 shared=tmp_path / "none", languages=(), queries=1, max_docs=None, grid=[1.0], forms=("lucene",),
+                 scaling=(), ablation=(), threads=1, resamples=1, go_target=0, repos=tmp_path / "none")
+    assert issues.run(cfg, []) is None and not (tmp_path / "out").exists()
