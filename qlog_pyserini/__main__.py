@@ -11,6 +11,9 @@ import runpy
 import sys
 from typing import Sequence
 
+from qlog_pyserini.cli.parser import run_cli
+from qlog_pyserini.errors import QLogError
+
 #: verb -> what it does (one line each, as in the README's command table)
 VERBS = {
     "build": "compile/cache the similarity jar; print the JDK and fatjar used",
@@ -47,17 +50,22 @@ def usage() -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def dispatch(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
         print(usage())
-        sys.exit(0 if args else 2)
+        return 0 if args else 2
     verb, rest = args[0], args[1:]
     if verb not in available_verbs():
-        print(f"error: unknown verb {verb!r}; one of {', '.join(available_verbs())} (see qlog --help)", file=sys.stderr)
-        sys.exit(2)
+        raise QLogError(f"unknown verb {verb!r}; one of {', '.join(available_verbs())} (see qlog --help)")
     sys.argv = [f"qlog {verb}", *rest]
     runpy.run_module(f"qlog_pyserini.{verb}", run_name="__main__", alter_sys=True)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    # run_cli, as every verb: a closed pipe (`qlog --help | head -1`) ends quietly, an unknown verb is one error line
+    run_cli(dispatch, argv)
 
 
 if __name__ == "__main__":

@@ -173,3 +173,19 @@ def test_dispatcher_help_and_unknown_verb():
     bad = _run("cobol")
     assert bad.returncode == 2 and bad.stderr.startswith("error: unknown verb 'cobol'")
     assert _run().returncode == 2
+
+
+@pytest.mark.parametrize("args", [("--help",), ("eval", "--help"), ("cobol",)])
+def test_a_closed_pipe_ends_the_dispatcher_quietly(args):
+    # `python -m qlog_pyserini --help | head -1`: the reader is gone before the first line is written
+    import os
+
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "qlog_pyserini", *args], stdout=write, stderr=subprocess.PIPE,
+                              text=True, cwd=ROOT, timeout=120)
+    finally:
+        os.close(write)
+    assert "Traceback" not in proc.stderr and "BrokenPipeError" not in proc.stderr, proc.stderr
+    assert proc.returncode == (2 if args == ("cobol",) else 141) or proc.returncode == 0, proc.returncode
