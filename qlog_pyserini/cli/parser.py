@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import re
 import signal
 import sys
 from typing import Callable, NoReturn, Sequence
@@ -58,6 +59,10 @@ def verb_parser(verb: str, description: str, **kwargs) -> "ArgumentParser":
     return ArgumentParser(prog=f"python -m qlog_pyserini.{verb}", description=description, **kwargs)
 
 
+_NUMBER = r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+NEGATIVE_VALUE = re.compile(rf"^-(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:\s*,\s*(?:{_NUMBER}|\.\.\.|auto))*$")
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with usage errors reported as one ``error: ...`` line (run ``--help`` for usage).
 
@@ -68,6 +73,9 @@ class ArgumentParser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("conflict_handler", "resolve")  # a verb's own --quiet replaces the shared one
         super().__init__(*args, **kwargs)
+        # argparse takes '-1' and '-.5' for values but '-1,3' for an unknown option ("expected one argument"):
+        # a comma-separated list of numbers (a q grid, '-1,...,3') is a value too
+        self._negative_number_matcher = NEGATIVE_VALUE
         self.add_argument("--quiet", action="store_true",
                           help="no progress bars or informational lines on stderr (warnings and errors still print)")
 

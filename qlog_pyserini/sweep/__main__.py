@@ -103,20 +103,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.metric = args.metric or "ndcg_cut.10"
     args.budgets = args.budgets or "8192"
     # Everything that can be refused is refused before the index is opened.
+    tokens = [t.strip() for t in args.grid.split(",")]
+    numbers = [t for t in tokens if not is_auto(t)]
+    grid = tuple(parse_grid(",".join(numbers))) if numbers else (1.0,)  # 'auto' alone: BM25 and the prediction
+    asked_auto = len(numbers) < len(tokens)
+    if asked_auto and args.similarity != "qlog":
+        raise QLogError("'auto' in the grid predicts q, so it needs --similarity qlog")
+    if asked_auto and args.no_auto:
+        raise QLogError("'auto' in the grid contradicts --no-auto")
     check_output_dir(args.out, "sweep", inputs=[args.index, args.topics, args.qrels], overwrite=args.overwrite)
     check_hits(args.hits, "--hits")
     check_single_metric(args.metric)
     check_resamples(args.resamples)
     check_float_parameter("k1", args.k1)
-    tokens = [t for t in args.grid.split(",") if t.strip()]
-    asked_auto = any(is_auto(t) for t in tokens)
-    if asked_auto and args.similarity != "qlog":
-        raise QLogError("'auto' in the grid predicts q, so it needs --similarity qlog")
-    if asked_auto and args.no_auto:
-        raise QLogError("'auto' in the grid contradicts --no-auto")
-    args.grid = ",".join(t for t in tokens if not is_auto(t)) or "1"
     budgets = _budgets(args.budgets)
-    settings = SweepSettings(grid=tuple(parse_grid(args.grid)), similarity=args.similarity,
+    settings = SweepSettings(grid=grid, similarity=args.similarity,
                              metric=parse_metrics(args.metric)[0], idf_form=args.idf_form, k1=args.k1, b=args.b,
                              hits=args.hits, threads=args.threads, budgets=tuple(budgets), resamples=args.resamples,
                              seed=args.seed, folds=args.folds, cv_seed=args.cv_seed,

@@ -64,7 +64,10 @@ def parse_grid(text: str) -> list[float]:
     ``...`` continues the arithmetic progression of the two values before it up to the value after
     it. Values are rounded to 10 decimals so a progression lands exactly on its end points.
     """
-    parts = [p.strip() for p in text.split(",") if p.strip()]
+    parts = [p.strip() for p in text.split(",")]
+    if "" in parts:
+        # '0.5,,0.7' or '': a value lost in typing is refused, not skipped (an empty grid ran BM25 and auto only)
+        raise QLogError(f"grid {text!r}: item {parts.index('') + 1} is empty" if text.strip() else "empty grid")
     values: list[float] = []
     i = 0
     while i < len(parts):

@@ -22,6 +22,7 @@ from qlog_pyserini.table.rows import budget_label, load_summary
 from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import Hit, check_id, format_run_lines, read_qrels, read_run
+from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.formula import Q_MAX, Q_MIN, check_q, max_idf
 from qlog_pyserini.jvm.toolchain import jvm_options
 
@@ -305,3 +306,35 @@ def test_parameters_a_java_float_cannot_hold_are_refused_before_java(name, param
 
     with pytest.raises(QLogError, match="illegal (mu|gamma) value"):
         make_similarity(name, **params)
+
+
+# --- q grids: every item a number, negative ones included -----------------------------
+
+@pytest.mark.parametrize("grid", ["", " ", "0.5,,0.7", "0.5,0.7,", ",1"])
+def test_a_grid_with_an_empty_item_is_refused(grid):
+    with pytest.raises(QLogError, match="empty"):
+        parse_grid(grid)
+
+
+@pytest.mark.parametrize("grid", ["", "0.5,,0.7"])
+def test_sweep_refuses_an_empty_grid_item_before_any_work(grid, tmp_path):
+    proc = run_verb("sweep", "--index", tmp_path / "no-index", "--topics", tmp_path / "t.tsv", "--qrels",
+                    tmp_path / "q.txt", "--q-grid", grid, "--out", tmp_path / "sw")
+    assert "empty" in assert_one_error(proc, "grid")
+    assert not (tmp_path / "sw").exists()
+
+
+@pytest.mark.parametrize("value", ["-1,3", "-0.5,0.5", "-1", "-.5,...,0.5"])
+def test_a_grid_starting_with_a_negative_value_is_a_value_not_an_option(value):
+    from qlog_pyserini.cli.parser import verb_parser
+
+    parser = verb_parser("sweep", "test")
+    parser.add_argument("--q-grid")
+    parser.add_argument("--flag", action="store_true")
+    assert parser.parse_args(["--q-grid", value, "--flag"]).q_grid == value
+
+
+def test_sweep_reads_a_negative_grid_as_its_value(tmp_path):
+    proc = run_verb("sweep", "--index", tmp_path / "no-index", "--topics", tmp_path / "t.tsv", "--qrels",
+                    tmp_path / "q.txt", "--q-grid", "-1,3", "--out", tmp_path / "sw")
+    assert "--q-grid" not in assert_one_error(proc)
