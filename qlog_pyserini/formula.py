@@ -123,13 +123,19 @@ def check_qlog(q: float, k1: float, b: float, idf_form: str) -> tuple[float, flo
     messages (Lucene's own for k1 and b), so every API and engine refuses the same values in the same words.
     The Java side decides the contract; tests/search/test_parameter_contract.py compares the two."""
     q = check_q(q)
+    k1, b = check_bm25(k1, b)
+    return q, k1, b, check_form(idf_form)
+
+
+def check_bm25(k1: float, b: float) -> tuple[float, float]:
+    """``(k1, b)`` checked as Lucene's ``BM25Similarity`` constructor checks them, in its words."""
     k1, b = _number("k1", k1), _number("b", b)
     k1_float, b_float = _as_float32(k1), _as_float32(b)  # Lucene takes floats
     if not (math.isfinite(k1_float) and k1_float >= 0):
         raise QLogError(f"illegal k1 value: {java_number(k1, single=True)}, must be a non-negative finite value")
     if not 0 <= b_float <= 1:
         raise QLogError(f"illegal b value: {java_number(b, single=True)}, must be between 0 and 1")
-    return q, k1, b, check_form(idf_form)
+    return k1, b
 
 
 def check_float_parameter(name: str, value: float, low: float = 0.0, low_open: bool = False) -> float:

@@ -28,7 +28,7 @@ from qlog_pyserini.search.batch import BATCH, RunWritten, default_run_tag, write
 from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
 from qlog_pyserini.search.instances import corpus_indexes
 from qlog_pyserini.search.searcher import QLogSearcher
-from qlog_pyserini.search.similarities import model
+from qlog_pyserini.search.similarities import model, own_parameters
 if TYPE_CHECKING:
     from qlog_pyserini.predict.query_rule import QueryRuleSettings
     from qlog_pyserini.predict.rule import Prediction, RuleSettings
@@ -156,7 +156,7 @@ def open_searcher(p: Prepared) -> QLogSearcher:
     try:
         searcher = QLogSearcher(p.index.path, k1=p.k1, b=p.b, q=p.q, idf_form=job.idf_form)
         if job.similarity != "qlog":
-            searcher.set_similarity(job.similarity, gamma=job.gamma, mu=job.mu)
+            searcher.set_similarity(job.similarity, **own_parameters(job.similarity, gamma=job.gamma, mu=job.mu))
     except ValueError as e:
         raise QLogError(str(e)) from None
     if job.language != "en":

@@ -32,6 +32,7 @@ from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q, check_qlog, ch
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends, is_java_exception, java_error, jclass
 from qlog_pyserini.analysis.analyzers import check_analyzer, index_analyzer, java_analyzer
 from qlog_pyserini.search.results import SEARCHER, BatchResults, DocidTable
+from qlog_pyserini.search.similarities import check_parameters, own_parameters
 
 
 def text_of_raw(raw: str) -> str:
@@ -212,7 +213,8 @@ class QLogSearcher:
         with self._lock:
             if isinstance(similarity, str):
                 if similarity == "qlog":
-                    self.set_qlog(**{k: params[k] for k in ("k1", "b", "q", "idf_form") if k in params})
+                    check_parameters("qlog", params)
+                    self.set_qlog(**params)
                     return
                 similarity = self.make_similarity(similarity, **params)
             self._install(similarity)
@@ -221,12 +223,13 @@ class QLogSearcher:
         """The Lucene ``Similarity`` that ``set_similarity(similarity, **params)`` installs, checked the same way
         (parameters not given are this searcher's), without installing it: a model for :meth:`search_grid`."""
         with self._lock:
+            check_parameters(similarity, params)
             if similarity == "qlog":
                 q, k1, b, form = self._qlog_values(*(params.get(k) for k in ("q", "k1", "b", "idf_form")))
                 return jclass(SEARCHER).qlog_model(k1, b, q, form)
             from qlog_pyserini.search.similarities import make_similarity
 
-            params = {"k1": self.k1, "b": self.b, **params}
+            params = {**own_parameters(similarity, k1=self.k1, b=self.b), **params}
             if similarity == "idf-gamma":
                 # BM25's largest idf (a term in one document) raised to gamma bounds one term's score.
                 n = self.num_docs

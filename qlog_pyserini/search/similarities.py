@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter, check_form, check_q
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_bm25, check_float_parameter, check_form, check_q
 from qlog_pyserini.jvm.bridge import jclass
 
 DEFAULT_MU = 1000.0
@@ -33,6 +33,7 @@ class Model:
     sweep_parameter: str | None
     build: Callable[..., Any]
     description: str
+    parameters: tuple[str, ...]  # the keywords it takes; any other is refused, not ignored (`muu=500`)
 
 
 def _positive(name: str, value: float) -> float:
@@ -40,42 +41,52 @@ def _positive(name: str, value: float) -> float:
     return check_float_parameter(name, value, low=0.0, low_open=True)
 
 
-def _bm25(k1: float, b: float, **_: Any) -> Any:
+def _bm25(k1: float = DEFAULT_K1, b: float = DEFAULT_B) -> Any:
     return jclass("org.apache.lucene.search.similarities.BM25Similarity")(float(k1), float(b))
 
 
-def _qlog(k1: float, b: float, q: float = 1.0, idf_form: str = "lucene", **_: Any) -> Any:
+def _qlog(k1: float = DEFAULT_K1, b: float = DEFAULT_B, q: float = 1.0, idf_form: str = "lucene") -> Any:
     return jclass("io.qlog.similarities.QLogBM25Similarity")(float(k1), float(b), check_q(q), check_form(idf_form))
 
 
-def _idf_gamma(k1: float, b: float, gamma: float = 1.0, **_: Any) -> Any:
+def _idf_gamma(k1: float = DEFAULT_K1, b: float = DEFAULT_B, gamma: float = 1.0) -> Any:
     gamma = _positive("gamma", gamma)  # checked before the JVM is touched
     return jclass("io.qlog.similarities.IdfPowerBM25Similarity")(float(k1), float(b), gamma)
 
 
-def _qld(mu: float = DEFAULT_MU, **_: Any) -> Any:
+def _qld(mu: float = DEFAULT_MU) -> Any:
     mu = _positive("mu", mu)
     return jclass("org.apache.lucene.search.similarities.LMDirichletSimilarity")(mu)
 
 
-def _dfr(**_: Any) -> Any:
+def _dfr() -> Any:
     pkg = "org.apache.lucene.search.similarities."
     return jclass(pkg + "DFRSimilarity")(jclass(pkg + "BasicModelIn")(), jclass(pkg + "AfterEffectL")(),
                                          jclass(pkg + "NormalizationH2")(DFR_C))
 
 
-def _dph(**_: Any) -> Any:
+def _dph() -> Any:
     return jclass("io.qlog.similarities.DPHSimilarity")()
 
 
 MODELS: dict[str, Model] = {m.name: m for m in (
-    Model("bm25", None, _bm25, "Lucene BM25 (k1, b)"),
-    Model("qlog", "q", _qlog, "BM25 with the q-logarithm IDF (k1, b, q, idf form)"),
-    Model("idf-gamma", "gamma", _idf_gamma, "BM25 with IDF raised to the power gamma"),
-    Model("qld", "mu", _qld, "query likelihood, Dirichlet smoothing (mu)"),
-    Model("dfr", None, _dfr, f"DFR InL2 (BasicModelIn, AfterEffectL, NormalizationH2 c={DFR_C:g})"),
-    Model("dph", None, _dph, "DFR DPH, parameter-free (Terrier's formula)"),
+    Model("bm25", None, _bm25, "Lucene BM25 (k1, b)", ("k1", "b")),
+    Model("qlog", "q", _qlog, "BM25 with the q-logarithm IDF (k1, b, q, idf form)", ("k1", "b", "q", "idf_form")),
+    Model("idf-gamma", "gamma", _idf_gamma, "BM25 with IDF raised to the power gamma", ("k1", "b", "gamma")),
+    Model("qld", "mu", _qld, "query likelihood, Dirichlet smoothing (mu)", ("mu",)),
+    Model("dfr", None, _dfr, f"DFR InL2 (BasicModelIn, AfterEffectL, NormalizationH2 c={DFR_C:g})", ()),
+    Model("dph", None, _dph, "DFR DPH, parameter-free (Terrier's formula)", ()),
 )}
+
+#: every model parameter -> the check of its value (the one contract the API, the CLI and PyTerrier call)
+PARAMETER_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "k1": lambda v: check_bm25(v, DEFAULT_B)[0],
+    "b": lambda v: check_bm25(DEFAULT_K1, v)[1],
+    "q": check_q,
+    "idf_form": check_form,
+    "gamma": lambda v: _positive("gamma", v),
+    "mu": lambda v: _positive("mu", v),
+}
 
 
 def model(name: str) -> Model:
@@ -85,6 +96,23 @@ def model(name: str) -> Model:
     return MODELS[name]
 
 
-def make_similarity(name: str, k1: float = DEFAULT_K1, b: float = DEFAULT_B, **params: Any) -> Any:
-    """A Lucene ``Similarity`` for model ``name``; ``params`` are q, idf_form, gamma or mu as it needs."""
-    return model(name).build(k1=k1, b=b, **params)
+def check_parameters(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` checked for model ``name``: a keyword it does not take, or a value out of range, is QLogError."""
+    m = model(name)
+    unknown = [k for k in params if k not in m.parameters]
+    if unknown:
+        takes = f"it takes {', '.join(m.parameters)}" if m.parameters else "it takes none"
+        raise QLogError(f"similarity {name!r} has no parameter {unknown[0]!r}; {takes}")
+    return {k: PARAMETER_CHECKS[k](v) for k, v in params.items()}
+
+
+def own_parameters(name: str, **values: Any) -> dict[str, Any]:
+    """Those of ``values`` that model ``name`` takes: for callers holding every model's settings at once."""
+    return {k: v for k, v in values.items() if k in model(name).parameters}
+
+
+def make_similarity(name: str, k1: float | None = None, b: float | None = None, **params: Any) -> Any:
+    """A Lucene ``Similarity`` for model ``name``; ``params`` are q, idf_form, gamma or mu as it takes them
+    (k1 and b default to Lucene's 0.9 and 0.4 where the model takes them)."""
+    given = {**{k: v for k, v in (("k1", k1), ("b", b)) if v is not None}, **params}
+    return model(name).build(**check_parameters(name, given))

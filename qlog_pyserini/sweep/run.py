@@ -48,7 +48,7 @@ from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
 from qlog_pyserini.search.searcher import QLogSearcher, check_index_dir
-from qlog_pyserini.search.similarities import model
+from qlog_pyserini.search.similarities import model, own_parameters
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, choose_best, cross_validate
 from qlog_pyserini.sweep.measure import PointScorer
 from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged_output, write_json
@@ -147,7 +147,8 @@ class SweepSettings:
             raise QLogError(f"--folds must be at least 2, got {self.folds}")
 
     def similarity_args(self, parameter: str, value: float) -> dict[str, Any]:
-        return {parameter: value, "idf_form": self.idf_form, "k1": self.k1, "b": self.b}
+        return own_parameters(self.similarity, **{parameter: value, "idf_form": self.idf_form, "k1": self.k1,
+                                                 "b": self.b})
 
     def tuning(self, grid: Sequence[float]) -> TuningGrids | None:
         """The families of tuned BM25 and the joint (b, q) choice over the q values ``grid``, or None."""

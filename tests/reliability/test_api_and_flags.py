@@ -108,3 +108,75 @@ def test_a_closed_pipe_is_not_a_traceback(tiny_index):
     err = proc.stderr.read().decode()
     proc.wait(timeout=300)
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+# --- model parameters: a keyword the model does not take is refused, not ignored -----------------------
+
+@pytest.mark.parametrize("name, params, needle", [
+    ("qld", {"muu": 500}, "'muu'"),
+    ("bm25", {"k1": 1.2, "bb": 0.3}, "'bb'"),
+    ("qlog", {"q": 0.5, "Q": 0.7}, "'Q'"),
+    ("dph", {"mu": 500}, "'mu'"),
+    ("bm25", {"gamma": 2.0}, "'gamma'"),
+])
+def test_a_keyword_the_model_does_not_take_is_refused(searcher, name, params, needle):
+    before = searcher.similarity
+    with pytest.raises(QLogError, match=needle):
+        searcher.set_similarity(name, **params)
+    with pytest.raises(QLogError, match=needle):
+        searcher.make_similarity(name, **params)
+    assert searcher.similarity == before  # nothing installed
+
+
+def test_the_keywords_each_model_takes_are_installed(searcher):
+    searcher.set_similarity("qld", mu=500)
+    assert searcher.similarity == "LM Dirichlet(500.000000)"
+    searcher.set_similarity("bm25", k1=1.2, b=0.3)
+    assert searcher.similarity == "BM25(k1=1.2,b=0.3)"
+
+
+# --- the PyTerrier retriever: parameters checked when set, missing queries refused -------------------
+
+@pytest.fixture
+def retriever_class():
+    pytest.importorskip("pyterrier")
+    from qlog_pyserini.pyterrier import QLogRetriever
+
+    return QLogRetriever
+
+
+@pytest.mark.parametrize("params, needle", [
+    ({"k1": -1}, "illegal k1 value"), ({"b": 2}, "illegal b value"), ({"threads": 0}, "illegal threads value"),
+    ({"mu": -5, "similarity": "qld"}, "illegal mu value"), ({"gamma": 0, "similarity": "idf-gamma"}, "illegal gamma"),
+    ({"num_results": 0}, "illegal num_results value"),
+])
+def test_a_bad_retriever_parameter_fails_at_construction(searcher, retriever_class, params, needle):
+    with pytest.raises(QLogError, match=needle):
+        retriever_class(searcher, **params)
+
+
+@pytest.mark.parametrize("name, value, needle", [
+    ("k1", -1, "illegal k1 value"), ("b", 2, "illegal b value"), ("threads", 0, "illegal threads value"),
+    ("mu", -5, "illegal mu value"), ("q", 9, "illegal q value"),
+])
+def test_a_bad_retriever_attribute_fails_when_assigned_and_keeps_the_old_value(searcher, retriever_class, name, value,
+                                                                              needle):
+    r = retriever_class(searcher)
+    old = getattr(r, name)
+    with pytest.raises(QLogError, match=needle):
+        setattr(r, name, value)
+    assert getattr(r, name) == old
+    if name != "threads":  # not one pt.GridSearch varies
+        with pytest.raises(QLogError, match=needle):
+            r.set_parameter(name, value)
+        assert getattr(r, name) == old
+
+
+@pytest.mark.parametrize("missing", [None, float("nan"), "pd.NA"])
+def test_a_missing_query_in_a_frame_is_refused_naming_its_qid(searcher, retriever_class, missing):
+    import pandas as pd
+
+    frame = pd.DataFrame({"qid": ["q1", "q2"], "query": pd.Series(["z0001", pd.NA if missing == "pd.NA" else missing],
+                                                                  dtype=object)})
+    with pytest.raises(QLogError, match="query of qid 'q2' is missing"):
+        retriever_class(searcher).transform(frame)
