@@ -23,14 +23,16 @@ import pyterrier as pt
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.frames import RUN_COLUMNS, columns_run_frame, run_frame
-from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
 from qlog_pyserini.predict.rule import Prediction, RuleSettings, is_auto, predict_with
 from qlog_pyserini.search.batch import search_batches
-from qlog_pyserini.search.searcher import QLogSearcher, check_hits
-from qlog_pyserini.search.similarities import DEFAULT_MU, model
+from qlog_pyserini.search.searcher import QLogSearcher, check_hits, check_threads
+from qlog_pyserini.search.similarities import PARAMETER_CHECKS, DEFAULT_MU, model, own_parameters
 
 # What pt.GridSearch may vary (through set_parameter); anything else stays as built.
 PARAMETERS = ("q", "k1", "b", "idf_form", "gamma", "mu", "similarity", "num_results")
+# Checked whenever assigned (`r.k1 = -1` fails there, not at the next transform), threads included.
+CHECKED = (*PARAMETERS, "threads")
 
 
 class QLogRetriever(pt.Transformer):
@@ -58,34 +60,39 @@ class QLogRetriever(pt.Transformer):
                  b: float = DEFAULT_B, idf_form: str = "lucene", similarity: str = "qlog", gamma: float = 1.0,
                  mu: float = DEFAULT_MU, num_results: int = 1000, threads: int = 1,
                  auto: RuleSettings | None = None, verbose: bool = False) -> None:
+        values = dict(q=q, k1=k1, b=b, idf_form=idf_form, similarity=similarity, gamma=gamma, mu=mu,
+                      num_results=num_results, threads=threads)
+        self._check(values)  # a bad parameter fails here, before the index is opened or the first search
         self.searcher = index if isinstance(index, QLogSearcher) else QLogSearcher(index)
         self.auto = auto or RuleSettings()
         self.prediction: Prediction | None = None
-        self.q, self.k1, self.b, self.idf_form = q, k1, b, idf_form
-        self.similarity, self.gamma, self.mu = similarity, gamma, mu
-        self.num_results, self.threads, self.verbose = num_results, threads, verbose
-        self._check()  # a bad parameter fails here, not at the first search
+        self.verbose = verbose
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in CHECKED and name in self.__dict__:
+            self._check({**{n: getattr(self, n) for n in CHECKED}, name: value})
+        object.__setattr__(self, name, value)
 
     def set_parameter(self, name: str, value: Any) -> None:
         """Set one of :data:`PARAMETERS` (what ``pt.GridSearch`` calls); checked at once."""
         if name not in PARAMETERS:
             raise ValueError(f"QLogRetriever has no parameter {name!r}; it has {', '.join(PARAMETERS)}")
-        old = getattr(self, name)
         setattr(self, name, value)
-        try:
-            self._check()
-        except QLogError:
-            setattr(self, name, old)
-            raise
 
-    def _check(self) -> None:
-        model(self.similarity)
-        check_form(self.idf_form)
-        check_hits(self.num_results, "num_results")
-        if is_auto(self.q) and self.similarity != "qlog":
-            raise QLogError(f"q='auto' applies to similarity 'qlog' only, not {self.similarity!r}")
-        if not is_auto(self.q):
-            check_q(self.q)
+    @staticmethod
+    def _check(values: dict[str, Any]) -> None:
+        # One contract with QLogSearcher and the search verb: each value checked by its own rule, whichever
+        # model is chosen (a retriever may switch model through set_parameter).
+        model(values["similarity"])
+        check_hits(values["num_results"], "num_results")
+        check_threads(values["threads"])
+        q = values["q"]
+        if is_auto(q) and values["similarity"] != "qlog":
+            raise QLogError(f"q='auto' applies to similarity 'qlog' only, not {values['similarity']!r}")
+        for name in ("k1", "b", "idf_form", "gamma", "mu") + (() if is_auto(q) else ("q",)):
+            PARAMETER_CHECKS[name](values[name])
 
     def resolved_q(self) -> float:
         """The q searched with: ``q``, or the label-free prediction when ``q`` is ``"auto"`` (made once)."""
@@ -100,7 +107,8 @@ class QLogRetriever(pt.Transformer):
         if self.similarity == "qlog":
             self.searcher.set_qlog(k1=self.k1, b=self.b, q=self.resolved_q(), idf_form=self.idf_form)
         else:
-            self.searcher.set_similarity(self.similarity, k1=self.k1, b=self.b, gamma=self.gamma, mu=self.mu)
+            self.searcher.set_similarity(self.similarity, **own_parameters(self.similarity, k1=self.k1, b=self.b,
+                                                                          gamma=self.gamma, mu=self.mu))
 
     def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
         """Search every row's ``query``; the results frame, queries in input order."""
@@ -109,7 +117,7 @@ class QLogRetriever(pt.Transformer):
         # Rows are searched under their position, so a qid PyTerrier allows but a run line cannot hold
         # (a space) or a qid listed twice (a rewritten query beside its original) is still answered.
         keys = [str(i) for i in range(len(inp))]
-        queries = dict(zip(keys, ("" if t is None else str(t) for t in inp["query"])))
+        queries = dict(zip(keys, (_query_text(t, qid) for t, qid in zip(inp["query"], inp["qid"]))))
         # Each batch's columns straight into the frame: no Hit per row (search_batches' batches are
         # BatchResults, as no fields are searched here).
         frames = [columns_run_frame(batch.qids, batch.offsets, batch.table[batch.docs], batch.scores)
@@ -126,6 +134,14 @@ class QLogRetriever(pt.Transformer):
         name = {"qlog": f"q={self.q}", "idf-gamma": f"gamma={self.gamma}", "qld": f"mu={self.mu}"}
         detail = name.get(self.similarity, "")
         return f"QLogRetriever({self.similarity}{', ' + detail if detail else ''})"
+
+
+def _query_text(query: Any, qid: Any) -> str:
+    # A missing query (None, NaN, pd.NA: a failed join, an empty cell) is refused: str() of it would search
+    # the words "nan" or "<NA>", as the API refuses search(None) rather than searching "None".
+    if query is None or (not isinstance(query, str) and pd.api.types.is_scalar(query) and pd.isna(query)):
+        raise QLogError(f"query of qid {str(qid)!r} is missing ({query!r})")
+    return str(query)
 
 
 class TextLoader(pt.Transformer):
