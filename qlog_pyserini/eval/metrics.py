@@ -27,14 +27,11 @@ import numpy as np
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, EvalResult, check_metrics
+from qlog_pyserini.eval.trec_eval import DEFAULT_CUTOFFS, DEFAULT_METRICS, EvalResult, check_metrics
 from qlog_pyserini.formats.trec import Hit
 
 #: trec_eval measures computed here; any other goes to the trec_eval binary.
 SUPPORTED: tuple[str, ...] = ("ndcg_cut", "ndcg", "recip_rank", "map", "P", "recall", "success")
-# trec_eval's default cutoffs for a measure named without parameters (m_P.c, m_success.c, ...).
-_DEFAULT_CUTOFFS = {"P": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-                    "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "success": (1, 5, 10)}
 ORDERS = ("score", "rank")
 
 
@@ -265,12 +262,12 @@ def parse_supported(metrics: str | Sequence[str]) -> list[tuple[str, str, int | 
         if base not in SUPPORTED:
             raise QLogError(f"metric {metric!r} is not computed in process (only {', '.join(SUPPORTED)}); "
                             "score the run file with trec_eval instead")
-        if base not in _DEFAULT_CUTOFFS:
+        if base not in DEFAULT_CUTOFFS:
             if params:
                 raise QLogError(f"metric {metric!r}: {base} takes no parameters here")
             out.append((base, base, None))
             continue
-        pieces = params.split(",") if params else [str(k) for k in _DEFAULT_CUTOFFS[base]]
+        pieces = params.split(",") if params else [str(k) for k in DEFAULT_CUTOFFS[base]]
         for piece in pieces:
             if not piece.isdigit() or int(piece) < 1:
                 raise QLogError(f"metric {metric!r}: cutoff {piece!r} must be a positive integer")

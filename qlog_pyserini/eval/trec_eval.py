@@ -90,6 +90,32 @@ def parse_metrics(text: str) -> list[str]:
 # trec_eval measures that give one value per cutoff; bare, they expand to their default cutoff list.
 _CUTOFF_MEASURES = frozenset({"P", "relative_P", "recall", "Rprec_mult", "iprec_at_recall", "ndcg_cut", "map_cut",
                               "success", "set_P"})
+#: trec_eval's default cutoffs of a cutoff measure named without parameters (its m_P.c, m_success.c, ...)
+DEFAULT_CUTOFFS = {"P": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+                   "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+                   "relative_P": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "success": (1, 5, 10)}
+
+
+def measure_arguments(metrics: Sequence[str]) -> list[str]:
+    """The ``-m`` arguments for ``metrics``: one per measure family, with every parameter asked for.
+
+    trec_eval keeps the first ``-m`` of a family and drops the rest (``-m success.1 -m success.5`` gives
+    success_1 only), so ``success.1,success.5`` goes as ``success.1,5``. A family asked for both bare and
+    with parameters goes with its default cutoffs and the others.
+    """
+    params: dict[str, list[str]] = {}
+    bare: set[str] = set()
+    for metric in metrics:
+        base, _, given = metric.partition(".")
+        if not given:
+            bare.add(base)
+        wanted = given.split(",") if given else [str(k) for k in DEFAULT_CUTOFFS.get(base, ())]
+        merged = params.setdefault(base, [])
+        merged += [p for p in wanted if p not in merged]
+    for base in bare:
+        if params[base] and base not in DEFAULT_CUTOFFS:
+            raise QLogError(f"metric {base!r} is asked for bare and with parameters; name all its parameters")
+    return [f"{base}.{','.join(given)}" if given else base for base, given in params.items()]
 
 
 def check_single_metric(metric: str) -> str:
@@ -275,7 +301,7 @@ def trec_eval_command(qrels_path: str | os.PathLike, run_path: str | os.PathLike
         cmd.append("-c")
     if per_query:
         cmd.append("-q")
-    for m in metrics:
+    for m in measure_arguments(metrics):
         cmd += ["-m", m]
     return cmd + [str(qrels_path), str(run_path)]
 
@@ -286,7 +312,7 @@ def trec_eval(qrels_path: str | os.PathLike, run_path: str | os.PathLike,
     """Score a TREC run against TREC qrels with trec_eval.
 
     ``metrics`` are trec_eval measures (a sequence, or one comma-separated string parsed by
-    :func:`parse_metrics`); each is passed as its own ``-m``. ``per_query`` adds ``-q``.
+    :func:`parse_metrics`); each family is passed as one ``-m`` (:func:`measure_arguments`). ``per_query`` adds ``-q``.
     ``complete`` adds ``-c``: queries in the qrels but not in the run score 0 and count in the
     average, and are filled in as 0.0 rows of ``per_query``. Without it, only queries the run
     answered are scored. Per-query rows follow the qrels' query order.
