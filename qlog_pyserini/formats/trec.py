@@ -17,6 +17,7 @@ import numpy as np
 
 from qlog_pyserini.errors import QLogError, finite_number
 from qlog_pyserini.formats.lines import numbered_lines
+from qlog_pyserini.formula import FLOAT32_MAX
 from qlog_pyserini.system.outputs import atomic_output
 
 
@@ -234,6 +235,10 @@ def read_run(path: str | os.PathLike) -> dict[str, list[Hit]]:
         except ValueError:
             raise QLogError(f"{path}:{lineno}: rank {rank!r} is not an integer") from None
         score_value = finite_number(score, f"{path}:{lineno}: score")
+        if abs(score_value) > FLOAT32_MAX:
+            # trec_eval (and evaluate()) rank by 32-bit float scores: 1e39 and 5e38 would both be infinity, a tie
+            raise QLogError(f"{path}:{lineno}: score {score!r} is beyond a 32-bit float (at most {FLOAT32_MAX:.7g}), "
+                            "the precision trec_eval ranks by")
         run.setdefault(qid, []).append((rank_value, Hit(docid, score_value)))
     return {qid: [h for _, h in sorted(rows, key=lambda r: r[0])] for qid, rows in run.items()}
 
