@@ -19,7 +19,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from qlog_pyserini.eval.metrics import evaluate as evaluate_arrays
-from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, EvalResult
+from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, EvalResult, no_judged_query_answered
 from qlog_pyserini.formats.frames import frame_qrels, frame_results, run_frame
 from qlog_pyserini.formats.trec import Hit, read_qrels, read_run
 
@@ -43,4 +43,6 @@ def evaluate(run: Run, qrels: Qrels, metrics: str | Sequence[str] = DEFAULT_METR
         hits = frame_results(run_frame(run))  # the scores a run file would hold, ties as it breaks them
     judged = (frame_qrels(qrels) if isinstance(qrels, pd.DataFrame)
               else read_qrels(qrels) if isinstance(qrels, (str, os.PathLike)) else qrels)
+    if judged and not any(hits.get(qid) for qid in judged):
+        raise no_judged_query_answered(run if isinstance(run, (str, os.PathLike)) else None)
     return evaluate_arrays(hits, judged, metrics=metrics, complete=True)

@@ -203,6 +203,18 @@ def parse_trec_eval_output(stdout: str, metrics: Sequence[str]) -> tuple[dict[st
     return aggregate, per_query
 
 
+# trec_eval's message for a run and qrels without a query in common
+_NO_JUDGED_ANSWER = "No queries with both results and relevance info"
+
+
+def no_judged_query_answered(run: str | os.PathLike | None = None) -> QLogError:
+    """The one error for a run that answers no query the qrels judge, from ``eval``, ``compare`` and ``evaluate()``
+    alike: every measure would be 0 (trec_eval refuses such a run; zeros would hide a qid mismatch)."""
+    which = f"run {str(run)!r}" if run is not None else "the run"
+    return QLogError(f"{which} answers no query the qrels judge (trec_eval: {_NO_JUDGED_ANSWER}); "
+                     "are the run and qrels of the same topics?")
+
+
 def _check_file(path: str | os.PathLike, what: str) -> Path:
     p = Path(path)
     if not p.is_file():
@@ -337,6 +349,8 @@ def trec_eval(qrels_path: str | os.PathLike, run_path: str | os.PathLike,
             raise QLogError(f"cannot start trec_eval ({cmd[0]}): {e}") from None
     if proc.returncode != 0:
         first = next((ln.strip() for ln in proc.stderr.splitlines() if ln.strip()), f"exit code {proc.returncode}")
+        if _NO_JUDGED_ANSWER in first:
+            raise no_judged_query_answered(run_path)
         raise QLogError(f"trec_eval failed: {_MESSAGE_SPLIT.split(first)[0]}")
     aggregate, by_metric = parse_trec_eval_output(proc.stdout, names)
     if not aggregate:
