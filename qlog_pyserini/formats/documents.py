@@ -138,15 +138,16 @@ def write_json_collection(docs: Iterable[tuple[str, str]], out_dir: str | os.Pat
     return count
 
 
-def json_lines(file: str | os.PathLike, what: str = "corpus") -> Iterator[tuple[int, dict]]:
+def json_lines(file: str | os.PathLike, what: str = "corpus",
+               lines: Iterable[tuple[int, str]] | None = None) -> Iterator[tuple[int, dict]]:
     """Yield ``(line number, object)`` for each non-blank line of a JSON-lines file (``.gz`` too).
 
     Bad JSON, a line that is not an object, or an unreadable file raise :class:`QLogError`
-    naming ``what`` file and the line.
+    naming ``what`` file and the line. ``lines``: the file's numbered lines already read (a pipe's).
     """
     file = Path(file)
     # numbered_lines: a non-UTF-8 byte is reported with its line and column, not a buffer offset.
-    for lineno, line in numbered_lines(file, what):
+    for lineno, line in numbered_lines(file, what) if lines is None else lines:
         if not line.strip():
             continue
         try:

@@ -15,14 +15,35 @@ from __future__ import annotations
 
 import gzip
 import os
+import stat
+import sys
 from pathlib import Path
 from typing import IO, Iterator
 
 from qlog_pyserini.errors import QLogError
 
 
+#: the path that names standard input, as cat and Pyserini's tools take it
+STDIN = "-"
+
+
+def is_stream(path: str | os.PathLike) -> bool:
+    """Whether ``path`` can be read once only: ``-`` (standard input), a pipe (``/dev/stdin``, bash's
+    ``<(cat topics.tsv)`` as ``/dev/fd/63``), a FIFO, a terminal or a socket. A reader that needs two passes
+    keeps such a file's lines from its one read."""
+    if str(path) == STDIN:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 def open_binary(path: str | os.PathLike) -> IO[bytes]:
-    """``path`` opened for reading bytes, through gzip when it ends in ``.gz``."""
+    """``path`` opened for reading bytes, through gzip when it ends in ``.gz``; ``-`` is standard input."""
+    if str(path) == STDIN:
+        return os.fdopen(os.dup(sys.stdin.fileno()), "rb")
     return gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb")
 
 

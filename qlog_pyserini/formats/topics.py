@@ -25,7 +25,7 @@ import numpy as np
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import json_lines
-from qlog_pyserini.formats.lines import numbered_lines
+from qlog_pyserini.formats.lines import is_stream, numbered_lines
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.formats.trec import check_id
 
@@ -66,18 +66,29 @@ def topic_entries(path: str | os.PathLike, fmt: str | None = None) -> Iterator[t
     never held in memory whole). Malformed lines raise :class:`QLogError` naming file and line, as in
     :func:`read_topics`; qids are not checked here (see :class:`TopicStream` and :func:`read_topics`).
     """
+    if is_stream(path):
+        # A pipe is read once: the format is detected from the same lines that are then parsed.
+        kept = list(numbered_lines(path, "topics"))
+        return _parse(path, _checked_format(fmt) or _detect(path, iter(kept)), iter(kept))
     fmt = topic_format(path, fmt)
+    return _parse(path, fmt, None if fmt == "jsonl" else numbered_lines(path, "topics"))
+
+
+def _parse(path: str | os.PathLike, fmt: str, lines: Iterator[tuple[int, str]] | None) -> Iterator[tuple[str, str, int]]:
     if fmt == "jsonl":
-        return _parse_jsonl(path)
-    lines = numbered_lines(path, "topics")
+        return _parse_jsonl(path, lines)
     return _parse_trec(path, lines) if fmt == "trec" else _parse_tsv(path, lines)
 
 
 def topic_format(path: str | os.PathLike, fmt: str | None = None) -> str:
     """``fmt`` checked, or the format detected from the file's first non-blank line when it is None."""
+    return _checked_format(fmt) or _detect(path, numbered_lines(path, "topics"))
+
+
+def _checked_format(fmt: str | None) -> str | None:
     if fmt is not None and fmt not in FORMATS:
         raise ValueError(f"illegal topic format: {fmt!r}, must be one of {', '.join(FORMATS)}")
-    return fmt if fmt is not None else _detect(path, numbered_lines(path, "topics"))
+    return fmt
 
 
 class TopicStream:
@@ -87,33 +98,40 @@ class TopicStream:
     holds one batch, not a dict of every query). Construction reads the whole file once: every qid is
     checked and must be unique (:class:`QLogError` naming file and lines, as :func:`read_topics`), and
     the topics are counted; only one 8-byte hash per qid is kept. Iterating (:meth:`items`) reads the
-    file again and raises :class:`QLogError` if it changed since the check.
+    file again and raises :class:`QLogError` if it changed since the check. A file that can be read once
+    only (a pipe, ``-``: see :func:`~qlog_pyserini.formats.lines.is_stream`) is read once, and checked and
+    iterated from memory.
     """
 
     def __init__(self, path: str | os.PathLike, fmt: str | None = None):
         self.path = path
-        self.fmt = fmt = topic_format(path, fmt)  # detected once, not at every pass
+        self._kept = list(topic_entries(path, fmt)) if is_stream(path) else None
+        self.fmt = fmt = fmt if self._kept is not None else topic_format(path, fmt)  # detected once, not at every pass
         hashes = array("q")
         self.empty = 0
-        for qid, text, lineno in topic_entries(path, fmt):
+        for qid, text, lineno in self._entries():
             check_id(qid, "qid", f" at {path}:{lineno}")
             hashes.append(hash(qid))
             self.empty += not text.strip()
         self._count = len(hashes)
-        self._stamp = _file_stamp(path)  # after the scan, which reports a missing or unreadable file itself
+        # after the scan, which reports a missing or unreadable file itself
+        self._stamp = _file_stamp(path) if self._kept is None else None
         ordered = np.sort(np.frombuffer(hashes, dtype=np.int64))
         clashes = ordered[1:][ordered[1:] == ordered[:-1]]
         if clashes.size:  # a repeated hash: find the repeated qid itself (or a harmless hash collision)
-            _Topics(path).check_unique(topic_entries(path, fmt), set(clashes.tolist()))
+            _Topics(path).check_unique(self._entries(), set(clashes.tolist()))
 
     def __len__(self) -> int:
         return self._count
 
+    def _entries(self) -> Iterator[tuple[str, str, int]]:
+        return iter(self._kept) if self._kept is not None else topic_entries(self.path, self.fmt)
+
     def items(self) -> Iterator[tuple[str, str]]:
-        """``(qid, text)`` in file order, read again from the file."""
-        if _file_stamp(self.path) != self._stamp:
+        """``(qid, text)`` in file order, read again from the file (from memory for a pipe)."""
+        if self._kept is None and _file_stamp(self.path) != self._stamp:
             raise QLogError(f"topics file {str(self.path)!r} changed after it was checked")
-        return ((qid, text) for qid, text, _ in topic_entries(self.path, self.fmt))
+        return ((qid, text) for qid, text, _ in self._entries())
 
 
 Topics = Union[Mapping[str, str], TopicStream]  # what a search reads its queries from
@@ -195,8 +213,8 @@ def _parse_tsv(path: str | os.PathLike, lines: Iterator[tuple[int, str]]) -> Ite
         yield qid, text.strip(), lineno
 
 
-def _parse_jsonl(path: str | os.PathLike) -> Iterator[tuple[str, str, int]]:
-    for lineno, obj in json_lines(path, what="topics"):  # same JSON-lines checks as corpora
+def _parse_jsonl(path: str | os.PathLike, lines: Iterator[tuple[int, str]] | None) -> Iterator[tuple[str, str, int]]:
+    for lineno, obj in json_lines(path, what="topics", lines=lines):  # same JSON-lines checks as corpora
         qid = obj.get("_id", obj.get("id"))
         text = obj.get("text")
         if qid is None or text is None:

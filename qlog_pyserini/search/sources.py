@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.lines import STDIN
 from qlog_pyserini.formats.topics import TopicStream
 from qlog_pyserini.formats.trec import check_id
 from qlog_pyserini.search.searcher import check_index_dir
@@ -78,7 +79,7 @@ def load_topics(spec: str) -> TopicStream | dict[str, str]:
     """The topics of a file, checked and counted but read again as they are searched (a
     :class:`~qlog_pyserini.formats.topics.TopicStream`: memory flat in their number), or ``{qid: query}``
     of a topic set Pyserini knows by name."""
-    if os.path.exists(spec) or os.sep in spec:
+    if os.path.exists(spec) or os.sep in spec or spec == STDIN:
         return TopicStream(spec)
     try:
         from pyserini.search import get_topics
