@@ -45,7 +45,8 @@ from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS
 from qlog_pyserini.sweep.baselines import (FAMILY_LABELS, Point, TuningGrids, cross_validate_families, family_value,
                                            oracle_point)
 from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.formats.trec import read_qrels
+from qlog_pyserini.formats.trec import read_qrels, write_qrels
+from qlog_pyserini.system.progress import info
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
 from qlog_pyserini.search.searcher import QLogSearcher, check_index_dir
 from qlog_pyserini.search.similarities import model, own_parameters
@@ -188,11 +189,17 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
     parameter, reference = _check_model(settings.similarity)
     index_dir = check_index_dir(index_dir)
     topics = read_topics(topics_path)
-    qrels = read_qrels(qrels_path)
-    judged = [q for q in topics if q in qrels]
+    all_qrels = read_qrels(qrels_path)
+    judged = [q for q in topics if q in all_qrels]
     if not judged:
         raise QLogError(f"no query of {topics_path} has judgments in {qrels_path}")
     out = check_output_dir(out_dir, "sweep", inputs=(index_dir, topics_path, qrels_path), overwrite=overwrite)
+    # Measured: the searched queries that are judged. A judged query the topics lack (the qrels of every split,
+    # the topics of one) is not searched, and would only add a zero to every mean and test.
+    qrels = {q: all_qrels[q] for q in judged}
+    if len(qrels) < len(all_qrels):
+        info(f"sweep: {len(qrels)} of the {len(all_qrels)} judged queries are in the topics; measured on those "
+             f"{len(qrels)}")
     auto_q = None if prediction is None else round(float(prediction.q), 10)
     grid = sorted(set(settings.grid) | ({reference} if reference is not None else set())
                   | ({auto_q} if auto_q is not None else set()))
@@ -201,8 +208,12 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
     with searcher, staged_output(out, "sweep", "sweep", overwrite=overwrite) as stage:
         if settings.keep_runs:
             (stage / "runs").mkdir()
-        scorer = PointScorer(searcher, topics, qrels, qrels_path, list(dict.fromkeys([settings.metric, *DEFAULT_METRICS])),
-                             settings.hits, settings.threads)
+        # the trec_eval binary (a metric not computed in process) reads the same judgments from a file
+        measured_qrels = qrels_path if len(qrels) == len(all_qrels) else stage / ".qrels.searched.txt"
+        if measured_qrels != qrels_path:
+            write_qrels(measured_qrels, qrels)
+        scorer = PointScorer(searcher, topics, qrels, measured_qrels,
+                             list(dict.fromkeys([settings.metric, *DEFAULT_METRICS])), settings.hits, settings.threads)
         tuning = settings.tuning(candidates_of(settings, grid, reference))
         measured = _search_grid(scorer, settings, parameter, grid, stage, progress, tuning)
         scores = {v: float(s) for v, s in zip(measured.table[parameter], measured.table[settings.metric])}
@@ -248,12 +259,15 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
             "cv": {**cv.record(), "comparison": asdict(cv_comparison), "p_text": cv_comparison.p_text()},
             "recall_at_tokens": {"bm25": bm25_recall, "oracle": measured.recall[oracle]},
             "docs": searcher.num_docs, "queries": len(topics), "judged_queries": len(judged),
+            "qrels_queries": len(all_qrels),
             "hits": settings.hits, "similarity_string": searcher.similarity, **(extra or {}),
             **({"auto": auto} if auto is not None else {}),
             **({"tuned": tuned} if tuned is not None else {}),
             **({"auto_query": auto_query} if auto_query is not None else {}),
         }
         summary["seconds"] = round(time.perf_counter() - started, 2)
+        if measured_qrels != qrels_path:
+            os.unlink(measured_qrels)  # a working copy, not an output
         _write_outputs(stage, summary, measured, cv, comparison, settings, parameter, oracle, bm25_score)
     return summary
 
@@ -439,7 +453,10 @@ def summary_line(summary: dict[str, Any]) -> str:
 
     cv = summary["cv"]
     chosen = "/".join(f"{v:g}" for v in sorted(set(cv["chosen"])))
-    text = (f"{summary['name']}: {summary['docs']} docs, {summary['judged_queries']} queries, {summary['metric']} "
+    judged = f"{summary['judged_queries']} queries"
+    if summary.get("qrels_queries", summary["judged_queries"]) != summary["judged_queries"]:
+        judged += f" (of the {summary['qrels_queries']} judged)"
+    text = (f"{summary['name']}: {summary['docs']} docs, {judged}, {summary['metric']} "
             f"BM25 {base:.4f}; {cv['folds']}-fold CV {cv['score']:.4f} ({rel(cv['comparison'])}, "
             f"{pval(cv['comparison'])}; {p} = {chosen}); oracle {summary['oracle_score']:.4f} at {p} = "
             f"{summary['oracle_value']:g} ({rel(summary['comparison'])}, {pval(summary['comparison'])})")

@@ -115,3 +115,43 @@ def test_read_topics_reads_a_pipe_once(tmp_path):
     writer.join()
     assert len(stream) == 30 and [q for q, _ in stream.items()] == [f"q{i:02d}" for i in range(30)]
     assert [q for q, _ in stream.items()] == [f"q{i:02d}" for i in range(30)]  # a second pass: from memory
+
+
+# --- a sweep measures the queries it searched ---------------------------------------------------------------
+
+def test_sweep_measures_only_the_searched_judged_queries(tiny_index, tmp_path):
+    # the topics are 10 of the 30 judged queries (a subset, as a dev split of a larger qrels)
+    (tmp_path / "t.tsv").write_text(_topics(10))
+    (tmp_path / "qrels.txt").write_text(_qrels(30))
+    (tmp_path / "qrels10.txt").write_text(_qrels(10))
+    from conftest import run_verb
+
+    proc = run_verb("sweep", "--index", tiny_index, "--topics", tmp_path / "t.tsv", "--qrels", tmp_path / "qrels.txt",
+                    "--q-grid", "0.5", "--hits", "10", "--resamples", "10", "--out", tmp_path / "sw")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = json.loads((tmp_path / "sw" / "summary.json").read_text())
+    assert summary["judged_queries"] == 10 and summary["qrels_queries"] == 30
+    assert "10 of the 30 judged queries" in proc.stderr + proc.stdout
+    per_query = (tmp_path / "sw" / "per_query.csv").read_text().splitlines()
+    assert [line.split(",")[0] for line in per_query[1:]] == [f"q{i:02d}" for i in range(10)]
+    # the reference: BM25's run of the 10 topics scored by trec_eval against their own 10 judgments
+    assert run_verb("search", "--index", tiny_index, "--topics", tmp_path / "t.tsv", "--hits", "10",
+                    "--output", tmp_path / "bm25.txt").returncode == 0
+    evaluated = run_verb("eval", "--qrels", tmp_path / "qrels10.txt", "--run", tmp_path / "bm25.txt",
+                         "--metrics", "ndcg_cut.10")
+    assert float(evaluated.stdout.split()[1]) == pytest.approx(summary["baseline_score"], abs=1e-4)
+
+
+@pytest.mark.parametrize("metric", ["ndcg_cut.10", "bpref"])  # measured in process, and by the trec_eval binary
+def test_a_judged_query_the_topics_lack_is_not_searched_and_not_an_error(tiny_index, tmp_path, metric):
+    (tmp_path / "t.tsv").write_text(_topics(5))
+    (tmp_path / "qrels.txt").write_text(_qrels(6))
+    from conftest import run_verb
+
+    proc = run_verb("sweep", "--index", tiny_index, "--topics", tmp_path / "t.tsv", "--qrels", tmp_path / "qrels.txt",
+                    "--q-grid", "0.5", "--hits", "10", "--resamples", "10", "--metric", metric,
+                    "--out", tmp_path / "sw")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    summary = json.loads((tmp_path / "sw" / "summary.json").read_text())
+    assert (summary["queries"], summary["judged_queries"], summary["qrels_queries"]) == (5, 5, 6)
+    assert len((tmp_path / "sw" / "per_query.csv").read_text().splitlines()) == 1 + 5
