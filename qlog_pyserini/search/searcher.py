@@ -59,6 +59,26 @@ def check_index_dir(index_dir: str | os.PathLike) -> Path:
     return path
 
 
+def no_documents(index_dir: str | os.PathLike) -> QLogError:
+    """The one refusal of an index with no documents, whichever verb opens it: a run of it would be empty and
+    exit 0, and its statistics (the label-free q, the rewrite's boosts) do not exist."""
+    return QLogError(f"index {str(index_dir)!r} holds no documents: nothing to search or measure")
+
+
+def count_documents(index_dir: str | os.PathLike) -> int:
+    """The number of live documents in the Lucene index ``index_dir`` (checked by :func:`check_index_dir`)."""
+    path = check_index_dir(index_dir)
+    directory = jclass("org.apache.lucene.store.FSDirectory").open(jclass("java.io.File")(str(path)).toPath())
+    try:
+        reader = jclass("org.apache.lucene.index.DirectoryReader").open(directory)
+        try:
+            return int(reader.numDocs())
+        finally:
+            reader.close()
+    finally:
+        directory.close()
+
+
 MAX_HITS = 2**31 - 1  # Lucene counts hits in a Java int
 
 
@@ -174,6 +194,9 @@ class QLogSearcher:
             raise QLogError(f"cannot open index {str(self.index_dir)!r}: {java_error(e)}") from None
         self._lock = threading.RLock()
         self._num_docs = int(jclass(SEARCHER).num_docs_of(self._java))
+        if self._num_docs == 0:
+            instance_call(self._java, "close")
+            raise no_documents(self.index_dir)
         self.docids = DocidTable(self._java, repr(str(self.index_dir)))
         self.k1, self.b, self.q, self.idf_form = k1, b, 1.0, "lucene"
         self._model: Any = None

@@ -20,7 +20,7 @@ import os
 from typing import Any, Callable, Mapping, Sequence
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.search.searcher import check_index_dir
+from qlog_pyserini.search.searcher import check_index_dir, count_documents, no_documents
 
 DEFAULT_FIELD = "contents"
 DEFAULT_SAMPLE_DOCS = 1000
@@ -135,6 +135,8 @@ def corpus_stats(index_dir: str | os.PathLike, field: str = DEFAULT_FIELD, sampl
     try:
         text = java.compute(str(path), str(field), sample_docs, int(seed))
     except JavaException as e:
+        if count_documents(path) == 0:
+            raise no_documents(path) from None
         raise QLogError(f"cannot compute statistics of {str(path)!r}: {e.innermessage or e}") from None
     stats: dict[str, Any] = {"index": str(path), **json.loads(text)}
     sample = stats.get("sample")

@@ -220,3 +220,36 @@ def test_qlog_java_opts_sets_the_heap_of_the_jvm():
     out = subprocess.run([os.sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
     assert int(out.stdout.split()[-1]) <= 96 * 2**20
+
+
+# --- an index with no documents: one rule, one message, for every verb that reads an index ---------------------
+
+@pytest.fixture(scope="module")
+def empty_index(tmp_path_factory) -> Path:
+    """A valid Lucene index (a commit, segments_N) holding no document, written by Lucene's own IndexWriter."""
+    from qlog_pyserini.jvm.bridge import jclass
+
+    folder = tmp_path_factory.mktemp("empty") / "index"
+    folder.mkdir()
+    directory = jclass("org.apache.lucene.store.FSDirectory").open(jclass("java.io.File")(str(folder)).toPath())
+    writer = jclass("org.apache.lucene.index.IndexWriter")(directory, jclass("org.apache.lucene.index.IndexWriterConfig")())
+    writer.commit()
+    writer.close()
+    directory.close()
+    return folder
+
+
+@pytest.mark.parametrize("name, args", [
+    ("search", ["--topics", "T", "--output", "OUT"]),
+    ("rewrite", ["--engine", "lucene", "--q", "0.5", "--topics", "T", "--output", "OUT"]),
+    ("stats", []),
+    ("predict", []),
+    ("sweep", ["--topics", "T", "--qrels", "Q", "--out", "OUT"]),
+])
+def test_an_index_without_documents_is_refused_by_every_verb_in_the_same_words(empty_index, tmp_path, name, args):
+    (tmp_path / "t.tsv").write_text("q1\tfoo\n")
+    (tmp_path / "q.txt").write_text("q1 0 d1 1\n")
+    swap = {"T": tmp_path / "t.tsv", "Q": tmp_path / "q.txt", "OUT": tmp_path / "out"}
+    proc = run_verb(name, "--index", empty_index, *[swap.get(a, a) for a in args])
+    assert_one_error(proc, f"index {str(empty_index)!r} holds no documents")
+    assert not (tmp_path / "out").exists()
