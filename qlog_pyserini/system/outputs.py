@@ -46,6 +46,7 @@ from typing import IO, Any, Callable, Iterable, Iterator
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.processes import pid_alive
 from qlog_pyserini.system.progress import warn
+from qlog_pyserini.system.signals import signals_deferred
 
 MARKER = ".qlog-pyserini.json"
 
@@ -332,9 +333,12 @@ def publish_dir(staging: str | os.PathLike, out: str | os.PathLike, kind: Output
                 overwrite: bool = False) -> None:
     """Move the finished ``staging`` folder to ``out``, replacing an owned ``out`` (checked again now).
 
-    The old folder is renamed aside first and removed only after the new one is in place, so a
-    crash in between leaves either the old or the new output (plus a stale ``.old-<pid>`` folder
-    the next run removes), never neither.
+    The new folder and the old one trade places in one step (Linux's ``renameat2`` with
+    ``RENAME_EXCHANGE``), and the old one, now at the staging path, is removed: at any moment the old
+    or the new output is in place, never neither. Where the exchange is missing, the old folder is
+    renamed aside (``.<name>.old-<pid>-*``) and the new one into place with Ctrl-C, SIGTERM and
+    SIGHUP deferred until both are done; after a ``kill -9`` there, the next run puts the old
+    folder back (:func:`sweep_stale`).
     """
     staging, out = Path(staging), _target(out)
     write_marker(staging, kind)
@@ -342,9 +346,13 @@ def publish_dir(staging: str | os.PathLike, out: str | os.PathLike, kind: Output
         if not overwrite or not out.is_dir() or not is_owned(out, kind):
             raise QLogError(f"{str(out)!r} appeared or changed while building and is not ours to replace; "
                             "the new output was not written")
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{os.getpid()}-", dir=out.parent))
-        os.replace(out, old / "x")
-        os.replace(staging, out)
+        if exchange_paths(staging, out):
+            shutil.rmtree(staging, ignore_errors=True)
+            return
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.{_ASIDE}-{os.getpid()}-", dir=out.parent))
+        with signals_deferred():
+            os.replace(out, old / "x")
+            os.replace(staging, out)
         shutil.rmtree(old, ignore_errors=True)
         return
     if out.is_dir():
@@ -369,6 +377,26 @@ def staged_output(out: str | os.PathLike, kind: OutputKind | str, purpose: str =
         shutil.rmtree(stage, ignore_errors=True)
 
 
+_ASIDE = "old"  # the purpose of an old output renamed aside while the new one is moved in
+_RENAME_EXCHANGE = 2  # linux/fs.h
+
+
+def exchange_paths(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Swap ``a`` and ``b`` (two existing paths on one file system) atomically; False where the system cannot."""
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # not Linux, or a C library older than glibc 2.28
+        return False
+    at_fdcwd = -100
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    if ctypes.get_errno() in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # a file system without it
+        return False
+    raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()), str(b))
+
+
 def temp_prefix(path: str | os.PathLike, purpose: str = "tmp") -> str:
     """The ``mkstemp`` prefix of a temporary beside ``path``: ``.<name>.<purpose>-<pid>-``."""
     return f".{Path(path).name}.{purpose}-{os.getpid()}-"
@@ -390,6 +418,16 @@ def sweep_stale(parent: str | os.PathLike, name: str) -> list[Path]:
         if not m or m.group("name") != name or pid_alive(int(m.group("pid"))):
             continue
         path = Path(entry.path)
+        output = Path(parent) / name
+        if m.group("purpose") == _ASIDE and (path / "x").is_dir() and not os.path.lexists(output):
+            # killed between the two renames of a publish: the old output is the only one; it goes back
+            try:
+                os.replace(path / "x", output)
+                path.rmdir()
+            except OSError:
+                continue
+            warn(f"put back {output}, which an earlier run that was killed had moved aside to {path}")
+            continue
         try:
             if entry.is_dir(follow_symlinks=False):
                 shutil.rmtree(path)

@@ -208,3 +208,56 @@ def test_demo_refuses_a_work_folder_that_is_not_a_demo(work):
     # a fresh process: the demo verb's real entry point (python -m), which no other test starts
     assert_one_error(verb("demo", "--work", work / "d"), "not a demo folder")
     assert tree(work) == before
+
+
+# --- --overwrite's publish: the old output or the new one, whenever a signal comes ------------------------------
+
+def _published(work: Path, text: str) -> Path:
+    out = work / "out"
+    stage = staging_dir(out, "building")
+    (stage / "a.txt").write_text(text)
+    return stage
+
+
+@pytest.mark.parametrize("exchange", [True, False])  # the atomic exchange, and the two renames where it is missing
+def test_a_signal_while_publishing_leaves_the_old_or_the_new_output(work, monkeypatch, exchange):
+    import os
+    import signal
+
+    from qlog_pyserini.system import outputs
+    from qlog_pyserini.system.signals import Terminated, install_signal_handlers
+
+    publish_dir(_published(work, "old"), work / "out", "sweep")
+    if not exchange:
+        monkeypatch.setattr(outputs, "exchange_paths", lambda a, b: False)
+    real_replace = os.replace
+
+    def replace_then_signal(src, dst):  # SIGTERM arrives right after the first rename of the publish
+        real_replace(src, dst)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    handler = signal.getsignal(signal.SIGTERM)
+    install_signal_handlers()
+    monkeypatch.setattr(outputs.os, "replace", replace_then_signal)
+    stage = _published(work, "new")
+    try:
+        with pytest.raises(Terminated):
+            publish_dir(stage, work / "out", "sweep", overwrite=True)
+            os.kill(os.getpid(), signal.SIGTERM)  # the exchange renames nothing: the signal comes after it
+    finally:
+        monkeypatch.setattr(outputs.os, "replace", real_replace)
+        signal.signal(signal.SIGTERM, handler)
+    assert (work / "out" / "a.txt").read_text() in ("old", "new")
+
+
+def test_a_killed_publish_has_its_old_output_put_back_not_deleted(work):
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    aside = work / f".out.old-{dead}-abc123"
+    (aside / "x").mkdir(parents=True)
+    (aside / "x" / "a.txt").write_text("old")  # kill -9 between the renames: the old output aside, none in place
+    sweep_stale(work, "out")
+    assert (work / "out" / "a.txt").read_text() == "old" and not aside.exists()
