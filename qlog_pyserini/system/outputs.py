@@ -244,6 +244,7 @@ def check_output_dir(path: str | os.PathLike, kind: OutputKind | str, *, option:
             foreign = foreign_entries(real, kind)
             if foreign:
                 raise QLogError(_not_ours(option, text, kind, foreign))
+            check_not_locked(real, f"{option} {text!r}")
     return out
 
 
@@ -257,6 +258,54 @@ def work_dir(path: str | os.PathLike, kind: OutputKind, *, option: str = "--work
     out.mkdir(exist_ok=True)
     write_marker(out, kind)
     return out
+
+
+#: the lock file of a Lucene index: an IndexWriter holds it (an OS file lock) while it is open
+WRITE_LOCK = "write.lock"
+
+
+def lock_holders(folder: str | os.PathLike) -> dict[Path, int]:
+    """Each ``write.lock`` under ``folder`` that a process holds locked, with that process's id (from Linux's
+    /proc/locks; empty where it cannot be read). Nothing is opened or locked here: a POSIX lock of this
+    process would be released by closing any descriptor of the file, the JVM's among them."""
+    locks = [Path(root) / WRITE_LOCK for root, _, files in os.walk(folder) if WRITE_LOCK in files]
+    if not locks:
+        return {}
+    try:
+        with open("/proc/locks") as f:
+            table = f.read().splitlines()
+    except OSError:
+        return {}
+    held: dict[tuple[int, int, int], int] = {}
+    for line in table:
+        fields = line.split()
+        if len(fields) < 6 or fields[1] == "->":  # "->": a process waiting for the lock, not holding it
+            continue
+        try:
+            major, minor, inode = fields[5].split(":")
+            held[(int(major, 16), int(minor, 16), int(inode))] = int(fields[4])
+        except ValueError:
+            continue
+    found = {}
+    for lock in locks:
+        try:
+            st = lock.stat()
+        except OSError:
+            continue
+        pid = held.get((os.major(st.st_dev), os.minor(st.st_dev), st.st_ino))
+        if pid is not None:
+            found[lock] = pid
+    return found
+
+
+def check_not_locked(folder: str | os.PathLike, what: str) -> None:
+    """QLogError if a Lucene IndexWriter holds a ``write.lock`` under ``folder``: replacing the folder would
+    pull the index from under that writer (it dies with AlreadyClosedException, its documents lost)."""
+    held = lock_holders(folder)
+    if held:
+        lock, pid = next(iter(held.items()))
+        raise QLogError(f"{what} is open for writing: its {lock.relative_to(folder)} is held by process {pid} "
+                        "(a Lucene IndexWriter); close that writer first, nothing was replaced")
 
 
 def check_results_dir(path: str | os.PathLike, names: Iterable[str], *, option: str = "--out",
@@ -346,6 +395,7 @@ def publish_dir(staging: str | os.PathLike, out: str | os.PathLike, kind: Output
         if not overwrite or not out.is_dir() or not is_owned(out, kind):
             raise QLogError(f"{str(out)!r} appeared or changed while building and is not ours to replace; "
                             "the new output was not written")
+        check_not_locked(out, repr(str(out)))  # a writer may have opened it while this one was built
         if exchange_paths(staging, out):
             shutil.rmtree(staging, ignore_errors=True)
             return

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, run_verb
-from reliability.reliability_helpers import children_of
+from reliability.reliability_helpers import assert_one_error, children_of, tree
 
 from qlog_pyserini.system.processes import wait_gone
 
@@ -178,3 +178,39 @@ def test_killed_sweep_leaves_no_staging_and_no_child(big, tmp_path, sig):
                      "--out", out, "--q-grid", "0.5", "--no-auto", "--hits", "10", "--resamples", "50", "--quiet")
         assert again.returncode == 0, again.stderr
         assert _hidden(tmp_path, "sw") == [] and (out / "summary.json").is_file()
+
+
+# --- a folder another process's IndexWriter holds open is not replaced ------------------------------------------
+
+_HOLD_WRITER = """
+import sys
+from qlog_pyserini.jvm.bridge import jclass
+directory = jclass("org.apache.lucene.store.FSDirectory").open(jclass("java.io.File")(sys.argv[1]).toPath())
+writer = jclass("org.apache.lucene.index.IndexWriter")(directory, jclass("org.apache.lucene.index.IndexWriterConfig")())
+print("ready", flush=True)
+sys.stdin.readline()
+writer.commit()  # fails with AlreadyClosedException if the folder was replaced under it
+writer.close()
+print("committed", flush=True)
+"""
+
+
+@pytest.mark.jvm
+def test_index_overwrite_refuses_a_folder_whose_write_lock_another_writer_holds(tiny_corpus, tmp_path):
+    index = tmp_path / "idx"
+    assert run_verb("index", "--corpus", tiny_corpus, "--index", index, "--threads", "1").returncode == 0
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD_WRITER, str(index)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert holder.stdout.readline().strip() == "ready", holder.stderr.read()
+        before = tree(index)
+        proc = run_verb("index", "--corpus", tiny_corpus, "--index", index, "--threads", "1", "--overwrite")
+        assert_one_error(proc, "write.lock")
+        assert f"process {holder.pid}" in proc.stderr
+        assert tree(index) == before
+        out, err = holder.communicate("go\n", timeout=120)
+        assert holder.returncode == 0 and out.strip() == "committed", err[-2000:]
+    finally:
+        holder.kill()
+        holder.wait()
