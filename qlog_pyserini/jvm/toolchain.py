@@ -189,7 +189,7 @@ def _probe_options(opts: tuple[str, ...]) -> None:
 
 def jvm_options() -> list[str]:
     """The JVM options Pyserini starts its JVM with (vector API module, native access, quiet logs),
-    then ``-Xrs``, then ``$QLOG_JAVA_OPTS`` (e.g. ``-Xmx4g``; without it the heap limit is the
+    then ``-Xrs`` and ``-XX:+DisableAttachMechanism``, then ``$QLOG_JAVA_OPTS`` (e.g. ``-Xmx4g``; without it the heap limit is the
     JVM's default, a quarter of the machine's memory)."""
     opts = ["--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Dslf4j.internal.verbosity=WARN"]
     cfg = pyserini_logging_config()
@@ -198,6 +198,10 @@ def jvm_options() -> list[str]:
     # -Xrs: the JVM leaves SIGTERM, SIGINT and SIGHUP to Python. Without it the JVM inside our
     # process takes SIGTERM over and exits at once, skipping the clean-up of our temporaries.
     opts.append("-Xrs")
+    # -Xrs also starts HotSpot's attach listener at once (SIGQUIT cannot start it later), whose socket
+    # /tmp/.java_pid<pid> a killed JVM leaves forever. Nothing of ours attaches to the JVM (jcmd, jstack);
+    # -XX:-DisableAttachMechanism in $QLOG_JAVA_OPTS, which comes later and wins, allows it again.
+    opts.append("-XX:+DisableAttachMechanism")
     return opts + checked_java_options()
 
 

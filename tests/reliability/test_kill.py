@@ -214,3 +214,41 @@ def test_index_overwrite_refuses_a_folder_whose_write_lock_another_writer_holds(
     finally:
         holder.kill()
         holder.wait()
+
+
+# --- a killed JVM leaves no attach socket (/tmp/.java_pid<pid>) behind ------------------------------------------
+
+def _attach_socket(pid: int) -> Path:
+    return Path("/tmp") / f".java_pid{pid}"  # HotSpot's attach listener: always in /tmp, whatever java.io.tmpdir
+
+
+def test_a_killed_indexer_jvm_leaves_no_attach_socket(big, tmp_path):
+    proc = _start("index", "--corpus", big["corpus"], "--index", tmp_path / "idx", "--threads", "1")
+    _wait_for(lambda: bool(_java_children(proc.pid)), proc)
+    java = _java_children(proc.pid)
+    time.sleep(2)  # the JVM is up: with -Xrs the attach listener would have made its socket by now
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=240)
+    assert wait_gone(java, timeout=20) == []
+    assert [p for p in java if _attach_socket(p).exists()] == []
+
+
+_EMBEDDED = """
+from qlog_pyserini.jvm.bridge import jclass
+jclass("java.lang.System").getProperty("java.version")
+print("up", flush=True)
+import time
+time.sleep(600)
+"""
+
+
+def test_a_killed_embedded_jvm_leaves_no_attach_socket():
+    proc = subprocess.Popen([sys.executable, "-c", _EMBEDDED], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert proc.stdout.readline().strip() == "up"
+        time.sleep(2)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert not _attach_socket(proc.pid).exists()
