@@ -18,7 +18,7 @@ UNSUPPORTED = {
     "--ef-search": "HNSW efSearch", "--encoded-corpus": "SLIM encoded corpus", "--impact": "impact (learned sparse) search",
     "--encoder": "neural query encoder", "--onnx-encoder": "ONNX query encoder", "--min-idf": "impact search minimum idf",
     "--bm25qs": "query-side BM25", "--rm3-py": "Python RM3", "--rocchio-py": "Python Rocchio",
-    "--pretokenized": "whitespace-tokenized topics", "--prcl": "pseudo-relevance classifier reranking",
+    "--prcl": "pseudo-relevance classifier reranking",
     "--prcl.vectorizer": "pseudo-relevance classifier", "--prcl.r": "pseudo-relevance classifier",
     "--prcl.n": "pseudo-relevance classifier", "--prcl.alpha": "pseudo-relevance classifier",
     "--dismax": "disjunction-max multi-field queries", "--dismax.tiebreaker": "disjunction-max multi-field queries",
@@ -73,6 +73,11 @@ def add_pyserini_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--remove-duplicates", action="store_true", help="keep only the first hit of a docid listed twice")
     g.add_argument("--remove-query", action="store_true", help="drop hits whose docid is the query's id (e.g. BEIR ArguAna)")
     g.add_argument("--language", default="en", help="query analyzer language (en default; Anserini's set_language codes)")
+    g.add_argument("--stemmer", choices=("porter", "krovetz", "none"), default=None,
+                   help="the stemmer the index was built with (Pyserini's -stemmer; default: what the index records, "
+                        "else porter). An index whose terms show another is refused, naming the flag")
+    g.add_argument("--pretokenized", action="store_true",
+                   help="the index was built -pretokenized: queries split on whitespace only, no stemming or stopwords")
     g.add_argument("--topics-format", default="default", choices=["default"],
                    help="Pyserini's topic reader choice; only 'default' (format detected from the file)")
     for flag in UNSUPPORTED:

@@ -11,6 +11,8 @@ import argparse
 import os
 from typing import Sequence
 
+from qlog_pyserini.analysis.analyzers import analyzer_from_flags
+
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN
@@ -102,7 +104,8 @@ def job_from_args(args: argparse.Namespace) -> SearchJob:
         q=None if auto else args.q, auto=rule_from_args(args) if auto else None, idf_form=args.idf_form, k1=args.k1, b=args.b,
         similarity=similarity, gamma=args.gamma, mu=args.mu, hits=args.hits, threads=args.threads,
         batch_size=BATCH if args.batch_size is None else args.batch_size, fields=parse_fields(args.fields or []), feedback=feedback_from_args(args),
-        language=args.language, output_format=args.output_format, remove_duplicates=args.remove_duplicates,
+        language=args.language, analyzer=analyzer_from_flags(args.stemmer, args.pretokenized),
+        output_format=args.output_format, remove_duplicates=args.remove_duplicates,
         remove_query=args.remove_query, run_tag=args.run_tag, progress=not args.quiet,
         auto_query=query_rule_from_args(args) if auto_query else None)
 

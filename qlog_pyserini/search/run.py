@@ -61,6 +61,7 @@ class SearchJob:
     fields: dict[str, float] = field(default_factory=dict)
     feedback: Rm3 | Rocchio | None = None
     language: str = "en"
+    analyzer: str | None = None  # the query analyzer (Pyserini's --stemmer, --pretokenized); None: the index's
     output_format: str = "trec"
     remove_duplicates: bool = False
     remove_query: bool = False
@@ -154,7 +155,7 @@ def open_searcher(p: Prepared) -> QLogSearcher:
     """The searcher with the job's model, language and feedback installed (fields are checked against the index)."""
     job = p.job
     try:
-        searcher = QLogSearcher(p.index.path, k1=p.k1, b=p.b, q=p.q, idf_form=job.idf_form)
+        searcher = QLogSearcher(p.index.path, k1=p.k1, b=p.b, q=p.q, idf_form=job.idf_form, analyzer=job.analyzer)
         if job.similarity != "qlog":
             searcher.set_similarity(job.similarity, **own_parameters(job.similarity, gamma=job.gamma, mu=job.mu))
     except ValueError as e:

@@ -30,7 +30,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import UNWRITABLE_ID, Hit, check_id
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q, check_qlog, check_score_range, max_idf
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends, is_java_exception, java_error, jclass
-from qlog_pyserini.analysis.analyzers import check_analyzer, index_analyzer, java_analyzer
+from qlog_pyserini.analysis.analyzers import java_analyzer, open_reader, query_analyzer
 from qlog_pyserini.search.results import SEARCHER, BatchResults, DocidTable
 from qlog_pyserini.search.similarities import check_parameters, own_parameters
 
@@ -67,16 +67,8 @@ def no_documents(index_dir: str | os.PathLike) -> QLogError:
 
 def count_documents(index_dir: str | os.PathLike) -> int:
     """The number of live documents in the Lucene index ``index_dir`` (checked by :func:`check_index_dir`)."""
-    path = check_index_dir(index_dir)
-    directory = jclass("org.apache.lucene.store.FSDirectory").open(jclass("java.io.File")(str(path)).toPath())
-    try:
-        reader = jclass("org.apache.lucene.index.DirectoryReader").open(directory)
-        try:
-            return int(reader.numDocs())
-        finally:
-            reader.close()
-    finally:
-        directory.close()
+    with open_reader(check_index_dir(index_dir)) as reader:
+        return int(reader.numDocs())
 
 
 MAX_HITS = 2**31 - 1  # Lucene counts hits in a Java int
@@ -169,9 +161,11 @@ class QLogSearcher:
         k1, b: BM25 parameters (Pyserini's defaults 0.9, 0.4).
         q: the q of the q-logarithm IDF; 1 is Lucene's BM25.
         idf_form: ``lucene`` (1 + RSJ odds, default) or ``rsj`` (the paper's odds, IDF floored at 0).
-        analyzer: how queries are analyzed, ``default`` or ``identifier``; by default the analyzer the
-            index records (``default`` for any index built by Anserini/Pyserini). Set it only to study
-            a mismatch: a query analyzed unlike the documents misses terms.
+        analyzer: how queries are analyzed: ``default`` (Anserini's, Porter stemming), ``identifier``,
+            or for an index Pyserini's indexer built with other flags ``nostem`` (``-stemmer none``),
+            ``krovetz`` or ``whitespace`` (``-pretokenized``); by default the analyzer the index records,
+            else ``default``. An index whose own terms show another analyzer than the one chosen (an
+            index built ``-stemmer none`` searched with Porter stemming) is refused.
 
     Safe to share between threads: each search runs under the model installed when it starts (an
     immutable Java similarity passed with the call), and model changes are serialized, so ``q``,
@@ -182,7 +176,7 @@ class QLogSearcher:
                  q: float = 1.0, idf_form: str = "lucene", analyzer: str | None = None) -> None:
         self.index_dir = check_index_dir(index_dir)
         try:
-            self.analyzer = index_analyzer(self.index_dir) if analyzer is None else check_analyzer(analyzer)
+            self.analyzer = query_analyzer(self.index_dir, analyzer)
             cls = jclass(SEARCHER)
             # default keeps SimpleSearcher's own analyzer object: exactly Anserini's query analysis.
             self._java = (cls(str(self.index_dir)) if self.analyzer == "default"
