@@ -47,8 +47,8 @@ def test_identifier_analyzer_leaves_plain_english_as_the_default_does():
 
 
 def test_unknown_analyzer_is_refused():
-    with pytest.raises(QLogError, match="unknown analyzer 'whitespace'"):
-        analyze("x", "whitespace")
+    with pytest.raises(QLogError, match="unknown analyzer 'snowball'"):
+        analyze("x", "snowball")
     with pytest.raises(QLogError, match="unknown analyzer"):
         index_lib.build_index("missing.jsonl", "nowhere", analyzer="whitespace")
     with pytest.raises(QLogError, match="invalid choice"):
@@ -154,7 +154,7 @@ def test_analyzer_is_recorded_and_reused_for_queries(code_indexes):
     assert mismatched.search("parseJsonValue", 3) == []
     assert QLogSearcher(code_indexes["default"]).analyzer == "default"
     with pytest.raises(QLogError, match="unknown analyzer"):
-        QLogSearcher(code_indexes["default"], analyzer="whitespace")
+        QLogSearcher(code_indexes["default"], analyzer="snowball")
 
 
 def test_identifier_index_stores_what_the_default_one_does(code_indexes):
