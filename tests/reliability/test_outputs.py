@@ -232,21 +232,23 @@ def test_a_signal_while_publishing_leaves_the_old_or_the_new_output(work, monkey
         monkeypatch.setattr(outputs, "exchange_paths", lambda a, b: False)
     real_replace = os.replace
 
+    # raise_signal: to this thread, at once (os.kill may reach another thread, the JVM's, and act later)
     def replace_then_signal(src, dst):  # SIGTERM arrives right after the first rename of the publish
         real_replace(src, dst)
-        os.kill(os.getpid(), signal.SIGTERM)
+        signal.raise_signal(signal.SIGTERM)
 
-    handler = signal.getsignal(signal.SIGTERM)
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
     install_signal_handlers()
     monkeypatch.setattr(outputs.os, "replace", replace_then_signal)
     stage = _published(work, "new")
     try:
         with pytest.raises(Terminated):
             publish_dir(stage, work / "out", "sweep", overwrite=True)
-            os.kill(os.getpid(), signal.SIGTERM)  # the exchange renames nothing: the signal comes after it
+            signal.raise_signal(signal.SIGTERM)  # the exchange renames nothing: the signal comes after it
     finally:
         monkeypatch.setattr(outputs.os, "replace", real_replace)
-        signal.signal(signal.SIGTERM, handler)
+        for s, handler in handlers.items():
+            signal.signal(s, handler)
     assert (work / "out" / "a.txt").read_text() in ("old", "new")
 
 
