@@ -135,7 +135,7 @@ def corpus_stats(index_dir: str | os.PathLike, field: str = DEFAULT_FIELD, sampl
     try:
         text = java.compute(str(path), str(field), sample_docs, int(seed))
     except JavaException as e:
-        if count_documents(path) == 0:
+        if _holds_no_documents(path):
             raise no_documents(path) from None
         raise QLogError(f"cannot compute statistics of {str(path)!r}: {e.innermessage or e}") from None
     stats: dict[str, Any] = {"index": str(path), **json.loads(text)}
@@ -144,3 +144,13 @@ def corpus_stats(index_dir: str | os.PathLike, field: str = DEFAULT_FIELD, sampl
     stats["df_slope"] = {"full": df_slope(stats["df_histogram"]),
                          "sample": df_slope(sample["df_histogram"]) if sample else None}
     return stats
+
+
+def _holds_no_documents(path: str | os.PathLike) -> bool:
+    # why the statistics failed: an empty index is said in the words every verb uses; a corrupt one keeps its own
+    from jnius import JavaException
+
+    try:
+        return count_documents(path) == 0
+    except JavaException:
+        return False
