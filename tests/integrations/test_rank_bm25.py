@@ -140,7 +140,7 @@ def test_set_q_and_from_model_need_no_corpus():
     assert model.idf == QLogBM25Okapi(DOCS, q=0.7).idf
     model.set_q(1.0)
     assert model.idf == rank_bm25.BM25Okapi(DOCS).idf
-    for kind, (plain_cls, cls, _) in CLASSES.items():
+    for plain_cls, cls, _ in CLASSES.values():
         copy = from_model(plain_cls(DOCS), 0.3)
         assert type(copy) is cls and copy.idf == cls(DOCS, q=0.3).idf
     assert from_model(rank_bm25.BM25Okapi(DOCS), 0.3, floor="zero").idf == QLogBM25Okapi(DOCS, q=0.3, floor="zero").idf
