@@ -87,6 +87,7 @@ _SAMPLE_PREFIXES = "abcdefghijklmnopqrstuvwxyz"
 _PER_PREFIX = 24
 _MIN_EVIDENCE = 25  # alphabetic terms of 4 letters or more; fewer (a corpus of identifiers, numbers) says nothing
 UNSTEMMED_SHARE = 0.2  # share of the sampled terms that Porter changes above which the index is not stemmed
+STOPWORD_DOC_SHARE = 0.1  # share of the documents a kept stopword is in, at least, to count as kept
 _STOPWORDS = ("the", "and", "of", "to", "is", "for", "with", "that")  # dropped by every Anserini English analyzer
 
 #: what an index built with each analyzer is, and the flag (Pyserini's) that searches it so
@@ -136,10 +137,14 @@ def inferred_analyzer(index_dir: str | os.PathLike, field: str = "contents") -> 
     they do not tell), and the evidence in words. Reads up to 632 terms of ``field``."""
     with open_reader(index_dir) as reader:
         terms = _sample_terms(reader, field)
+        # A stopword kept by the analyzer is in a large share of the documents; under Porter a rare word can
+        # stem to one ("ands" -> "and" in source code), which says nothing.
+        term_class, docs = jclass("org.apache.lucene.index.Term"), max(int(reader.numDocs()), 1)
+        stopwords = [w for w in _STOPWORDS if w in terms
+                     and int(reader.docFreq(term_class(field, w))) >= STOPWORD_DOC_SHARE * docs]
     cased = [t for t in terms if t != t.lower()]
     if len(cased) > 0.05 * max(len(terms), 1) and len(cased) >= 3:
         return "whitespace", f"{len(cased)} of {len(terms)} sampled terms keep upper case ({cased[0]!r})"
-    stopwords = [w for w in _STOPWORDS if w in terms]
     if len(stopwords) >= 2:
         return "whitespace", f"it holds stopwords ({', '.join(repr(w) for w in stopwords[:3])})"
     words = [t for t in terms if t.isalpha() and t.isascii() and len(t) >= 4]
