@@ -215,12 +215,25 @@ def write_run(path: str | os.PathLike, results: Mapping[str, Sequence[Hit]], tag
     ``output_format`` is ``trec`` (``qid Q0 docid rank score tag``) or ``msmarco`` (``qid docid rank``,
     tab-separated, no score or tag), Pyserini's two ``--output-format`` values for run files.
     """
-    lines = run_lines(results, tag, qids, output_format)
-    first = next(lines, None)  # checks the tag and format before the file is opened
+    order = qids if qids is not None else results.keys()
+    write_run_stream(path, ((qid, results.get(qid, ())) for qid in order), tag, output_format)
+
+
+def write_run_stream(path: str | os.PathLike, pairs: Iterable[tuple[str, Sequence[Hit]]], tag: str,
+                     output_format: str = "trec") -> int:
+    """Write a run atomically from ``(qid, hits)`` pairs made one at a time, so memory holds one query's hits
+    however long the run (the lines as :func:`write_run` writes them); returns the lines written."""
+    check_id(tag, "run tag")  # the tag and format are checked before the file is opened
+    if output_format not in OUTPUT_FORMATS:
+        raise QLogError(f"unknown output format {output_format!r}; choose one of {', '.join(OUTPUT_FORMATS)}")
+    written = 0
     with atomic_output(path) as f:
-        if first is not None:
-            f.write(first)
+        for qid, hits in pairs:
+            lines = list(format_run_lines(qid, hits, tag) if output_format == "trec"
+                         else format_msmarco_lines(qid, hits))
             f.writelines(lines)
+            written += len(lines)
+    return written
 
 
 def read_run(path: str | os.PathLike) -> dict[str, list[Hit]]:

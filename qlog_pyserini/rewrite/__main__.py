@@ -3,15 +3,16 @@ tantivy_index)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
 from qlog_pyserini.cli.options import add_topics_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.formats.trec import write_run
+from qlog_pyserini.formats.topics import TopicStream
+from qlog_pyserini.formats.trec import write_run_stream
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
 from qlog_pyserini.search.searcher import check_hits
 from qlog_pyserini.system.outputs import check_output_file
@@ -47,7 +48,9 @@ def build_parser() -> ArgumentParser:
     server.add_argument("--url", help="server URL (e.g. http://127.0.0.1:9200, http://127.0.0.1:8983/solr)")
     server.add_argument("--collection", metavar="NAME", help="index (Elasticsearch, OpenSearch) or collection (Solr)")
     server.add_argument("--field", action="append", metavar="NAME",
-                        help="text field to search, repeatable (default contents; tantivy: body)")
+                        help="text field to search (default contents; tantivy: body); repeatable on Solr, "
+                             "Elasticsearch and OpenSearch, one on Lucene and Tantivy. A field the index does not "
+                             "have is an error")
     server.add_argument("--id-field", default="id", help="field holding the docid (default id)")
     return parser
 
@@ -58,9 +61,11 @@ def _check(args, parser: ArgumentParser) -> None:
     if not args.print_queries and not args.output:
         raise QLogError("give --output RUN (or --print to print the queries)")
     if args.output:
-        check_output_file(args.output, "--output")
+        check_output_file(args.output, "--output", inputs=[args.topics, args.index])
     if args.engine in ("lucene", "tantivy") and not args.index:
         raise QLogError(f"--engine {args.engine} needs --index DIR")
+    if args.engine in ("lucene", "tantivy") and len(args.field or ()) > 1:
+        raise QLogError(f"--engine {args.engine} searches one field; got --field {' --field '.join(args.field)}")
     if args.engine in ("solr", "elasticsearch", "opensearch") and not (args.url and args.collection):
         raise QLogError(f"--engine {args.engine} needs --url and --collection")
 
@@ -73,44 +78,59 @@ def _emit(qid: str, boosts, query) -> None:
     print(json.dumps({"qid": qid, "boosts": {f"{b.field}:{b.term}": b.boost for b in boosts}, "query": query}))
 
 
+def _rewriter(args) -> Any:
+    """The engine's rewriter, its field(s) checked against the index before any topic is searched."""
+    if args.engine == "lucene":
+        from qlog_pyserini.rewrite.lucene import CONTENTS, LuceneRewriter
+
+        return LuceneRewriter(args.index, args.q, args.idf_form, args.k1, args.b, field=(args.field or [CONTENTS])[0])
+    if args.engine == "tantivy":
+        from qlog_pyserini.rewrite.tantivy_index import TantivyRewriter, open_index
+
+        return contextlib.nullcontext(TantivyRewriter(open_index(args.index), (args.field or ["body"])[0], args.q,
+                                                      args.idf_form))
+    from qlog_pyserini.rewrite.http import HttpRewriter
+
+    r = HttpRewriter(args.engine, args.url, args.collection, args.q, args.idf_form, args.field or ["contents"],
+                     args.id_field)
+    try:
+        r.check_fields()
+    except BaseException:
+        r.close()
+        raise
+    return r
+
+
+def _printed_query(args, r: Any, boosts) -> Any:
+    if args.engine == "lucene":
+        from qlog_pyserini.rewrite.lucene import lucene_query
+
+        return str(lucene_query(boosts).toString())
+    if args.engine == "tantivy":
+        return repr(boosts and r.query(boosts))
+    from qlog_pyserini.rewrite.http import elasticsearch_query, solr_query
+
+    return solr_query(boosts) if args.engine == "solr" else elasticsearch_query(boosts, args.hits)
+
+
+def _hits(args, r: Any, text: str) -> list:
+    return r.hits(text, args.hits, args.id_field) if args.engine == "tantivy" else r.search(text, args.hits)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _check(args, parser)
-    topics = read_topics(args.topics)
-    if args.engine == "lucene":
-        from qlog_pyserini.rewrite.lucene import LuceneRewriter, lucene_query
-
-        with LuceneRewriter(args.index, args.q, args.idf_form, args.k1, args.b) as r:
-            if args.print_queries:
-                for qid, text in topics.items():
-                    boosts = r.boosts(text)
-                    _emit(qid, boosts, str(lucene_query(boosts).toString()))
-                return 0
-            results = {qid: r.search(text, args.hits) for qid, text in topics.items()}
-    elif args.engine == "tantivy":
-        from qlog_pyserini.rewrite.tantivy_index import TantivyRewriter, open_index
-
-        index = open_index(args.index)
-        r = TantivyRewriter(index, (args.field or ["body"])[0], args.q, args.idf_form)
+    # the shared topics reader (as search's): checked in one pass, then read again query by query
+    topics = TopicStream(args.topics)
+    with _rewriter(args) as r:
         if args.print_queries:
             for qid, text in topics.items():
                 boosts = r.boosts(text)
-                _emit(qid, boosts, repr(boosts and r.query(boosts)))
+                _emit(qid, boosts, _printed_query(args, r, boosts))
             return 0
-        results = {qid: r.hits(text, args.hits, args.id_field) for qid, text in topics.items()}
-    else:
-        from qlog_pyserini.rewrite.http import HttpRewriter, elasticsearch_query, solr_query
-
-        with HttpRewriter(args.engine, args.url, args.collection, args.q, args.idf_form, args.field or ["contents"],
-                          args.id_field) as r:
-            if args.print_queries:
-                for qid, text in topics.items():
-                    boosts = r.boosts(text)
-                    _emit(qid, boosts, solr_query(boosts) if args.engine == "solr" else elasticsearch_query(boosts, args.hits))
-                return 0
-            results = {qid: r.search(text, args.hits) for qid, text in topics.items()}
-    write_run(args.output, results, _tag(args), qids=topics.keys())
+        # one query's hits in memory at a time, however many topics
+        write_run_stream(args.output, ((qid, _hits(args, r, text)) for qid, text in topics.items()), _tag(args))
     print(f"rewrite: {len(topics)} queries on {args.engine} (q = {args.q:g}, {args.idf_form} odds) -> {args.output}",
           file=sys.stderr)
     return 0

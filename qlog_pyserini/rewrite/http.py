@@ -29,6 +29,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.formula import check_form, check_q
 from qlog_pyserini.rewrite.boosts import TermBoost, term_boosts
+from qlog_pyserini.solr.client import redact_url
 
 ENGINES = ("elasticsearch", "opensearch", "solr")
 N_TEXT = "n, number of documents containing term"
@@ -101,10 +102,11 @@ class HttpRewriter:
         if engine not in ENGINES:
             raise QLogError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
         if not str(url).startswith(("http://", "https://")):
-            raise QLogError(f"illegal URL: {url!r}, must start with http:// or https://")
+            raise QLogError(f"illegal URL: {redact_url(str(url))!r}, must start with http:// or https://")
         if not fields:
             raise QLogError("no field to search")
         self.engine, self.url, self.index = engine, str(url).rstrip("/"), index
+        self.shown = redact_url(self.url)  # what messages name: a password in the URL is used, never printed
         self.q, self.idf_form = check_q(q), check_form(idf_form)
         self.fields, self.id_field, self.timeout = list(fields), id_field, timeout
         self.session = requests.Session()
@@ -115,10 +117,28 @@ class HttpRewriter:
             r = self.session.request("POST" if "json" in kwargs or "data" in kwargs else "GET",
                                      f"{self.url}/{path}", timeout=self.timeout, **kwargs)
         except requests.RequestException as e:
-            raise QLogError(f"{what}: cannot reach {self.engine} at {self.url} ({type(e).__name__})") from None
+            raise QLogError(f"{what}: cannot reach {self.engine} at {self.shown} ({type(e).__name__})") from None
         if r.status_code >= 400:
-            raise QLogError(f"{what}: {self.engine} answered HTTP {r.status_code}: {r.text[:300]}")
+            text = " ".join(r.text.replace(self.url, self.shown).split())
+            raise QLogError(f"{what}: {self.engine} at {self.shown} answered HTTP {r.status_code}: {text[:300]}")
         return r.json()
+
+    def check_fields(self) -> None:
+        """Refuse a field the index does not have (a query on it would match nothing, an empty run): the
+        field capabilities (Elasticsearch, OpenSearch ``_field_caps``, a ``read`` privilege) or the
+        collection's schema (Solr ``/schema/fields``)."""
+        if self.engine == "solr":
+            for field in self.fields:
+                try:
+                    self._post(f"{self.index}/schema/fields/{field}", "schema field", params={"wt": "json"})
+                except QLogError as e:
+                    raise QLogError(f"field {field!r} of Solr collection {self.index!r}: {e}") from None
+            return
+        caps = self._post(f"{self.index}/_field_caps", "field capabilities", params={"fields": ",".join(self.fields)})
+        absent = [f for f in self.fields if not any(c.get("searchable") for c in caps.get("fields", {}).get(f, {}).values())]
+        if absent:
+            raise QLogError(f"index {self.index!r} at {self.shown} has no searchable field "
+                            f"{', '.join(map(repr, absent))}")
 
     # -- the engine's analysis -----------------------------------------------------------------
     def analyze(self, text: str, field: str) -> list[str]:

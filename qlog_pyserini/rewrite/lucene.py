@@ -6,7 +6,7 @@ under Lucene's plain ``BM25Similarity``, and a TREC run of it to hold against ``
     ...     hits = r.search("parse the json body of a request", k=10)  # doctest: +SKIP
 
 Query terms are the index's own analysis (the analyzer the index records, as :class:`QLogSearcher` uses);
-N is the ``contents`` field's docCount and n each term's docFreq, Lucene's own BM25 statistics. The
+N is the field's docCount (``contents`` by default) and n each term's docFreq, Lucene's own BM25 statistics. The
 searcher underneath is Anserini's, so hits are ordered, rounded and tie-stepped exactly as ``search``'s.
 """
 
@@ -44,22 +44,27 @@ class LuceneRewriter:
         index_dir: a Lucene index built by Anserini/Pyserini or ``qlog_pyserini.index``.
         q, idf_form: the q-log BM25 the boosts stand in for.
         k1, b: BM25's parameters (the q-log model's too: the rewrite changes only the IDF).
+        field: the indexed text field searched; an index without it is refused, not searched empty.
     """
 
     def __init__(self, index_dir: str | os.PathLike, q: float, idf_form: str = "lucene",
-                 k1: float = DEFAULT_K1, b: float = DEFAULT_B) -> None:
-        self.q, self.idf_form = check_q(q), check_form(idf_form)
+                 k1: float = DEFAULT_K1, b: float = DEFAULT_B, field: str = CONTENTS) -> None:
+        self.q, self.idf_form, self.field = check_q(q), check_form(idf_form), field
         self.searcher = QLogSearcher(index_dir, k1=k1, b=b)
-        self.searcher.set_similarity("bm25", k1=k1, b=b)
-        self.doc_count = int(instance_call(self.searcher.java, "doc_count", CONTENTS))
-        if self.doc_count < 1:
-            raise QLogError(f"index {str(index_dir)!r} has no document with a {CONTENTS!r} field")
+        try:
+            self.searcher.set_similarity("bm25", k1=k1, b=b)
+            self.doc_count = int(instance_call(self.searcher.java, "doc_count", field))
+            if self.doc_count < 1:
+                raise QLogError(f"index {str(index_dir)!r} has no document with a {field!r} field")
+        except BaseException:
+            self.searcher.close()
+            raise
 
     def boosts(self, text: str) -> list[TermBoost]:
         """The per-term boosts of ``text`` on this index (empty for an all-stopword text)."""
-        terms = [(CONTENTS, t) for t in analyze(text, self.searcher.analyzer)]
+        terms = [(self.field, t) for t in analyze(text, self.searcher.analyzer)]
         df = {key: int(instance_call(self.searcher.java, "doc_freq", *key)) for key in dict.fromkeys(terms)}
-        return term_boosts(terms, df, {CONTENTS: self.doc_count}, self.q, self.idf_form)
+        return term_boosts(terms, df, {self.field: self.doc_count}, self.q, self.idf_form)
 
     def search(self, text: str, k: int = 10) -> list[Hit]:
         """Top ``k`` hits of the rewritten ``text`` under plain BM25, in Anserini's order and rounding."""

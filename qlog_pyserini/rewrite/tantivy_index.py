@@ -1,8 +1,11 @@
 """The rewrite on Tantivy through its official Python package (``pip install tantivy``; embedded, no server).
 
 Tantivy's BM25 is k1 = 1.2, b = 0.75 (fixed), idf = ln(1 + (N - n + 0.5) / (n + 0.5)) with N every document
-of the index (``Searcher.num_docs``) and n ``Searcher.doc_freq``; a ``boost_query`` multiplies a term query's
-score, so a ``boolean_query`` of boosted ``term_query`` clauses scores q-log BM25 with Tantivy's k1 and b.
+of the index, deleted ones included until a merge drops them (``total_num_docs`` in Rust, which the Python
+package does not expose: ``Searcher.num_docs`` counts live documents only), and n ``Searcher.doc_freq`` (deleted
+ones included too). N is read where the BM25 reads it, from a term query's explanation ("N, total number of
+docs"). A ``boost_query`` multiplies a term query's score, so a ``boolean_query`` of boosted ``term_query``
+clauses scores q-log BM25 with Tantivy's k1 and b.
 
     >>> import tantivy
     >>> from qlog_pyserini.rewrite.tantivy_index import TantivyRewriter
@@ -15,6 +18,7 @@ equivalent of Tantivy's ``default`` one (simple tokenizer, tokens over 40 bytes 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from qlog_pyserini.errors import QLogError
@@ -60,23 +64,56 @@ def open_index(path: str) -> Any:
     return t.Index.open(str(path))
 
 
+N_TEXT = "N, total number of docs"  # the node of Tantivy's BM25 explanation that holds its N
+
+
+def explained_doc_count(explanation: Any) -> int:
+    """N as Tantivy's BM25 computed it, from a term query's explanation (``Explanation.to_json()`` parsed)."""
+    stack = [explanation]
+    while stack:
+        node = stack.pop()
+        if str(node.get("description", "")).startswith(N_TEXT):
+            return int(round(float(node["value"])))
+        stack.extend(node.get("details", ()))
+    raise QLogError("Tantivy's explanation names no BM25 N: is the field indexed with positions or frequencies?")
+
+
+def total_doc_count(index: Any, searcher: Any, field: str, term: str) -> int:
+    """N of Tantivy's BM25 (every document, deleted ones included), from the explanation of ``term``'s best
+    match in ``field``; ``term`` must occur in some document."""
+    query = _tantivy().Query.term_query(index.schema, field, term)
+    hits = searcher.search(query, 1).hits
+    if not hits:
+        raise QLogError(f"no document holds {term!r} in {field!r}: Tantivy's N cannot be read from it")
+    return explained_doc_count(json.loads(query.explain(searcher, hits[0][1]).to_json()))
+
+
 class TantivyRewriter:
-    """Rewritten queries on one Tantivy index and text field (several fields: call :meth:`boosts` per field)."""
+    """Rewritten queries on one Tantivy index and text field (several fields: call :meth:`boosts` per field).
+
+    A field the schema does not define, or one that is not text, is refused here, not searched empty.
+    """
 
     def __init__(self, index: Any, field: str, q: float, idf_form: str = "lucene", analyzer: Any = None) -> None:
         self.index, self.field = index, field
         self.q, self.idf_form = check_q(q), check_form(idf_form)
         self.analyzer = analyzer if analyzer is not None else default_analyzer()
+        try:
+            _tantivy().Query.term_query(index.schema, field, "")
+        except ValueError as e:
+            raise QLogError(f"Tantivy field {field!r}: {e}") from None
 
     def boosts(self, text: str, searcher: Any | None = None) -> list[TermBoost]:
         """The per-term boosts of ``text`` under ``searcher``'s statistics (a fresh one by default)."""
         searcher = searcher or self.index.searcher()
-        n_docs = int(searcher.num_docs)
-        if n_docs < 1:
+        if int(searcher.num_docs) < 1:
             raise QLogError("the Tantivy index has no documents")
         terms = [(self.field, token) for token in self.analyzer.analyze(text)]
         df = {key: int(searcher.doc_freq(*key)) for key in dict.fromkeys(terms)}
-        return term_boosts(terms, df, {self.field: n_docs}, self.q, self.idf_form)
+        present = next((term for (_, term), n in df.items() if n > 0), None)
+        # with no term present every clause matches nothing and N is not needed (term_boosts gives weight 0)
+        doc_count = {} if present is None else {self.field: total_doc_count(self.index, searcher, self.field, present)}
+        return term_boosts(terms, df, doc_count, self.q, self.idf_form)
 
     def query(self, boosts: list[TermBoost]) -> Any:
         """The Tantivy query of ``boosts`` (absent terms left out: they match nothing)."""
