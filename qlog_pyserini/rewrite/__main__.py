@@ -14,6 +14,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import TopicStream
 from qlog_pyserini.formats.trec import write_run_stream
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
+from qlog_pyserini.rewrite.transport import DEFAULT_CACHE_ENTRIES, DEFAULT_CACHE_SECONDS, StatisticsCache
 from qlog_pyserini.search.searcher import check_hits
 from qlog_pyserini.system.outputs import check_output_file
 
@@ -51,7 +52,17 @@ def build_parser() -> ArgumentParser:
                         help="text field to search (default contents; tantivy: body); repeatable on Solr, "
                              "Elasticsearch and OpenSearch, one on Lucene and Tantivy. A field the index does not "
                              "have is an error")
-    server.add_argument("--id-field", default="id", help="field holding the docid (default id)")
+    server.add_argument("--id-field", default=None,
+                        help="stored field holding the docid (default: Elasticsearch's/OpenSearch's _id, Solr's and "
+                             "Tantivy's id)")
+    server.add_argument("--preference", default=None,
+                        help="Elasticsearch/OpenSearch preference of the statistics requests and the searches "
+                             "(default: one value drawn per run: the same shard copies for both)")
+    server.add_argument("--cache-entries", type=int, default=DEFAULT_CACHE_ENTRIES, metavar="N",
+                        help=f"(field, term) statistics kept between queries (default {DEFAULT_CACHE_ENTRIES:,}; "
+                             "0: none, every query asks the engine)")
+    server.add_argument("--cache-seconds", type=float, default=DEFAULT_CACHE_SECONDS, metavar="S",
+                        help=f"how long a cached statistic is used (default {DEFAULT_CACHE_SECONDS:g})")
     return parser
 
 
@@ -68,6 +79,7 @@ def _check(args, parser: ArgumentParser) -> None:
         raise QLogError(f"--engine {args.engine} searches one field; got --field {' --field '.join(args.field)}")
     if args.engine in ("solr", "elasticsearch", "opensearch") and not (args.url and args.collection):
         raise QLogError(f"--engine {args.engine} needs --url and --collection")
+    StatisticsCache(args.cache_entries, args.cache_seconds)  # checks both values before any work
 
 
 def _tag(args) -> str:
@@ -91,8 +103,9 @@ def _rewriter(args) -> Any:
                                                       args.idf_form))
     from qlog_pyserini.rewrite.http import HttpRewriter
 
-    r = HttpRewriter(args.engine, args.url, args.collection, args.q, args.idf_form, args.field or ["contents"],
-                     args.id_field)
+    r = HttpRewriter.from_url(args.engine, args.url, args.collection, args.q, args.idf_form,
+                              fields=args.field or ["contents"], id_field=args.id_field, preference=args.preference,
+                              cache=StatisticsCache(args.cache_entries, args.cache_seconds))
     try:
         r.check_fields()
     except BaseException:
@@ -110,11 +123,11 @@ def _printed_query(args, r: Any, boosts) -> Any:
         return repr(boosts and r.query(boosts))
     from qlog_pyserini.rewrite.http import elasticsearch_query, solr_query
 
-    return solr_query(boosts) if args.engine == "solr" else elasticsearch_query(boosts, args.hits)
+    return solr_query(boosts) if args.engine == "solr" else {"size": args.hits, "query": elasticsearch_query(boosts)}
 
 
 def _hits(args, r: Any, text: str) -> list:
-    return r.hits(text, args.hits, args.id_field) if args.engine == "tantivy" else r.search(text, args.hits)
+    return r.hits(text, args.hits, args.id_field or "id") if args.engine == "tantivy" else r.search(text, args.hits)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -55,3 +55,34 @@ def test_bad_q_and_form_are_refused() -> None:
         term_weight(1, 10, 7.0)
     with pytest.raises(QLogError, match="illegal idf form"):
         term_weight(1, 10, 0.7, "bm25")
+
+
+def test_worked_example_of_the_specification() -> None:
+    """docs/rewrite.md's worked example: its table and query JSON are what the library computes."""
+    import json
+    import math
+    import re
+    from pathlib import Path
+
+    from qlog_pyserini.rewrite.boosts import term_boosts
+    from qlog_pyserini.rewrite.http import elasticsearch_query
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "rewrite.md").read_text()
+    section = doc[doc.index("Worked example"):]
+    ordered = term_boosts([("contents", "pars"), ("contents", "json"), ("contents", "json")],
+                          {("contents", "json"): 10, ("contents", "pars"): 600}, {"contents": 1000}, 0.7)
+    boosts = {b.term: b for b in ordered}
+    rows = re.findall(r"^\| (json|pars) \| (\d+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$",
+                      section, re.MULTILINE)
+    assert [r[0] for r in rows] == ["json", "pars"]
+    for term, count, x, idf, lnq, w, boost in rows:
+        b = boosts[term]
+        odds = 1 + (1000 - b.df + 0.5) / (b.df + 0.5)
+        want = (b.count, odds, math.log(odds), (odds ** 0.3 - 1) / 0.3, b.weight, b.boost)
+        assert (int(count), *map(float, (x, idf, lnq, w, boost))) == pytest.approx(want, abs=5e-7), term
+    block = section[section.index("```json") + 7:]
+    shown = json.loads(block[:block.index("```")])
+    computed = elasticsearch_query(ordered)
+    for clause in computed["bool"]["should"]:
+        clause["term"]["contents"]["boost"] = round(clause["term"]["contents"]["boost"], 6)
+    assert shown == computed

@@ -7,6 +7,7 @@ import io.qlog.testing.Causes;
 import io.qlog.testing.CsnRuby;
 import io.qlog.testing.DistributedComparison;
 import io.qlog.testing.InterleavedRounds;
+import io.qlog.testing.ReadOnlyProxy;
 import io.qlog.testing.ReferenceIndex;
 import io.qlog.testing.RewriteVerb;
 import io.qlog.testing.SuiteCorpus;
@@ -72,7 +73,8 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
   @Override
   protected Collection<Class<? extends Plugin>> nodePlugins() {
     // Netty4Plugin: real HTTP on 127.0.0.1, which the rewrite verb talks to as a user's client would
-    return List.of(QLogSimilarityPlugin.class, AnseriniAnalysisPlugin.class, Netty4Plugin.class);
+    return List.of(QLogSimilarityPlugin.class, AnseriniAnalysisPlugin.class, Netty4Plugin.class,
+        ActionRecorderPlugin.class);
   }
 
   @Override
@@ -187,25 +189,45 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
   }
 
   /**
-   * The no-plugin route: an index whose field uses Elasticsearch's built-in BM25 (k1 = 0.9, b = 0.4), searched by
-   * {@code python -m qlog_pyserini.rewrite --engine elasticsearch} over HTTP (the node's _analyze, dfs term
-   * statistics, bool/should of boosted term queries with dfs_query_then_fetch). Its top 10 must be
-   * QLogBM25Similarity's on the single index at q = 1, 0.7, 0.3 for both odds forms, on every query, with every
-   * score 1 + k1 times the single index's (Elasticsearch's BM25 keeps that constant factor).
+   * The no-plugin route as a read-only application runs it: an index of 2 shards and 1 replica whose field uses
+   * Elasticsearch's built-in BM25 (k1 = 0.9, b = 0.4), reached only through the read-only proxy
+   * (tests/rewrite/readonly_proxy.py: _search, _msearch and _field_caps on the named indexes, anything else
+   * refused and recorded). {@code python -m qlog_pyserini.rewrite --engine elasticsearch} (tokens from the term
+   * suggester, dfs term statistics, one preference) must give QLogBM25Similarity's top 10 on the single index at
+   * q = 1, 0.7, 0.3 (lucene odds) on every query, every score 1 + k1 times the single index's (Elasticsearch's
+   * BM25 keeps that constant factor); a --field the index lacks must be one error line (exit 2); the Python tests of
+   * tests/rewrite/test_client_route.py (an elasticsearch.Elasticsearch client: search_analyzer honoured, to_query
+   * under a caller's filter, the cache off) must pass through the same proxy. The proxy must refuse nothing, and
+   * every action the nodes ran for its requests must be one the read privilege grants (indices:data/read/*).
    */
   public void testRewriteOverHttpEqualsQLogOnSingleIndex() throws Exception {
     requireCorpus();
     String plain = "csn-ruby-bm25";
-    Settings settings = shards()
+    Settings settings = shards().put("index.number_of_replicas", 1)
         .put("index.similarity.bm25.type", "BM25").put("index.similarity.bm25.k1", 0.9).put("index.similarity.bm25.b", 0.4)
         .build();
     createIndex(plain, settings, MAPPING.replace("\"similarity\": \"qlog\"", "\"similarity\": \"bm25\""), data.docs);
-    ensureGreen(plain);
+    String analyzers = "qlog-search-analyzer";
+    createIndex(analyzers, shards().build(), "{\"properties\": {\"id\": {\"type\": \"keyword\"},"
+        + " \"f\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"search_analyzer\": \"whitespace\"},"
+        + " \"g\": {\"type\": \"text\", \"analyzer\": \"anserini\"}}}", List.<String[]>of());
+    ensureGreen(plain, analyzers);
     TransportAddress http = internalCluster().getInstance(HttpServerTransport.class).boundAddress().publishAddress();
-    String url = "http://" + http.getAddress() + ":" + http.getPort();
-    // Elasticsearch's built-in BM25 (LegacyBM25Similarity) keeps BM25's (k1 + 1) numerator, which Lucene's
-    // BM25Similarity dropped: every score is 1.9 times Lucene's, the ranking the same
-    RewriteVerb.assertEqualsReference("elasticsearch", url, plain, data, reference, 1 + 0.9f, createTempDir("rewrite"));
+    String upstream = "http://" + http.getAddress() + ":" + http.getPort();
+    ActionRecorderPlugin.ACTIONS.clear();
+    try (ReadOnlyProxy proxy = new ReadOnlyProxy(upstream, plain + "," + analyzers, createTempDir("proxy"))) {
+      proxy.checkRoute("elasticsearch", plain, analyzers, CsnRuby.prepared().resolve("topics.tsv"),
+          createTempDir("route"));
+      // Elasticsearch's built-in BM25 (LegacyBM25Similarity) keeps BM25's (k1 + 1) numerator, which Lucene's
+      // BM25Similarity dropped: every score is 1.9 times Lucene's, the ranking the same
+      RewriteVerb.assertEqualsReference("elasticsearch", proxy.url, plain, data, reference, 1 + 0.9f,
+          List.of("lucene"), createTempDir("rewrite"));
+    }
+    System.out.println("actions run for the read-only proxy's requests: " + ActionRecorderPlugin.ACTIONS);
+    assertFalse(ActionRecorderPlugin.ACTIONS.isEmpty());
+    for (String action : ActionRecorderPlugin.ACTIONS) {
+      assertTrue(action + " is not granted by the read index privilege", action.startsWith("indices:data/read/"));
+    }
   }
 
   /** The Elasticsearch query of a rewritten Lucene query (boosted term queries under a boolean), on {@code field}. */

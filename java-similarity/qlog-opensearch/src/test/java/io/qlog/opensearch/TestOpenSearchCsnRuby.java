@@ -5,6 +5,7 @@ import io.qlog.testing.Causes;
 import io.qlog.testing.CsnRuby;
 import io.qlog.testing.DistributedComparison;
 import io.qlog.testing.InterleavedRounds;
+import io.qlog.testing.ReadOnlyProxy;
 import io.qlog.testing.ReferenceIndex;
 import io.qlog.testing.TopTen;
 import java.io.IOException;
@@ -82,7 +83,7 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
   protected Collection<Class<? extends Plugin>> nodePlugins() {
     // Netty4ModulePlugin: real HTTP on 127.0.0.1, which the rewrite verb talks to as a user's client would
     return List.of(QLogSimilarityPlugin.class, CommonAnalysisModulePlugin.class, PainlessModulePlugin.class,
-        Netty4ModulePlugin.class);
+        Netty4ModulePlugin.class, ActionRecorderPlugin.class);
   }
 
   @Override
@@ -409,21 +410,41 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
   }
 
   /**
-   * The no-plugin route: a field scored by OpenSearch's built-in BM25 (Lucene's BM25Similarity, k1 = 0.9, b = 0.4),
-   * searched by {@code python -m qlog_pyserini.rewrite --engine opensearch} over HTTP (the node's _analyze, dfs term
-   * statistics, bool/should of boosted term queries with dfs_query_then_fetch). Its top 10 must be
-   * QLogBM25Similarity's on the single index at q = 1, 0.7, 0.3 for both odds forms, on every query.
+   * The no-plugin route as a read-only application runs it: an index of 2 shards and 1 replica whose field is
+   * scored by OpenSearch's built-in BM25 (Lucene's BM25Similarity, k1 = 0.9, b = 0.4), reached only through the
+   * read-only proxy (tests/rewrite/readonly_proxy.py: _search, _msearch and _field_caps on the named indexes,
+   * anything else refused and recorded). {@code python -m qlog_pyserini.rewrite --engine opensearch} (tokens from
+   * the term suggester, dfs term statistics, one preference) must give QLogBM25Similarity's top 10 on the single
+   * index at q = 1, 0.7, 0.3 (lucene odds), on every query; a --field the index lacks must be one error line
+   * (exit 2); tests/rewrite/test_client_route.py (an opensearchpy.OpenSearch client) must pass through the same
+   * proxy. The proxy must refuse nothing, and every action the nodes ran for its requests must be one the security
+   * plugin's read action group grants (indices:data/read*).
    */
   public void testRewriteOverHttpEqualsQLogOnSingleIndex() throws Exception {
     requireCorpus();
     String plain = "csn-ruby-bm25";
-    Settings settings = Settings.builder().put(indexSettings(1.0))
+    Settings settings = Settings.builder().put(indexSettings(1.0)).put("index.number_of_replicas", 1)
         .put("index.similarity.bm25.type", "BM25").put("index.similarity.bm25.k1", 0.9).put("index.similarity.bm25.b", 0.4)
         .build();
     createIndex(plain, settings, MAPPING.replace("\"similarity\": \"qlog\"", "\"similarity\": \"bm25\""), data.docs);
-    ensureGreen(plain);
+    String analyzers = "qlog-search-analyzer";
+    createIndex(analyzers, indexSettings(1.0), "{\"properties\": {\"id\": {\"type\": \"keyword\"},"
+        + " \"f\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"search_analyzer\": \"whitespace\"},"
+        + " \"g\": {\"type\": \"text\", \"analyzer\": \"anserini\"}}}", List.<String[]>of());
+    ensureGreen(plain, analyzers);
     TransportAddress http = internalCluster().getInstance(HttpServerTransport.class).boundAddress().publishAddress();
-    String url = "http://" + http.getAddress() + ":" + http.getPort();
-    RewriteVerb.assertEqualsReference("opensearch", url, plain, data, reference, 1f, createTempDir("rewrite"));
+    String upstream = "http://" + http.getAddress() + ":" + http.getPort();
+    ActionRecorderPlugin.ACTIONS.clear();
+    Path topics = CsnRuby.prepared().resolve("topics.tsv");
+    try (ReadOnlyProxy proxy = new ReadOnlyProxy(upstream, plain + "," + analyzers, createTempDir("proxy"))) {
+      proxy.checkRoute("opensearch", plain, analyzers, topics, createTempDir("route"));
+      RewriteVerb.assertEqualsReference("opensearch", proxy.url, plain, data, reference, 1f, List.of("lucene"),
+          createTempDir("rewrite"));
+    }
+    System.out.println("actions run for the read-only proxy's requests: " + ActionRecorderPlugin.ACTIONS);
+    assertFalse(ActionRecorderPlugin.ACTIONS.isEmpty());
+    for (String action : ActionRecorderPlugin.ACTIONS) {
+      assertTrue(action + " is not granted by the read action group", action.startsWith("indices:data/read"));
+    }
   }
 }

@@ -52,15 +52,15 @@ public final class RewriteVerb {
   }
 
   /**
-   * Runs the verb against {@code engine} at q = 1, 0.7, 0.3 for both odds forms and asserts that every query's top 10
-   * is QLogBM25Similarity's (k1 = 0.9, b = 0.4) on the single {@code reference} index, every score times
-   * {@code scale} (an engine whose BM25 keeps the (k1 + 1) numerator scores 1 + k1 times Lucene's). Prints a line
-   * per setting.
+   * Runs the verb against {@code engine} at q = 1, 0.7, 0.3 for each odds form of {@code forms} (lucene, rsj) and
+   * asserts that every query's top 10 is QLogBM25Similarity's (k1 = 0.9, b = 0.4) on the single {@code reference}
+   * index, every score times {@code scale} (an engine whose BM25 keeps the (k1 + 1) numerator scores 1 + k1 times
+   * Lucene's). Prints a line per setting.
    */
   public static void assertEqualsReference(String engine, String url, String index, CsnRuby data,
-      ReferenceIndex reference, float scale, Path out) throws IOException, InterruptedException {
+      ReferenceIndex reference, float scale, List<String> forms, Path out) throws IOException, InterruptedException {
     StringBuilder table = new StringBuilder();
-    for (String form : new String[] {"lucene", "rsj"}) {
+    for (String form : forms) {
       for (double q : new double[] {1.0, 0.7, 0.3}) {
         Map<String, TopTen> runs = run(engine, url, index, CsnRuby.prepared().resolve("topics.tsv"), q, form, out);
         QLogBM25Similarity qlog = new QLogBM25Similarity(0.9f, 0.4f, q, QLogBM25Similarity.IdfForm.parse(form));
@@ -89,5 +89,42 @@ public final class RewriteVerb {
       }
     }
     System.out.print(table);
+  }
+
+  /**
+   * Runs {@code python -m pytest FILE -n 0 -q} with {@code env} added to the environment (the project's Python and
+   * its worktree on PYTHONPATH, as the verb), for the Python tests that need a live cluster; returns its exit code
+   * and writes its output to {@code out/<file name>.log}.
+   */
+  public static int pytest(String file, Map<String, String> env, Path out) throws IOException, InterruptedException {
+    Files.createDirectories(out);
+    Path log = out.resolve(Path.of(file).getFileName() + ".log");
+    List<String> cmd = List.of(CsnRuby.python().toString(), "-m", "pytest", file, "-n", "0", "-q", "-p",
+        "no:cacheprovider");
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(CsnRuby.repoRoot().toFile()).redirectErrorStream(true)
+        .redirectOutput(log.toFile());
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    if (!p.waitFor(30, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new AssertionError("pytest timed out: " + String.join(" ", cmd));
+    }
+    System.out.print(Files.readString(log, StandardCharsets.UTF_8));
+    return p.exitValue();
+  }
+
+  /** Runs the rewrite verb with {@code args} after {@code python -m qlog_pyserini.rewrite}; its exit code and output. */
+  public static String[] exitAndOutput(List<String> args, Path out) throws IOException, InterruptedException {
+    Files.createDirectories(out);
+    Path log = Files.createTempFile(out, "rewrite", ".log");
+    List<String> cmd = new ArrayList<>(List.of(CsnRuby.python().toString(), "-m", "qlog_pyserini.rewrite"));
+    cmd.addAll(args);
+    Process p = new ProcessBuilder(cmd).directory(CsnRuby.repoRoot().toFile()).redirectErrorStream(true)
+        .redirectOutput(log.toFile()).start();
+    if (!p.waitFor(10, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new AssertionError("rewrite verb timed out: " + String.join(" ", cmd));
+    }
+    return new String[] {Integer.toString(p.exitValue()), Files.readString(log, StandardCharsets.UTF_8)};
   }
 }

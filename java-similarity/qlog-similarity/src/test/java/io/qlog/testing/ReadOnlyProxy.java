@@ -1,0 +1,87 @@
+package io.qlog.testing;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The project's read-only reverse proxy (tests/rewrite/readonly_proxy.py, run by the project's Python) in front of
+ * an Elasticsearch or OpenSearch node: it forwards only {@code _search}, {@code _msearch} and {@code _field_caps}
+ * on the named indexes (what the {@code read} index privilege allows) and records anything else, which
+ * {@link #refused()} returns. Forwarded requests carry {@code X-Opaque-Id: }{@link #OPAQUE_ID}, so a test can
+ * collect the engine actions they ran.
+ */
+public final class ReadOnlyProxy implements Closeable {
+  public static final String OPAQUE_ID = "qlog-readonly-proxy";
+
+  private final Process process;
+  private final Path log;
+  public final String url;
+
+  public ReadOnlyProxy(String upstream, String indexes, Path dir) throws IOException, InterruptedException {
+    Files.createDirectories(dir);
+    Path portFile = dir.resolve("proxy.port");
+    log = dir.resolve("proxy-refused.log");
+    Files.deleteIfExists(portFile);
+    Files.write(log, new byte[0]);
+    Path script = CsnRuby.repoRoot().resolve("tests/rewrite/readonly_proxy.py");
+    process = new ProcessBuilder(CsnRuby.python().toString(), script.toString(), upstream, indexes,
+        portFile.toString(), log.toString()).redirectErrorStream(true)
+        .redirectOutput(dir.resolve("proxy.out").toFile()).start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!Files.exists(portFile)) {
+      if (!process.isAlive() || System.nanoTime() > deadline) {
+        process.destroyForcibly();
+        throw new IOException("the read-only proxy did not start: "
+            + Files.readString(dir.resolve("proxy.out"), StandardCharsets.UTF_8));
+      }
+      Thread.sleep(50);
+    }
+    url = "http://127.0.0.1:" + Files.readString(portFile, StandardCharsets.UTF_8).trim();
+  }
+
+  /** The requests the proxy refused ("METHOD PATH: why"), in order. */
+  public List<String> refused() throws IOException {
+    return Files.readAllLines(log, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The checks of the read-only route beyond the runs, through this proxy: a {@code --field} the index lacks is one
+   * error line and exit 2; tests/rewrite/test_client_route.py passes with {@code engine}'s Python client on
+   * {@code index} (CSN-Ruby under the engine's BM25) and {@code analyzerIndex} (field f: analyzer anserini,
+   * search_analyzer whitespace; g: anserini); and the proxy refused nothing. Throws AssertionError otherwise.
+   */
+  public void checkRoute(String engine, String index, String analyzerIndex, Path topics, Path dir)
+      throws IOException, InterruptedException {
+    String[] absent = RewriteVerb.exitAndOutput(List.of("--engine", engine, "--url", url, "--collection", index,
+        "--field", "nosuch", "--topics", topics.toString(), "--q", "0.7", "--output",
+        dir.resolve("absent-field-run.txt").toString()), dir);
+    if (!absent[0].equals("2") || !absent[1].startsWith("error: ") || !absent[1].contains("'nosuch'")) {
+      throw new AssertionError("a --field the index lacks: exit " + absent[0] + "\n" + absent[1]);
+    }
+    int pytest = RewriteVerb.pytest("tests/rewrite/test_client_route.py", java.util.Map.of("QLOG_ENGINE", engine,
+        "QLOG_ENGINE_URL", url, "QLOG_ENGINE_INDEX", index, "QLOG_ANALYZER_INDEX", analyzerIndex,
+        "QLOG_TOPICS", topics.toString()), dir);
+    if (pytest != 0) {
+      throw new AssertionError("tests/rewrite/test_client_route.py failed (exit " + pytest + ")");
+    }
+    if (!refused().isEmpty()) {
+      throw new AssertionError("requests a read-only role may not send: " + refused());
+    }
+  }
+
+  @Override
+  public void close() {
+    process.destroy();
+    try {
+      process.waitFor(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    process.destroyForcibly();
+  }
+}
