@@ -105,7 +105,8 @@ class HttpRewriter:
     (a base URL and a ``requests.Session``; Solr, or either engine without its Python client).
 
         >>> r = HttpRewriter.from_client(es, "code", q=0.7)  # doctest: +SKIP
-        >>> body = {"query": {"bool": {"must": [r.to_query("parse json")], "filter": [{"term": {"lang": "ruby"}}]}}}
+        >>> body = {"query": {"bool": {"must": [r.to_query("parse json")],  # doctest: +SKIP
+        ...                            "filter": [{"term": {"lang": "ruby"}}]}}}
         >>> es.search(index="code", body=body, search_type="dfs_query_then_fetch", preference=r.preference)  # doctest: +SKIP
 
     Args:
