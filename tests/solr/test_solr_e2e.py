@@ -129,3 +129,8 @@ def test_rewrite_on_plain_bm25_solr_ranks_as_qlog(csn_ruby, solr_url, tmp_path) 
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+    # a field the collection's schema lacks is one error line, not an empty run
+    absent = run_verb("rewrite", "--engine", "solr", "--url", solr_url, "--collection", "csn_bm25", "--field", "nosuch",
+                      "--topics", topics, "--q", "0.7", "--output", tmp_path / "absent.txt")
+    assert absent.returncode == 2 and absent.stderr.startswith("error: ") and "'nosuch'" in absent.stderr, absent.stderr
+    assert not (tmp_path / "absent.txt").exists()
