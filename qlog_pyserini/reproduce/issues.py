@@ -14,11 +14,14 @@ import json
 from pathlib import Path
 from typing import Sequence
 
+import pandas as pd
+
+from qlog_pyserini.eval.significance import compare_scores, format_p
 from qlog_pyserini.formats.instances import REPORT_FILE
 from qlog_pyserini.instances.build import prepare_issue_set
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.instances.rules import FileRules
-from qlog_pyserini.predict.rule import RuleSettings
+from qlog_pyserini.predict.files import CAUTION, FILES_Q, MIN_GROUP, TOLERANCE, fit_files_q, held_out_qs
 from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp
 from qlog_pyserini.reproduce.report import footer, mode, shown_path
 from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, TuningGrids
@@ -60,11 +63,13 @@ def run(cfg: Config, corpora: Sequence[Prepared]) -> None:
     for summary in summaries:
         sections.append("#" + format_summary(summary).replace("\n# ", "\n## ").replace("\n## ", "\n### "))
         sections.append(_repositories(Path(summary["instance_set"]), cfg))
+    label_free_md, label_free = label_free_section(summaries, cfg)
+    sections.append(label_free_md)
     with atomic_output(cfg.out / "issues.md") as f:
         f.write("\n".join(sections) + footer(cfg))
     with atomic_output(cfg.out / "issues.json") as f:
         json.dump([{k: s[k] for k in ("name", "instances", "repositories", "languages", "tables", "cv", "auto",
-                                      "verdict") if k in s} for s in summaries], f, indent=1)
+                                      "verdict") if k in s} for s in summaries] + [{"label_free": label_free}], f, indent=1)
     return None
 
 
@@ -84,13 +89,64 @@ def _sweep_set(folder: Path, cfg: Config) -> dict:
         stamp(sets, set_key)
     index_instance_set(sets, indexes, threads=cfg.threads)  # reuses every index whose corpus is unchanged
     grids = TuningGrids(q_grid=grid, k1_grid=tuple(parse_grid(DEFAULT_K1_GRID)), b_grid=tuple(parse_grid(DEFAULT_B_GRID)))
-    sweep_key = {"set": set_key, "grid": list(grid), "resamples": cfg.resamples, "summary_version": 1}
+    sweep_key = {"set": set_key, "grid": list(grid), "resamples": cfg.resamples, "summary_version": 2}
     if cached(sweeps, sweep_key) and (sweeps / "summary.json").is_file():
         return json.loads((sweeps / "summary.json").read_text())
-    settings = InstanceSweepSettings(grids=grids, threads=cfg.threads, resamples=cfg.resamples, auto=RuleSettings())
+    settings = InstanceSweepSettings(grids=grids, threads=cfg.threads, resamples=cfg.resamples, auto=FILES_Q)
     summary = run_instance_sweep(sets, indexes, sweeps, settings, name=folder.name, overwrite=True)
     stamp(sweeps, sweep_key)
     return summary
+
+
+def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dict]:
+    """The files rule (``--q auto`` on an instance set) fitted on the pooled sets, and scored held out by
+    repository and by language, from each set's per-instance MRR at every q (its sweep's ``per_point.csv``)."""
+    frames, cv, auto, repo_of, set_of = [], [], [], {}, {}
+    for summary in summaries:
+        folder = cfg.work / "issue-sweeps" / summary["name"]
+        per_point = pd.read_csv(folder / "per_point.csv", index_col="qid")
+        per_query = pd.read_csv(folder / "per_query.csv", index_col="qid")
+        columns = {float(c.rsplit("q=", 1)[1]): c for c in per_point.columns
+                   if c.startswith(f"k1={summary['k1']:g},b={summary['b']:g},q=")}
+        frames.append(per_point[list(columns.values())].set_axis(list(columns), axis=1))
+        cv.append(per_query["qlog_cv:recip_rank"])
+        auto.append(per_query["auto:recip_rank"])  # q = FILES_Q, a point of the grid or not
+        repo_of.update(per_query["repo"].to_dict())
+        set_of.update({q: summary["name"] for q in per_query.index})
+    scores, qlog_cv = pd.concat(frames), pd.concat(cv)
+    pooled = fit_files_q(scores, set_of)
+    held = {"repository": held_out_qs(scores, repo_of, set_of), "language": held_out_qs(scores, set_of, set_of)}
+    systems = {f"q = {FILES_Q:g} (`--q auto`)": pd.concat(auto),
+               "held out by repository": pd.Series({q: scores.at[q, held["repository"][repo_of[q]]] for q in scores.index}),
+               "held out by language": pd.Series({q: scores.at[q, held["language"][set_of[q]]] for q in scores.index})}
+    rows, record = [], {"q": FILES_Q, "fitted_on_all": pooled, "held_out_q": held, "sets": {}}
+    for name in [s["name"] for s in summaries]:
+        ids = [q for q in scores.index if set_of[q] == name]
+        bm25, best = scores.loc[ids, 1.0], qlog_cv.loc[ids]
+        cells, record["sets"][name] = [], {"instances": len(ids), "bm25": bm25.mean(), "qlog_cv": best.mean()}
+        for label, system in systems.items():
+            c = compare_scores(bm25, system.loc[ids], resamples=cfg.resamples, seed=0)
+            gain = best.mean() - bm25.mean()
+            recovery = f"{c.diff / gain:.2f}" if gain > 0 else "n/a"
+            cells.append(f"{c.mean_b:.4f} ({100 * (c.rel_diff or 0):+.1f}%, {format_p(c.p, c.resamples)}, {recovery})")
+            record["sets"][name][label] = {"mrr": c.mean_b, "rel_diff": c.rel_diff, "p": c.p,
+                                           "recovery": c.diff / gain if gain > 0 else None}
+        lolo_q = held["language"][name]
+        rows.append(f"| {name} | {len(ids)} | {bm25.mean():.4f} | {best.mean():.4f} | " + " | ".join(cells)
+                    + f" | {lolo_q:g} |")
+    by_repo = ", ".join(f"{r}: {q:g}" for r, q in held["repository"].items())
+    md = ("## Label-free q on issue -> files (the files rule)\n\n"
+          f"`--q auto` on an instance set is one q for every instance, q = {FILES_Q:g} "
+          "(`qlog_pyserini/predict/files.py`): the q of the grid with the best mean relative MRR change over BM25 "
+          f"across the sets of at least {MIN_GROUP} instances, among those that keep every such set within "
+          f"{100 * TOLERANCE:g}% of BM25, the nearest BM25 within {100 * CAUTION:g} points of the best. Fitted on "
+          f"all the sets below it picks q = {pooled:g}. Held out, each instance is scored at the q fitted "
+          "without its repository, or without its set. Cells: MRR (change against BM25, two-sided randomization "
+          "p against BM25, recovery = gain / the cross-validated q-log's gain).\n\n"
+          "| set | instances | BM25 | q-log (CV) | " + " | ".join(systems) + " | q held out by language |\n"
+          "|---|---:|---:|---:|" + "---|" * len(systems) + "---:|\n" + "\n".join(rows) + "\n\n"
+          f"q held out by repository: {by_repo}.\n")
+    return md, record
 
 
 def _repositories(instance_set: Path, cfg: Config) -> str:

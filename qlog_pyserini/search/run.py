@@ -26,6 +26,7 @@ from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info, progress_bar
 from qlog_pyserini.search.batch import BATCH, RunWritten, default_run_tag, write_topics_lines, write_topics_run
 from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
+from qlog_pyserini.predict.files import files_auto_q, log_files_q
 from qlog_pyserini.search.instances import corpus_indexes
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.search.similarities import model, own_parameters
@@ -237,6 +238,9 @@ def run_instance_search(job: SearchJob, instances: str | Path) -> Path:
     indexes = corpus_indexes(instance_set, job.index or "")
     tag = job.run_tag or (f"qlog-bm25-qauto{'-query' if job.auto_query else ''}-{job.idf_form}" if job.auto is not None
                           else default_run_tag(job.similarity, job.q, job.idf_form, job.gamma, job.mu))
+    if job.auto is not None and job.auto_query is None:
+        job = replace(job, q=files_auto_q(job.auto), auto=None)
+        log_files_q(job.q)
     job = replace(job, run_tag=check_id(tag, "run tag"))
     lines = unanswered = 0
     groups = instance_set.by_corpus()

@@ -22,8 +22,8 @@ same folds for all families. By default the folds are dealt by repository (:func
 <qlog_pyserini.sweep.crossval.group_fold_assignment>`): every instance of a repository is in one fold, so an
 instance is scored at a value chosen on other repositories only, as a user tuning on public repositories and
 searching their own would. A set of one repository falls back to folds over instances (and says so).
-With a label-free rule (``--q auto``'s, on by default in the verb), each instance is also searched at the q
-predicted for its own index, in the same pass. Every system is compared with BM25 and q-log and the joint choice
+With the label-free q (``--q auto`` on an instance set: the files rule of :mod:`qlog_pyserini.predict.files`, on
+by default in the verb), each instance is also searched at that q, in the same pass. Every system is compared with BM25 and q-log and the joint choice
 with tuned BM25 by the paired tests of
 :func:`qlog_pyserini.eval.significance.compare_scores` (two-sided randomization p first).
 
@@ -49,7 +49,7 @@ from qlog_pyserini.eval.budget import check_budgets
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.formats.instances import InstanceSet, read_instance_set
 from qlog_pyserini.formula import check_form
-from qlog_pyserini.predict.rule import predict_with
+from qlog_pyserini.predict.files import RULE as FILES_RULE, files_prediction, log_files_q
 from qlog_pyserini.search.instances import corpus_indexes
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.sweep.baselines import (FAMILY_LABELS, Point, TuningGrids, cross_validate_families,
@@ -90,9 +90,9 @@ def measure_name(measure: str) -> str:
 class InstanceSweepSettings:
     """What an instance-set sweep measures: the grids, the metric that chooses, the tests and the folds.
 
-    ``cv_unit`` deals the folds by ``repository`` (default) or by ``instance``. ``auto`` (a
-    :class:`qlog_pyserini.predict.rule.RuleSettings`) adds the label-free q of each index (``--q auto``'s rule)
-    as one more system, each instance searched at the q predicted for its own index.
+    ``cv_unit`` deals the folds by ``repository`` (default) or by ``instance``. ``auto`` (a q, by default
+    :data:`qlog_pyserini.predict.files.FILES_Q`) adds ``--q auto`` on an instance set, the files rule, as one
+    more system: every instance searched at that q.
     """
 
     grids: TuningGrids
@@ -106,9 +106,11 @@ class InstanceSweepSettings:
     folds: int = DEFAULT_FOLDS
     cv_seed: int = 0
     cv_unit: str = "repository"
-    auto: Any = None
+    auto: float | None = None
 
     def __post_init__(self) -> None:
+        if self.auto is not None:
+            object.__setattr__(self, "auto", files_prediction(self.auto).q)
         object.__setattr__(self, "budgets", tuple(check_budgets(self.budgets)))
         object.__setattr__(self, "idf_form", check_form(self.idf_form))
         if self.metric not in self.measures():
@@ -139,6 +141,8 @@ def run_instance_sweep(instances: str | os.PathLike, index_dir: str | os.PathLik
     out = check_output_dir(out_dir, "sweep", inputs=(instances, index_dir), overwrite=overwrite)
     fold_of, unit = instance_folds(instance_set, settings)
     points = settings.grids.points()
+    if settings.auto is not None:
+        log_files_q(settings.auto)
     per_point = measure_points(instance_set, indexes, points, settings, progress)
     with staged_output(out, "sweep", "sweep", overwrite=overwrite) as stage:
         summary, per_query = summarize(instance_set, per_point, settings, fold_of, unit)
@@ -161,7 +165,7 @@ def instance_folds(instance_set: InstanceSet, settings: InstanceSweepSettings) -
 def measure_points(instance_set: InstanceSet, indexes: Mapping[str, Path], points: list[Point],
                    settings: InstanceSweepSettings, progress: bool = True) -> dict[Point | str, pd.DataFrame]:
     """Every point's measures per instance (rows = instance ids in set order, columns = the measures); with
-    ``settings.auto``, also ``"auto"``: each instance at its index's label-free q (searched in the same pass), and
+    ``settings.auto``, also ``"auto"``: each instance at the files rule's q (searched in the same pass), and
     ``"auto_q"``: that q per instance (one column, ``q``)."""
     frames: dict[Point | str, list[pd.DataFrame]] = {p: [] for p in points}
     if settings.auto is not None:
@@ -180,7 +184,7 @@ def measure_points(instance_set: InstanceSet, indexes: Mapping[str, Path], point
                           for k1, b, q in points]
                 labels: list[Point | str] = list(points)
                 if settings.auto is not None:
-                    q_auto = round(float(predict_with(indexes[key], settings.auto).q), 10)
+                    q_auto = settings.auto
                     models.append(searcher.make_similarity("qlog", k1=settings.grids.k1, b=settings.grids.b,
                                                            q=q_auto, idf_form=settings.idf_form))
                     labels.append("auto")
@@ -236,7 +240,7 @@ def summarize(instance_set: InstanceSet, per_point: Mapping[Point | str, pd.Data
     }
     if auto_q is not None:
         qs = auto_q["q"].value_counts().sort_index()
-        summary["auto"] = {"rule": asdict(settings.auto), "q_distribution": {f"{q:g}": int(n) for q, n in qs.items()}}
+        summary["auto"] = {"rule": {"rule": FILES_RULE, "q": settings.auto}, "q_distribution": {f"{q:g}": int(n) for q, n in qs.items()}}
     for kind, group_of in groups.items():
         summary["tables"][kind] = _group_table(systems, group_of, settings)
     for base, system in (p for p in PAIRS if p[1] in systems):

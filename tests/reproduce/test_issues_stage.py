@@ -56,7 +56,11 @@ def test_issues_stage_prepares_indexes_sweeps_and_records_the_mirror(tmp_path):
     assert "java: 6 instances" in md
     head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     assert "| demo/readers |" in md and head in md
-    [summary] = json.loads((tmp_path / "out" / "issues.json").read_text())
+    [summary, label_free] = json.loads((tmp_path / "out" / "issues.json").read_text())
+    # one set of 6 instances is too small to move the files rule off BM25, held out or not
+    assert label_free["label_free"]["fitted_on_all"] == 1.0
+    assert label_free["label_free"]["held_out_q"] == {"repository": {"demo/readers": 1.0}, "language": {"java": 1.0}}
+    assert "## Label-free q on issue -> files" in md and "| java | 6 | 1.0000 | 1.0000 |" in md
     means = summary["tables"]["all"][0]["means"]
     # each issue names its reader's one method, a term of that file alone (the test file is not a document)
     assert means["bm25"]["recip_rank"] == 1.0 and means["qlog_cv"]["recip_rank"] == 1.0

@@ -16,6 +16,7 @@ from conftest import run_verb, same_ranking  # noqa: E402
 from qlog_pyserini.eval.budget import code_token_count
 from qlog_pyserini.formats.instances import read_instance_set
 from qlog_pyserini.formats.trec import read_run
+from qlog_pyserini.predict.files import FILES_Q
 from qlog_pyserini.search.searcher import anserini_bm25_searcher, hits_from_anserini
 
 pytestmark = pytest.mark.jvm
@@ -131,7 +132,8 @@ def test_sweep_points_equal_pytrec_eval_and_a_plain_walk_on_the_search_runs(inst
     points = pd.read_csv(swept / "points.csv")
     evaluator = pytrec_eval.RelevanceEvaluator(instance_set_.qrels, {"recip_rank", "ndcg_cut.10", "success.1,5,10"})
     for flags, point, system in (((), (0.9, 0.4, 1.0), "bm25"), (("--k1", 1.2, "--b", 0.75), (1.2, 0.75, 1.0), "engine"),
-                                 (("--q", 0.3), (0.9, 0.4, 0.3), None), (("--q", "auto"), None, "auto")):
+                                 (("--q", 0.3), (0.9, 0.4, 0.3), None), (("--q", "auto"), None, "auto"),
+                                 (("--q", FILES_Q), None, "auto")):
         run = _search(set_dir, index_dir, tmp_path / "run.txt", *flags)
         measured = evaluator.evaluate({q_: {h.docid: h.score for h in hits} for q_, hits in run.items()})
         want = pd.DataFrame({"recip_rank": {q_: m["recip_rank"] for q_, m in measured.items()},
@@ -159,8 +161,9 @@ def test_sweep_cross_validation_holds_repositories_out_and_scores_the_chosen_poi
     summary = json.loads((swept / "summary.json").read_text())
     per_query = pd.read_csv(swept / "per_query.csv", index_col="qid")
     points = pd.read_csv(swept / "points.csv")
-    # the label-free q of each index, as search --q auto predicts it (these small indexes shrink it to BM25)
-    assert summary["auto"]["q_distribution"] == {"1": len(per_query)} and per_query["auto:q"].eq(1.0).all()
+    # --q auto on an instance set: the files rule, one q for every instance
+    assert summary["auto"]["rule"] == {"rule": "files", "q": FILES_Q}
+    assert summary["auto"]["q_distribution"] == {f"{FILES_Q:g}": len(per_query)} and per_query["auto:q"].eq(FILES_Q).all()
     assert summary["cv"]["unit"] == "repository" and summary["cv"]["folds"] == 5
     assert per_query.groupby("repo")["fold"].nunique().eq(1).all()  # a repository lies in one fold
     assert per_query["fold"].nunique() == 5
@@ -212,3 +215,12 @@ def test_instance_folds_fall_back_to_instances_for_one_repository(instance_set, 
     settings = InstanceSweepSettings(grids=TuningGrids((0.5,), (0.9,), (0.4,)))
     fold_of, unit = instance_folds(read_instance_set(one), settings)
     assert unit == "instance" and set(fold_of) == ids and len(set(fold_of.values())) == 5
+
+
+def test_corpus_rule_options_on_an_instance_set_are_refused_not_ignored(instance_set, tmp_path):
+    set_dir, index_dir = instance_set
+    for verb, out in (("search", ("--output", tmp_path / "run.txt")), ("sweep", ("--out", tmp_path / "sweep"))):
+        r = run_verb(verb, "--instances", set_dir, "--index", index_dir, *out, "--auto-c", 3,
+                     *(("--q", "auto") if verb == "search" else ()))
+        assert r.returncode == 2 and r.stderr.startswith("error:") and "--auto-" in r.stderr, (verb, r.stderr)
+        assert not (tmp_path / "run.txt").exists() and not (tmp_path / "sweep").exists()
