@@ -11,17 +11,20 @@ the commit of every repository read. Every step is cached under ``--work`` and r
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Sequence
 
 import pandas as pd
 
 from qlog_pyserini.eval.significance import compare_scores, format_p
-from qlog_pyserini.formats.instances import REPORT_FILE
+from qlog_pyserini.eval.budget import code_token_count
+from qlog_pyserini.formats.instances import REPORT_FILE, corpus_path, read_instance_set
 from qlog_pyserini.instances.build import prepare_issue_set
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.instances.rules import FileRules
-from qlog_pyserini.predict.files import CAUTION, FILES_Q, MIN_GROUP, TOLERANCE, fit_files_q, held_out_qs
+from qlog_pyserini.predict.files import (CAUTION, LENGTH_GRID, MIN_GROUP, Q_FLOOR, TOLERANCE, FilesRule,
+                                        fit_files_rule, held_out_rules)
 from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp
 from qlog_pyserini.reproduce.report import footer, mode, shown_path
 from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, TuningGrids
@@ -68,8 +71,9 @@ def run(cfg: Config, corpora: Sequence[Prepared]) -> None:
     with atomic_output(cfg.out / "issues.md") as f:
         f.write("\n".join(sections) + footer(cfg))
     with atomic_output(cfg.out / "issues.json") as f:
-        json.dump([{k: s[k] for k in ("name", "instances", "repositories", "languages", "tables", "cv", "auto",
-                                      "verdict") if k in s} for s in summaries] + [{"label_free": label_free}], f, indent=1)
+        sets = [{k: s[k] for k in ("name", "instances", "repositories", "languages", "tables", "cv", "auto", "verdict")
+                 if k in s} for s in summaries]
+        json.dump(sets + [{"label_free": label_free}], f, indent=1)
     return None
 
 
@@ -89,10 +93,10 @@ def _sweep_set(folder: Path, cfg: Config) -> dict:
         stamp(sets, set_key)
     index_instance_set(sets, indexes, threads=cfg.threads)  # reuses every index whose corpus is unchanged
     grids = TuningGrids(q_grid=grid, k1_grid=tuple(parse_grid(DEFAULT_K1_GRID)), b_grid=tuple(parse_grid(DEFAULT_B_GRID)))
-    sweep_key = {"set": set_key, "grid": list(grid), "resamples": cfg.resamples, "summary_version": 2}
+    sweep_key = {"set": set_key, "grid": list(grid), "resamples": cfg.resamples, "summary_version": 3}
     if cached(sweeps, sweep_key) and (sweeps / "summary.json").is_file():
         return json.loads((sweeps / "summary.json").read_text())
-    settings = InstanceSweepSettings(grids=grids, threads=cfg.threads, resamples=cfg.resamples, auto=FILES_Q)
+    settings = InstanceSweepSettings(grids=grids, threads=cfg.threads, resamples=cfg.resamples, auto=FilesRule())
     summary = run_instance_sweep(sets, indexes, sweeps, settings, name=folder.name, overwrite=True)
     stamp(sweeps, sweep_key)
     return summary
@@ -110,20 +114,30 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
                    if c.startswith(f"k1={summary['k1']:g},b={summary['b']:g},q=")}
         frames.append(per_point[list(columns.values())].set_axis(list(columns), axis=1))
         cv.append(per_query["qlog_cv:recip_rank"])
-        auto.append(per_query["auto:recip_rank"])  # q = FILES_Q, a point of the grid or not
+        auto.append(per_query["auto:recip_rank"])  # the files rule's q, a point of the grid or not
         repo_of.update(per_query["repo"].to_dict())
         set_of.update({q: summary["name"] for q in per_query.index})
     scores, qlog_cv = pd.concat(frames), pd.concat(cv)
-    pooled = fit_files_q(scores, set_of)
-    held = {"repository": held_out_qs(scores, repo_of, set_of), "language": held_out_qs(scores, set_of, set_of)}
-    systems = {f"q = {FILES_Q:g} (`--q auto`)": pd.concat(auto),
-               "held out by repository": pd.Series({q: scores.at[q, held["repository"][repo_of[q]]] for q in scores.index}),
-               "held out by language": pd.Series({q: scores.at[q, held["language"][set_of[q]]] for q in scores.index})}
-    rows, record = [], {"q": FILES_Q, "fitted_on_all": pooled, "held_out_q": held, "sets": {}}
+    features = pd.concat(_instance_features(cfg.work / "issue-sets" / s["name"], cfg.work / "issue-indexes" / s["name"])
+                         for s in summaries).reindex(scores.index)
+    lengths = features["mean_length"].to_dict()
+    shipped = FilesRule()
+    pooled = fit_files_rule(scores, lengths, set_of)
+    held = {unit: held_out_rules(scores, lengths, of, set_of) for unit, of in (("repository", repo_of),
+                                                                               ("language", set_of))}
+    at = {unit: pd.Series({q: scores.at[q, held[unit][of[q]].q_for(lengths[q])] for q in scores.index})
+          for unit, of in (("repository", repo_of), ("language", set_of))}
+    systems = {"`--q auto`": pd.concat(auto), "held out by repository": at["repository"],
+               "held out by language": at["language"]}
+    rows, record = [], {"rule": _rule_record(shipped), "fitted_on_all": _rule_record(pooled),
+                        "held_out": {u: {k: _rule_record(r) for k, r in rules.items()} for u, rules in held.items()},
+                        "sets": {}}
     for name in [s["name"] for s in summaries]:
         ids = [q for q in scores.index if set_of[q] == name]
         bm25, best = scores.loc[ids, 1.0], qlog_cv.loc[ids]
-        cells, record["sets"][name] = [], {"instances": len(ids), "bm25": bm25.mean(), "qlog_cv": best.mean()}
+        moved = sum(1 for q in ids if lengths[q] >= shipped.min_length)
+        cells, record["sets"][name] = [], {"instances": len(ids), "moved": moved, "bm25": bm25.mean(),
+                                           "qlog_cv": best.mean()}
         for label, system in systems.items():
             c = compare_scores(bm25, system.loc[ids], resamples=cfg.resamples, seed=0)
             gain = best.mean() - bm25.mean()
@@ -131,22 +145,94 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
             cells.append(f"{c.mean_b:.4f} ({100 * (c.rel_diff or 0):+.1f}%, {format_p(c.p, c.resamples)}, {recovery})")
             record["sets"][name][label] = {"mrr": c.mean_b, "rel_diff": c.rel_diff, "p": c.p,
                                            "recovery": c.diff / gain if gain > 0 else None}
-        lolo_q = held["language"][name]
-        rows.append(f"| {name} | {len(ids)} | {bm25.mean():.4f} | {best.mean():.4f} | " + " | ".join(cells)
-                    + f" | {lolo_q:g} |")
-    by_repo = ", ".join(f"{r}: {q:g}" for r, q in held["repository"].items())
+        rows.append(f"| {name} | {len(ids)} | {moved} | {bm25.mean():.4f} | {best.mean():.4f} | " + " | ".join(cells)
+                    + f" | {_rule_text(held['language'][name])} |")
+    by_repo = "; ".join(f"{r}: {_rule_text(rule)}" for r, rule in held["repository"].items())
+    q_near = min(scores.columns, key=lambda q: abs(q - shipped.q))
+    predictors, record["predictors"] = _predictor_table(features, scores[q_near] - scores[1.0], repo_of)
     md = ("## Label-free q on issue -> files (the files rule)\n\n"
-          f"`--q auto` on an instance set is one q for every instance, q = {FILES_Q:g} "
-          "(`qlog_pyserini/predict/files.py`): the q of the grid with the best mean relative MRR change over BM25 "
-          f"across the sets of at least {MIN_GROUP} instances, among those that keep every such set within "
-          f"{100 * TOLERANCE:g}% of BM25, the nearest BM25 within {100 * CAUTION:g} points of the best. Fitted on "
-          f"all the sets below it picks q = {pooled:g}. Held out, each instance is scored at the q fitted "
-          "without its repository, or without its set. Cells: MRR (change against BM25, two-sided randomization "
-          "p against BM25, recovery = gain / the cross-validated q-log's gain).\n\n"
-          "| set | instances | BM25 | q-log (CV) | " + " | ".join(systems) + " | q held out by language |\n"
-          "|---|---:|---:|---:|" + "---|" * len(systems) + "---:|\n" + "\n".join(rows) + "\n\n"
-          f"q held out by repository: {by_repo}.\n")
+          f"`--q auto` on an instance set: q = {shipped.q:g} for an index whose mean file length (BM25's avgdl) "
+          f"reaches {shipped.min_length:g} tokens, BM25 (q = 1) below it (`qlog_pyserini/predict/files.py`). The pair "
+          f"is fitted over q >= {Q_FLOOR:g} of the grid and lengths {', '.join(f'{x:g}' for x in LENGTH_GRID)}: "
+          f"the best mean relative MRR change over BM25 across the sets of at least {MIN_GROUP} instances, among "
+          f"the pairs that keep every such set within {100 * TOLERANCE:g}% of BM25, the most cautious (longest "
+          f"length, then highest q) within {100 * CAUTION:g} points of the best. Fitted on all the sets below: "
+          f"{_rule_text(pooled)}. Held out, each instance is scored by the rule fitted without its repository, or "
+          "without its set. Cells: MRR (change against BM25, two-sided randomization p against BM25, recovery = "
+          "gain / the cross-validated q-log's gain); moved: instances whose index reaches the length.\n\n"
+          "| set | instances | moved | BM25 | q-log (CV) | " + " | ".join(systems) + " | rule held out by language |\n"
+          "|---|---:|---:|---:|---:|" + "---|" * len(systems) + "---|\n" + "\n".join(rows) + "\n\n"
+          f"Rule held out by repository: {by_repo}.\n\n"
+          "What could a rule read? Each statistic below, per instance and per repository (its instances' mean "
+          f"gain against the repository's median statistic), against the MRR gain at q = {q_near:g} over BM25 "
+          "for every instance: Spearman's rho and its p.\n\n" + predictors)
     return md, record
+
+
+def _rule_record(rule: FilesRule) -> dict:
+    """The rule for JSON: ``min_length`` None when it moves nothing (BM25 everywhere)."""
+    return {"q": rule.q, "min_length": None if math.isinf(rule.min_length) else rule.min_length}
+
+
+def _rule_text(rule: FilesRule) -> str:
+    return "BM25 everywhere" if math.isinf(rule.min_length) else f"q = {rule.q:g} from {rule.min_length:g} tokens"
+
+
+FEATURE_LABELS = {"query_terms": "distinct query terms in the index", "rarest_df": "smallest df of a query term",
+                  "rare_terms": "query terms of df <= 5", "documents": "files in the index",
+                  "mean_length": "mean file length (tokens)", "length_spread": "file length, coefficient of variation",
+                  "df_slope_h": "corpus rule's feature (sample-df-slope)", "corpus_q": "corpus rule's q, no shrinkage"}
+
+
+def _instance_features(set_dir: Path, index_dir: Path) -> pd.DataFrame:
+    """What a label-free rule could read for each instance: its query's term statistics in its index, and the
+    index's own statistics (the corpus rule's feature and q without the small-corpus shrinkage)."""
+    from qlog_pyserini.predict.rule import predict_q
+    from qlog_pyserini.search.instances import corpus_indexes
+    from qlog_pyserini.search.per_query import query_doc_freqs
+    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.stats.statistics import corpus_stats, features
+
+    instance_set = read_instance_set(set_dir)
+    indexes = corpus_indexes(instance_set, index_dir)
+    rows = {}
+    for key, members in instance_set.by_corpus().items():
+        stats = corpus_stats(indexes[key])
+        unshrunk = predict_q(indexes[key], shrink_docs=0, step=0)
+        with QLogSearcher(indexes[key]) as searcher:
+            dfs = query_doc_freqs(searcher, [instance_set.topics[m.instance_id] for m in members])
+            mean_length = searcher.mean_length()
+        with open(corpus_path(set_dir, key), encoding="utf-8") as f:
+            sizes = pd.Series([code_token_count(json.loads(line)["contents"]) for line in f if line.strip()])
+        spread = float(sizes.std() / sizes.mean()) if len(sizes) > 1 and sizes.mean() > 0 else float("nan")
+        for member, freqs in zip(members, dfs):
+            found = [d for d in freqs if d > 0]
+            rows[member.instance_id] = {
+                "query_terms": len(found), "rarest_df": min(found, default=float("nan")),
+                "rare_terms": sum(1 for d in found if d <= 5), "documents": stats["documents"],
+                "mean_length": mean_length, "length_spread": spread,
+                "df_slope_h": features(stats)["sample-df-slope"], "corpus_q": unshrunk.q}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def _predictor_table(features: pd.DataFrame, gain: pd.Series, repo_of: dict) -> tuple[str, dict]:
+    from scipy.stats import spearmanr
+
+    repos = pd.Series(repo_of).reindex(gain.index)
+    by_repo = features.groupby(repos).median()
+    repo_gain = gain.groupby(repos).mean()
+    lines = ["| statistic | rho, per instance | p | rho, per repository | p |", "|---|---:|---:|---:|---:|"]
+    record = {}
+    for name, label in FEATURE_LABELS.items():
+        cells = []
+        for x, y in ((features[name], gain), (by_repo[name], repo_gain.reindex(by_repo.index))):
+            ok = x.notna() & y.notna()
+            varied = ok.sum() >= 3 and x[ok].nunique() > 1 and y[ok].nunique() > 1
+            rho, p = spearmanr(x[ok], y[ok]) if varied else (float("nan"), float("nan"))
+            cells.append((float(rho), float(p)))
+        record[name] = {"instance": cells[0], "repository": cells[1]}
+        lines.append(f"| {label} | {cells[0][0]:+.2f} | {cells[0][1]:.3f} | {cells[1][0]:+.2f} | {cells[1][1]:.3f} |")
+    return "\n".join(lines) + "\n", record
 
 
 def _repositories(instance_set: Path, cfg: Config) -> str:

@@ -26,7 +26,7 @@ from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info, progress_bar
 from qlog_pyserini.search.batch import BATCH, RunWritten, default_run_tag, write_topics_lines, write_topics_run
 from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
-from qlog_pyserini.predict.files import files_auto_q, log_files_q
+from qlog_pyserini.predict.files import files_rule_for, log_files_qs
 from qlog_pyserini.search.instances import corpus_indexes
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.search.similarities import model, own_parameters
@@ -238,11 +238,12 @@ def run_instance_search(job: SearchJob, instances: str | Path) -> Path:
     indexes = corpus_indexes(instance_set, job.index or "")
     tag = job.run_tag or (f"qlog-bm25-qauto{'-query' if job.auto_query else ''}-{job.idf_form}" if job.auto is not None
                           else default_run_tag(job.similarity, job.q, job.idf_form, job.gamma, job.mu))
-    if job.auto is not None and job.auto_query is None:
-        job = replace(job, q=files_auto_q(job.auto), auto=None)
-        log_files_q(job.q)
+    files = None
+    if job.auto is not None and job.auto_query is None:  # --q auto on an instance set: the files rule, per index
+        files, job = files_rule_for(job.auto), replace(job, q=1.0, auto=None)
     job = replace(job, run_tag=check_id(tag, "run tag"))
     lines = unanswered = 0
+    qs: list[float] = []
     groups = instance_set.by_corpus()
     with atomic_output(job.output, "wb") as out, \
             progress_bar(total=len(instance_set.instances), desc="instances", unit="q", quiet=not job.progress) as bar:
@@ -251,11 +252,16 @@ def run_instance_search(job: SearchJob, instances: str | Path) -> Path:
                         topics={i.instance_id: instance_set.topics[i.instance_id] for i in members})
             searcher = open_searcher(p)
             try:
+                if files is not None:
+                    qs.append(files.q_for(searcher.mean_length()))
+                    searcher.set_q(qs[-1])
                 written = search_to_file(p, searcher, out)
             finally:
                 searcher.close()
             lines, unanswered = lines + written.lines, unanswered + written.unanswered
             bar.update(len(members))
+    if files is not None:
+        log_files_qs(qs, files)
     if unanswered:
         print(f"warning: {unanswered} instances got no hits (empty text, only stopwords, or no term in their "
               "index); they have no run lines", file=sys.stderr)

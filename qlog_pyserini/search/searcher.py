@@ -281,6 +281,10 @@ class QLogSearcher:
     def num_docs(self) -> int:
         return self._num_docs
 
+    def mean_length(self, field: str = "contents") -> float:
+        """The mean length of ``field`` in tokens as BM25 reads it (Lucene's avgdl); 0 if no document has it."""
+        return float(self.call_java(instance_call, self._open(), "mean_length", field))
+
     def search(self, query: str, k: int = 10) -> list[Hit]:
         """Top ``k`` hits for ``query`` (an empty or all-stopword query gives no hits)."""
         return self.batch_search([check_query(query)], ["q"], k=k).hits_at(0)

@@ -18,7 +18,7 @@ from qlog_pyserini.sweep.instances import summary_line as instance_summary_line
 from qlog_pyserini.sweep.run import DEFAULT_GRID, SweepSettings, parse_grid, run_sweep, summary_line
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter
 from qlog_pyserini.cli.auto_flags import add_auto_arguments, add_auto_query_arguments, query_rule_from_args, rule_from_args
-from qlog_pyserini.predict.files import files_auto_q
+from qlog_pyserini.predict.files import files_rule_for
 from qlog_pyserini.predict.rule import describe, is_auto, predict_with
 from qlog_pyserini.system.outputs import check_output_dir
 from qlog_pyserini.system.progress import info
@@ -168,7 +168,7 @@ def _sweep_instances(args: argparse.Namespace, argv: Sequence[str] | None) -> in
                                      budgets=tuple(_budgets(args.budgets) if args.budgets else ISSUE_BUDGETS),
                                      resamples=args.resamples, seed=args.seed, folds=args.folds,
                                      cv_seed=args.cv_seed, cv_unit=args.cv_by,
-                                     auto=None if args.no_auto else files_auto_q(rule_from_args(args)))
+                                     auto=None if args.no_auto else files_rule_for(rule_from_args(args)))
     summary = run_instance_sweep(args.instances, args.index, args.out, settings, name=args.name,
                                  progress=not args.quiet, overwrite=args.overwrite,
                                  extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))})

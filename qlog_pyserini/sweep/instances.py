@@ -49,7 +49,7 @@ from qlog_pyserini.eval.budget import check_budgets
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.formats.instances import InstanceSet, read_instance_set
 from qlog_pyserini.formula import check_form
-from qlog_pyserini.predict.files import RULE as FILES_RULE, files_prediction, log_files_q
+from qlog_pyserini.predict.files import RULE as FILES_RULE, FilesRule
 from qlog_pyserini.search.instances import corpus_indexes
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.sweep.baselines import (FAMILY_LABELS, Point, TuningGrids, cross_validate_families,
@@ -90,9 +90,9 @@ def measure_name(measure: str) -> str:
 class InstanceSweepSettings:
     """What an instance-set sweep measures: the grids, the metric that chooses, the tests and the folds.
 
-    ``cv_unit`` deals the folds by ``repository`` (default) or by ``instance``. ``auto`` (a q, by default
-    :data:`qlog_pyserini.predict.files.FILES_Q`) adds ``--q auto`` on an instance set, the files rule, as one
-    more system: every instance searched at that q.
+    ``cv_unit`` deals the folds by ``repository`` (default) or by ``instance``. ``auto`` (a
+    :class:`qlog_pyserini.predict.files.FilesRule`) adds ``--q auto`` on an instance set as one more system:
+    every instance searched at the q the rule gives its index.
     """
 
     grids: TuningGrids
@@ -106,11 +106,9 @@ class InstanceSweepSettings:
     folds: int = DEFAULT_FOLDS
     cv_seed: int = 0
     cv_unit: str = "repository"
-    auto: float | None = None
+    auto: FilesRule | None = None
 
     def __post_init__(self) -> None:
-        if self.auto is not None:
-            object.__setattr__(self, "auto", files_prediction(self.auto).q)
         object.__setattr__(self, "budgets", tuple(check_budgets(self.budgets)))
         object.__setattr__(self, "idf_form", check_form(self.idf_form))
         if self.metric not in self.measures():
@@ -141,8 +139,6 @@ def run_instance_sweep(instances: str | os.PathLike, index_dir: str | os.PathLik
     out = check_output_dir(out_dir, "sweep", inputs=(instances, index_dir), overwrite=overwrite)
     fold_of, unit = instance_folds(instance_set, settings)
     points = settings.grids.points()
-    if settings.auto is not None:
-        log_files_q(settings.auto)
     per_point = measure_points(instance_set, indexes, points, settings, progress)
     with staged_output(out, "sweep", "sweep", overwrite=overwrite) as stage:
         summary, per_query = summarize(instance_set, per_point, settings, fold_of, unit)
@@ -165,7 +161,8 @@ def instance_folds(instance_set: InstanceSet, settings: InstanceSweepSettings) -
 def measure_points(instance_set: InstanceSet, indexes: Mapping[str, Path], points: list[Point],
                    settings: InstanceSweepSettings, progress: bool = True) -> dict[Point | str, pd.DataFrame]:
     """Every point's measures per instance (rows = instance ids in set order, columns = the measures); with
-    ``settings.auto``, also ``"auto"``: each instance at the files rule's q (searched in the same pass), and
+    ``settings.auto``, also ``"auto"``: each instance at the q the files rule gives its index (searched in the
+    same pass), and
     ``"auto_q"``: that q per instance (one column, ``q``)."""
     frames: dict[Point | str, list[pd.DataFrame]] = {p: [] for p in points}
     if settings.auto is not None:
@@ -184,7 +181,7 @@ def measure_points(instance_set: InstanceSet, indexes: Mapping[str, Path], point
                           for k1, b, q in points]
                 labels: list[Point | str] = list(points)
                 if settings.auto is not None:
-                    q_auto = settings.auto
+                    q_auto = settings.auto.q_for(searcher.mean_length())
                     models.append(searcher.make_similarity("qlog", k1=settings.grids.k1, b=settings.grids.b,
                                                            q=q_auto, idf_form=settings.idf_form))
                     labels.append("auto")
@@ -240,7 +237,7 @@ def summarize(instance_set: InstanceSet, per_point: Mapping[Point | str, pd.Data
     }
     if auto_q is not None:
         qs = auto_q["q"].value_counts().sort_index()
-        summary["auto"] = {"rule": {"rule": FILES_RULE, "q": settings.auto}, "q_distribution": {f"{q:g}": int(n) for q, n in qs.items()}}
+        summary["auto"] = {"rule": {"rule": FILES_RULE, **asdict(settings.auto)}, "q_distribution": {f"{q:g}": int(n) for q, n in qs.items()}}
     for kind, group_of in groups.items():
         summary["tables"][kind] = _group_table(systems, group_of, settings)
     for base, system in (p for p in PAIRS if p[1] in systems):

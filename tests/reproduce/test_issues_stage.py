@@ -58,9 +58,10 @@ def test_issues_stage_prepares_indexes_sweeps_and_records_the_mirror(tmp_path):
     assert "| demo/readers |" in md and head in md
     [summary, label_free] = json.loads((tmp_path / "out" / "issues.json").read_text())
     # one set of 6 instances is too small to move the files rule off BM25, held out or not
-    assert label_free["label_free"]["fitted_on_all"] == 1.0
-    assert label_free["label_free"]["held_out_q"] == {"repository": {"demo/readers": 1.0}, "language": {"java": 1.0}}
-    assert "## Label-free q on issue -> files" in md and "| java | 6 | 1.0000 | 1.0000 |" in md
+    never = {"q": 1.0, "min_length": None}
+    assert label_free["label_free"]["fitted_on_all"] == never
+    assert label_free["label_free"]["held_out"] == {"repository": {"demo/readers": never}, "language": {"java": never}}
+    assert "## Label-free q on issue -> files" in md and "| java | 6 | 0 | 1.0000 | 1.0000 |" in md
     means = summary["tables"]["all"][0]["means"]
     # each issue names its reader's one method, a term of that file alone (the test file is not a document)
     assert means["bm25"]["recip_rank"] == 1.0 and means["qlog_cv"]["recip_rank"] == 1.0

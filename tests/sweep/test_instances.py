@@ -4,6 +4,7 @@ sweep --instances against pytrec_eval and a plain Recall@K-tokens walk on the sa
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -16,7 +17,8 @@ from conftest import run_verb, same_ranking  # noqa: E402
 from qlog_pyserini.eval.budget import code_token_count
 from qlog_pyserini.formats.instances import read_instance_set
 from qlog_pyserini.formats.trec import read_run
-from qlog_pyserini.predict.files import FILES_Q
+from qlog_pyserini.predict.files import FilesRule
+from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.search.searcher import anserini_bm25_searcher, hits_from_anserini
 
 pytestmark = pytest.mark.jvm
@@ -132,8 +134,7 @@ def test_sweep_points_equal_pytrec_eval_and_a_plain_walk_on_the_search_runs(inst
     points = pd.read_csv(swept / "points.csv")
     evaluator = pytrec_eval.RelevanceEvaluator(instance_set_.qrels, {"recip_rank", "ndcg_cut.10", "success.1,5,10"})
     for flags, point, system in (((), (0.9, 0.4, 1.0), "bm25"), (("--k1", 1.2, "--b", 0.75), (1.2, 0.75, 1.0), "engine"),
-                                 (("--q", 0.3), (0.9, 0.4, 0.3), None), (("--q", "auto"), None, "auto"),
-                                 (("--q", FILES_Q), None, "auto")):
+                                 (("--q", 0.3), (0.9, 0.4, 0.3), None), (("--q", "auto"), None, "auto")):
         run = _search(set_dir, index_dir, tmp_path / "run.txt", *flags)
         measured = evaluator.evaluate({q_: {h.docid: h.score for h in hits} for q_, hits in run.items()})
         want = pd.DataFrame({"recip_rank": {q_: m["recip_rank"] for q_, m in measured.items()},
@@ -161,9 +162,10 @@ def test_sweep_cross_validation_holds_repositories_out_and_scores_the_chosen_poi
     summary = json.loads((swept / "summary.json").read_text())
     per_query = pd.read_csv(swept / "per_query.csv", index_col="qid")
     points = pd.read_csv(swept / "points.csv")
-    # --q auto on an instance set: the files rule, one q for every instance
-    assert summary["auto"]["rule"] == {"rule": "files", "q": FILES_Q}
-    assert summary["auto"]["q_distribution"] == {f"{FILES_Q:g}": len(per_query)} and per_query["auto:q"].eq(FILES_Q).all()
+    # --q auto on an instance set: the files rule, each index's q from its mean file length
+    rule = FilesRule()
+    assert summary["auto"]["rule"] == {"rule": "files", "q": rule.q, "min_length": rule.min_length}
+    assert per_query["auto:q"].to_dict() == {q: rule.q_for(length) for q, length in _mean_lengths(swept).items()}
     assert summary["cv"]["unit"] == "repository" and summary["cv"]["folds"] == 5
     assert per_query.groupby("repo")["fold"].nunique().eq(1).all()  # a repository lies in one fold
     assert per_query["fold"].nunique() == 5
@@ -224,3 +226,45 @@ def test_corpus_rule_options_on_an_instance_set_are_refused_not_ignored(instance
                      *(("--q", "auto") if verb == "search" else ()))
         assert r.returncode == 2 and r.stderr.startswith("error:") and "--auto-" in r.stderr, (verb, r.stderr)
         assert not (tmp_path / "run.txt").exists() and not (tmp_path / "sweep").exists()
+
+
+def _mean_lengths(swept: Path) -> dict[str, float]:
+    """Each instance's index mean file length, checked against the avgdl Lucene's own BM25 explains."""
+    summary = json.loads((swept / "summary.json").read_text())
+    instance_set = read_instance_set(summary["instance_set"])
+    out = {}
+    for key, members in instance_set.by_corpus().items():
+        with QLogSearcher(Path(summary["indexes"]) / key) as searcher:
+            mean = searcher.mean_length()
+            searcher.set_similarity("bm25")
+            query = instance_set.topics[members[0].instance_id]
+            explained = searcher.explain(query, searcher.search(query, 1)[0].docid)
+            avgdl = float(re.search(r"([0-9.]+) = avgdl", explained).group(1))
+            assert mean == pytest.approx(avgdl, rel=1e-6) and mean > 0
+        out.update({m.instance_id: mean for m in members})
+    return out
+
+
+def test_search_auto_moves_the_indexes_whose_files_reach_the_rules_length_and_leaves_the_others(
+        instance_set, tmp_path, monkeypatch):
+    import qlog_pyserini.search.run as search_run
+
+    set_dir, index_dir = instance_set
+    instance_set_ = read_instance_set(set_dir)
+    lengths = {}
+    for key in instance_set_.by_corpus():
+        with QLogSearcher(index_dir / key) as searcher:
+            lengths[key] = searcher.mean_length()
+    assert len(set(lengths.values())) > 1
+    rule = FilesRule(q=0.3, min_length=(min(lengths.values()) + max(lengths.values())) / 2)
+    monkeypatch.setattr(search_run, "files_rule_for", lambda auto: rule)  # the shipped length moves none of these
+    auto = _search(set_dir, index_dir, tmp_path / "auto.txt", "--q", "auto")
+    at = {q: _search(set_dir, index_dir, tmp_path / f"q{q}.txt", "--q", q) for q in (0.3, 1.0)}
+    moved = 0
+    for key, members in instance_set_.by_corpus().items():
+        q = rule.q_for(lengths[key])
+        moved += q == 0.3
+        for m in members:
+            want = [(h.docid, h.score) for h in at[q][m.instance_id]]
+            assert same_ranking([(h.docid, h.score) for h in auto[m.instance_id]], want, rel=1e-6) is None
+    assert 0 < moved < len(lengths)

@@ -96,6 +96,15 @@ public class QLogSearcher extends SimpleSearcher {
     return Math.max(0, reader.getDocCount(field));
   }
 
+  /**
+   * The mean length of {@code field} in tokens, as BM25 reads it (Lucene's avgdl: the field's total term
+   * frequency over its docCount); 0 if no document has the field.
+   */
+  public double mean_length(String field) throws IOException {
+    int docs = reader.getDocCount(field);
+    return docs <= 0 ? 0.0 : (double) reader.getSumTotalTermFreq(field) / docs;
+  }
+
   /** The number of documents holding {@code term} in {@code field} (the n of BM25's idf; deleted ones count). */
   public int doc_freq(String field, String term) throws IOException {
     return reader.docFreq(new Term(field, term));
