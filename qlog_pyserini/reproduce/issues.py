@@ -93,7 +93,7 @@ def _sweep_set(folder: Path, cfg: Config) -> dict:
         stamp(sets, set_key)
     index_instance_set(sets, indexes, threads=cfg.threads)  # reuses every index whose corpus is unchanged
     grids = TuningGrids(q_grid=grid, k1_grid=tuple(parse_grid(DEFAULT_K1_GRID)), b_grid=tuple(parse_grid(DEFAULT_B_GRID)))
-    sweep_key = {"set": set_key, "grid": list(grid), "resamples": cfg.resamples, "summary_version": 3}
+    sweep_key = {"set": set_key, "grid": list(grid), "resamples": cfg.resamples, "summary_version": 4}
     if cached(sweeps, sweep_key) and (sweeps / "summary.json").is_file():
         return json.loads((sweeps / "summary.json").read_text())
     settings = InstanceSweepSettings(grids=grids, threads=cfg.threads, resamples=cfg.resamples, auto=FilesRule())
@@ -105,7 +105,7 @@ def _sweep_set(folder: Path, cfg: Config) -> dict:
 def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dict]:
     """The files rule (``--q auto`` on an instance set) fitted on the pooled sets, and scored held out by
     repository and by language, from each set's per-instance MRR at every q (its sweep's ``per_point.csv``)."""
-    frames, cv, auto, repo_of, set_of = [], [], [], {}, {}
+    frames, cv, tuned, auto, repo_of, set_of = [], [], [], [], {}, {}
     for summary in summaries:
         folder = cfg.work / "issue-sweeps" / summary["name"]
         per_point = pd.read_csv(folder / "per_point.csv", index_col="qid")
@@ -114,10 +114,11 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
                    if c.startswith(f"k1={summary['k1']:g},b={summary['b']:g},q=")}
         frames.append(per_point[list(columns.values())].set_axis(list(columns), axis=1))
         cv.append(per_query["qlog_cv:recip_rank"])
+        tuned.append(per_query["bm25_cv:recip_rank"])
         auto.append(per_query["auto:recip_rank"])  # the files rule's q, a point of the grid or not
         repo_of.update(per_query["repo"].to_dict())
         set_of.update({q: summary["name"] for q in per_query.index})
-    scores, qlog_cv = pd.concat(frames), pd.concat(cv)
+    scores, qlog_cv, bm25_cv = pd.concat(frames), pd.concat(cv), pd.concat(tuned)
     features = pd.concat(_instance_features(cfg.work / "issue-sets" / s["name"], cfg.work / "issue-indexes" / s["name"])
                          for s in summaries).reindex(scores.index)
     lengths = features["mean_length"].to_dict()
@@ -145,8 +146,13 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
             cells.append(f"{c.mean_b:.4f} ({100 * (c.rel_diff or 0):+.1f}%, {format_p(c.p, c.resamples)}, {recovery})")
             record["sets"][name][label] = {"mrr": c.mean_b, "rel_diff": c.rel_diff, "p": c.p,
                                            "recovery": c.diff / gain if gain > 0 else None}
-        rows.append(f"| {name} | {len(ids)} | {moved} | {bm25.mean():.4f} | {best.mean():.4f} | " + " | ".join(cells)
-                    + f" | {_rule_text(held['language'][name])} |")
+        against_tuned = compare_scores(bm25_cv.loc[ids], systems["`--q auto`"].loc[ids], resamples=cfg.resamples,
+                                       seed=0)
+        record["sets"][name]["bm25_cv"] = bm25_cv.loc[ids].mean()
+        record["sets"][name]["auto_vs_bm25_cv"] = {"rel_diff": against_tuned.rel_diff, "p": against_tuned.p}
+        rows.append(f"| {name} | {len(ids)} | {moved} | {bm25.mean():.4f} | {bm25_cv.loc[ids].mean():.4f} | "
+                    f"{best.mean():.4f} | " + " | ".join(cells) + f" | {100 * (against_tuned.rel_diff or 0):+.1f}%, "
+                    f"{format_p(against_tuned.p, against_tuned.resamples)} | {_rule_text(held['language'][name])} |")
     by_repo = "; ".join(f"{r}: {_rule_text(rule)}" for r, rule in held["repository"].items())
     q_near = min(scores.columns, key=lambda q: abs(q - shipped.q))
     predictors, record["predictors"] = _predictor_table(features, scores[q_near] - scores[1.0], repo_of)
@@ -160,8 +166,9 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
           f"{_rule_text(pooled)}. Held out, each instance is scored by the rule fitted without its repository, or "
           "without its set. Cells: MRR (change against BM25, two-sided randomization p against BM25, recovery = "
           "gain / the cross-validated q-log's gain); moved: instances whose index reaches the length.\n\n"
-          "| set | instances | moved | BM25 | q-log (CV) | " + " | ".join(systems) + " | rule held out by language |\n"
-          "|---|---:|---:|---:|---:|" + "---|" * len(systems) + "---|\n" + "\n".join(rows) + "\n\n"
+          "| set | instances | moved | BM25 | tuned BM25 (CV) | q-log (CV) | " + " | ".join(systems)
+          + " | `--q auto` vs tuned BM25 | rule held out by language |\n"
+          "|---|---:|---:|---:|---:|---:|" + "---|" * len(systems) + "---|---|\n" + "\n".join(rows) + "\n\n"
           f"Rule held out by repository: {by_repo}.\n\n"
           "What could a rule read? Each statistic below, per instance and per repository (its instances' mean "
           f"gain against the repository's median statistic), against the MRR gain at q = {q_near:g} over BM25 "

@@ -61,7 +61,7 @@ def test_issues_stage_prepares_indexes_sweeps_and_records_the_mirror(tmp_path):
     never = {"q": 1.0, "min_length": None}
     assert label_free["label_free"]["fitted_on_all"] == never
     assert label_free["label_free"]["held_out"] == {"repository": {"demo/readers": never}, "language": {"java": never}}
-    assert "## Label-free q on issue -> files" in md and "| java | 6 | 0 | 1.0000 | 1.0000 |" in md
+    assert "## Label-free q on issue -> files" in md and "| java | 6 | 0 | 1.0000 | 1.0000 | 1.0000 |" in md
     means = summary["tables"]["all"][0]["means"]
     # each issue names its reader's one method, a term of that file alone (the test file is not a document)
     assert means["bm25"]["recip_rank"] == 1.0 and means["qlog_cv"]["recip_rank"] == 1.0
