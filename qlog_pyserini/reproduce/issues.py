@@ -237,7 +237,8 @@ def _predictor_table(features: pd.DataFrame, gain: pd.Series, repo_of: dict) -> 
             varied = ok.sum() >= 3 and x[ok].nunique() > 1 and y[ok].nunique() > 1
             rho, p = spearmanr(x[ok], y[ok]) if varied else (float("nan"), float("nan"))
             cells.append((float(rho), float(p)))
-        record[name] = {"instance": cells[0], "repository": cells[1]}
+        record[name] = {unit: [None if math.isnan(v) else v for v in cell]  # JSON has no NaN
+                        for unit, cell in zip(("instance", "repository"), cells)}
         lines.append(f"| {label} | {cells[0][0]:+.2f} | {cells[0][1]:.3f} | {cells[1][0]:+.2f} | {cells[1][1]:.3f} |")
     return "\n".join(lines) + "\n", record
 
