@@ -2,11 +2,9 @@ package io.qlog.elasticsearch;
 
 import static org.elasticsearch.test.hamcrest.ElasticsearchAssertions.assertResponse;
 
-import io.qlog.similarities.QLogBM25Similarity;
 import io.qlog.testing.Causes;
 import io.qlog.testing.CsnRuby;
 import io.qlog.testing.DistributedComparison;
-import io.qlog.testing.InterleavedRounds;
 import io.qlog.testing.ReadOnlyProxy;
 import io.qlog.testing.ReferenceIndex;
 import io.qlog.testing.RewriteVerb;
@@ -25,15 +23,8 @@ import org.elasticsearch.action.search.SearchType;
 import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.common.transport.TransportAddress;
 import org.elasticsearch.http.HttpServerTransport;
-import org.elasticsearch.index.query.BoolQueryBuilder;
 import org.elasticsearch.index.query.QueryBuilder;
 import org.elasticsearch.index.query.QueryBuilders;
-import io.qlog.rewrite.QLogBoostedQuery;
-import org.apache.lucene.search.BooleanClause;
-import org.apache.lucene.search.BooleanQuery;
-import org.apache.lucene.search.BoostQuery;
-import org.apache.lucene.search.Query;
-import org.apache.lucene.search.TermQuery;
 import org.elasticsearch.plugins.Plugin;
 import org.elasticsearch.search.SearchHit;
 import org.elasticsearch.search.sort.SortBuilders;
@@ -41,7 +32,6 @@ import org.elasticsearch.search.sort.SortOrder;
 import org.elasticsearch.test.ESIntegTestCase;
 import org.elasticsearch.transport.netty4.Netty4Plugin;
 import org.junit.AfterClass;
-import org.junit.AssumptionViolatedException;
 
 /**
  * q-log BM25 in a real Elasticsearch 9.1 cluster (the test framework's internal cluster: 2 data nodes, this
@@ -53,7 +43,7 @@ import org.junit.AssumptionViolatedException;
  *       single-index Lucene run with the same analyzer, query and similarity: same ids, same order, scores
  *       within one float ulp. Both sides order ties by id.
  *   <li>With {@code query_then_fetch} (each shard its own statistics) the drift from that reference is
- *       measured: top-10 overlap and NDCG@10, written to target/elasticsearch-drift.md (or -Dqlog.drift.out).
+ *       measured: top-10 overlap and NDCG@10, the table {@link ElasticsearchBench} writes.
  * </ul>
  *
  * q changes the way a deployment changes it: close the index, update {@code index.similarity.qlog.q}, open.
@@ -169,13 +159,22 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
   }
 
   public void testDfsEqualsSingleIndexAndQueryThenFetchDrifts() throws Exception {
+    compareDrift(DistributedComparison.REQUIRED).assertGlobalEqualsSingleIndex();
+  }
+
+  /**
+   * The corpus in one 2-shard index, then each query at each q with both search types against the single index
+   * (ElasticsearchBench's drift table at the q values of the results, this suite's equality check at those it
+   * requires).
+   */
+  DistributedComparison compareDrift(double[] qs) throws Exception {
     suite.restartClock();
     requireCorpus();
     createIndex(INDEX, indexSettings(1.0), MAPPING, data.docs);
     ensureGreen(INDEX);
     suite.log("cluster up, " + data.docs.size() + " documents indexed in 2 shards");
     DistributedComparison comparison = new DistributedComparison("dfs_query_then_fetch", "query_then_fetch", data);
-    for (double q : DistributedComparison.QS) {
+    for (double q : qs) {
       setQ(INDEX, q);
       ensureGreen(INDEX);
       comparison.compareAll(q, text -> new TopTen[] {
@@ -183,9 +182,10 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
           top(INDEX, "contents", SearchType.QUERY_THEN_FETCH, text)}, reference);
       suite.log("q=" + q + ": Elasticsearch answered " + data.topics.size() + " queries with both search types");
     }
-    comparison.finish(String.format(Locale.ROOT,
-        "%d documents, 2 data nodes, 1 index of 2 shards; test time %.0f s (corpus load, indexing, %d query passes; cluster start not counted).%n",
-        data.docs.size(), suite.seconds(), DistributedComparison.QS.length * 2), "elasticsearch-drift.md");
+    comparison.describe(String.format(Locale.ROOT,
+        "%d documents, 2 data nodes, 1 index of 2 shards; time %.0f s (corpus load, indexing, %d query passes; cluster start not counted).%n",
+        data.docs.size(), suite.seconds(), qs.length * 2));
+    return comparison;
   }
 
   /**
@@ -228,73 +228,5 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
     for (String action : ActionRecorderPlugin.ACTIONS) {
       assertTrue(action + " is not granted by the read index privilege", action.startsWith("indices:data/read/"));
     }
-  }
-
-  /** The Elasticsearch query of a rewritten Lucene query (boosted term queries under a boolean), on {@code field}. */
-  static QueryBuilder toElasticsearch(Query query, String field) {
-    if (query instanceof BoostQuery boosted) {
-      return toElasticsearch(boosted.getQuery(), field).boost(boosted.getBoost());
-    }
-    if (query instanceof TermQuery term) {
-      return QueryBuilders.termQuery(field, term.getTerm().text());
-    }
-    BoolQueryBuilder bool = QueryBuilders.boolQuery();
-    for (BooleanClause clause : ((BooleanQuery) query).clauses()) {
-      bool.should(toElasticsearch(clause.query(), field));
-    }
-    return bool;
-  }
-
-  /**
-   * Off by default (-Dqlog.bench=true): queries per second with dfs_query_then_fetch on two fields of one index,
-   * q-log by the plugin (q = 0.7) and Elasticsearch's built-in BM25, and the rewrite (boosted term queries, q = 0.7)
-   * on the BM25 field, its boosts computed beforehand (from the single index, whose statistics are the cluster's
-   * global ones: same documents, none deleted). Each query goes to the three sides back to back, the order rotating
-   * from query to query; a side's time is the sum of its request latencies. One client thread, 10 hits, 300 warm-up
-   * queries per side. Written to target/elasticsearch-bench.md (or -Dqlog.bench.out=PATH).
-   */
-  public void testQueryCostPluginVsBM25VsRewrite() throws Exception {
-    if (!Boolean.getBoolean("qlog.bench")) {
-      throw new AssumptionViolatedException("query-cost benchmark runs only with -Dqlog.bench=true");
-    }
-    requireCorpus();
-    suite.restartClock();
-    Settings settings = Settings.builder().put(indexSettings(0.7))
-        .put("index.similarity.bm25.type", "BM25").put("index.similarity.bm25.k1", 0.9).put("index.similarity.bm25.b", 0.4)
-        .build();
-    String mapping = "{\"properties\": {\"id\": {\"type\": \"keyword\"},"
-        + " \"contents\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"similarity\": \"qlog\", \"copy_to\": [\"contents_bm25\"]},"
-        + " \"contents_bm25\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"similarity\": \"bm25\"}}}";
-    createIndex("bench", settings, mapping, data.docs);
-    ensureGreen("bench");
-    QLogBM25Similarity qlog = new QLogBM25Similarity(0.9f, 0.4f, 0.7, QLogBM25Similarity.IdfForm.LUCENE);
-    List<QueryBuilder[]> queries = new ArrayList<>();
-    for (String text : data.topics.values()) {
-      Query query = reference.query(text);
-      if (query != null) {
-        queries.add(new QueryBuilder[] {QueryBuilders.matchQuery("contents_bm25", text), QueryBuilders.matchQuery("contents", text),
-            toElasticsearch(QLogBoostedQuery.rewrite(query, reference.searcher(), qlog), "contents_bm25")});
-      }
-    }
-    InterleavedRounds.Request request = (side, i) -> search("bench", queries.get(i)[side]);
-    InterleavedRounds.warmUp(3, Math.min(300, queries.size()), request);
-    int rounds = Integer.getInteger("qlog.bench.rounds", 5);
-    StringBuilder md = new StringBuilder("| round | BM25 queries/s | q-log plugin queries/s | rewrite queries/s "
-        + "| plugin / BM25 | rewrite / BM25 |\n|---:|---:|---:|---:|---:|---:|\n");
-    long[][] nanos = InterleavedRounds.run(3, queries.size(), 0, rounds, request, (r, n) -> {
-      md.append(InterleavedRounds.row(r, queries.size(), n));
-      suite.log(String.format(Locale.ROOT, "round %d: plugin / BM25 %.3f, rewrite / BM25 %.3f", r + 1, n[0] / (double) n[1],
-          n[0] / (double) n[2]));
-    });
-    md.append(String.format(Locale.ROOT, "%nCSN-Ruby: %d documents, 2 shards, %d queries per side and round. Median throughput "
-        + "ratio over %d rounds: %s.%n", data.docs.size(), queries.size(), rounds,
-        InterleavedRounds.medians(nanos, new String[] {"BM25", "plugin", "rewrite"}, ", ")));
-    InterleavedRounds.publish(md.toString(), "elasticsearch-bench.md");
-  }
-
-  /** One dfs_query_then_fetch search of the top 10, its response released. */
-  static void search(String index, QueryBuilder query) {
-    assertResponse(client().prepareSearch(index).setSearchType(SearchType.DFS_QUERY_THEN_FETCH).setQuery(query).setSize(10),
-        rsp -> assertNotNull(rsp.getHits()));
   }
 }

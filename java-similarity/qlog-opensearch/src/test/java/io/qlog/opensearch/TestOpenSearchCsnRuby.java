@@ -4,7 +4,6 @@ import io.qlog.testing.AnalyzerFixture;
 import io.qlog.testing.Causes;
 import io.qlog.testing.CsnRuby;
 import io.qlog.testing.DistributedComparison;
-import io.qlog.testing.InterleavedRounds;
 import io.qlog.testing.ReadOnlyProxy;
 import io.qlog.testing.ReferenceIndex;
 import io.qlog.testing.TopTen;
@@ -18,14 +17,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.lucene.search.BooleanClause;
-import org.apache.lucene.search.BooleanQuery;
-import org.apache.lucene.search.BoostQuery;
-import org.apache.lucene.search.Query;
-import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.tests.util.LuceneTestCase;
 import org.junit.AfterClass;
-import org.junit.AssumptionViolatedException;
 import org.opensearch.action.admin.indices.analyze.AnalyzeAction;
 import org.opensearch.action.bulk.BulkRequestBuilder;
 import org.opensearch.action.bulk.BulkResponse;
@@ -34,7 +27,6 @@ import org.opensearch.action.search.SearchType;
 import org.opensearch.analysis.common.CommonAnalysisModulePlugin;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.xcontent.XContentType;
-import org.opensearch.index.query.BoolQueryBuilder;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
 import org.opensearch.painless.PainlessModulePlugin;
@@ -46,8 +38,6 @@ import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.transport.Netty4ModulePlugin;
 import org.opensearch.core.common.transport.TransportAddress;
 import org.opensearch.http.HttpServerTransport;
-import io.qlog.rewrite.QLogBoostedQuery;
-import io.qlog.similarities.QLogBM25Similarity;
 import io.qlog.testing.RewriteVerb;
 import io.qlog.testing.SuiteCorpus;
 
@@ -61,8 +51,7 @@ import io.qlog.testing.SuiteCorpus;
  *       single-index Lucene run (Lucene 10.5, the one OpenSearch runs) with the same analyzer, query and
  *       similarity: same ids, same order, scores within one float ulp. Both sides order ties by id.
  *   <li>With {@code query_then_fetch} (OpenSearch's default: each shard its own statistics) the drift from
- *       that reference is measured: top-10 overlap and NDCG@10. Written to target/opensearch-drift.md (or
- *       -Dqlog.drift.out=PATH).
+ *       that reference is measured: top-10 overlap and NDCG@10, the table {@link OpenSearchBench} writes.
  * </ul>
  *
  * q changes the way a deployment changes it: close the index, update {@code index.similarity.qlog.q}, open.
@@ -232,12 +221,20 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
   }
 
   public void testDfsEqualsSingleIndexAndQueryThenFetchDrifts() throws Exception {
+    compareDrift(DistributedComparison.REQUIRED).assertGlobalEqualsSingleIndex();
+  }
+
+  /**
+   * The corpus in one 2-shard index, then each query at each q with both search types against the single index
+   * (OpenSearchBench's drift table at the q values of the results, this suite's equality check at those it requires).
+   */
+  DistributedComparison compareDrift(double[] qs) throws Exception {
     suite.restartClock();
     requireCorpus();
     createIndex(INDEX, data.docs);
     suite.log("cluster up, " + data.docs.size() + " documents indexed in 2 shards");
     DistributedComparison comparison = new DistributedComparison("dfs_query_then_fetch", "query_then_fetch", data);
-    for (double q : DistributedComparison.QS) {
+    for (double q : qs) {
       setQ(q);
       ensureGreen(INDEX);
       suite.log("q=" + q + ": index closed, similarity updated, opened");
@@ -245,9 +242,10 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
           openSearchTop(SearchType.DFS_QUERY_THEN_FETCH, text), openSearchTop(SearchType.QUERY_THEN_FETCH, text)}, reference);
       suite.log("q=" + q + ": OpenSearch answered " + data.topics.size() + " queries with both search types");
     }
-    comparison.finish(String.format(Locale.ROOT,
-        "%d documents, 2 data nodes, 1 index of 2 shards; test time %.0f s (corpus load, indexing, %d query passes; cluster start not counted).%n",
-        data.docs.size(), suite.seconds(), DistributedComparison.QS.length * 2), "opensearch-drift.md");
+    comparison.describe(String.format(Locale.ROOT,
+        "%d documents, 2 data nodes, 1 index of 2 shards; time %.0f s (corpus load, indexing, %d query passes; cluster start not counted).%n",
+        data.docs.size(), suite.seconds(), qs.length * 2));
+    return comparison;
   }
 
   /**
@@ -279,7 +277,7 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
   /**
    * The scripted route computes the same formula in Painless (double arithmetic) where the plugin uses Lucene's
    * float BM25 scorer, so scores may differ in the last bits and a near-tie may swap; everything else must agree.
-   * Counts are written to target/opensearch-scripted.md.
+   * The counts are printed.
    */
   public void testScriptedSimilarityRouteAgreesWithThePlugin() throws Exception {
     requireCorpus();
@@ -307,106 +305,9 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
     String md = String.format(Locale.ROOT, "| queries | same top 10, same order | same top-10 set | largest relative score difference at a rank |%n"
         + "|---:|---:|---:|---:|%n| %d | %d (%.2f%%) | %d (%.2f%%) | %.2e |%n", n, sameOrder, 100.0 * sameOrder / n, sameSet,
         100.0 * sameSet / n, worst) + (swaps.length() > 0 ? "\nDiffering lists:\n\n```\n" + swaps + "```\n" : "");
-    Files.writeString(Paths.get(System.getProperty("basedir", ".")).resolve("target/opensearch-scripted.md"), md, StandardCharsets.UTF_8);
     System.out.println(md);
     assertTrue("scores differ by more than float rounding: " + worst, worst < 1e-5);
     assertTrue(md, sameOrder >= 0.99 * n);
-  }
-
-  /**
-   * Off by default (-Dqlog.bench=true): queries per second with dfs_query_then_fetch on the three fields of one
-   * index, q-log by the plugin, built-in BM25, and q-log by the scripted similarity, and a fourth side, the
-   * boosted-query rewrite (q = 0.7) on the BM25 field, its boosts computed beforehand from the single index (whose
-   * statistics are the cluster's global ones: same documents, none deleted; the statistics round trip the rewrite
-   * verb makes per query is not timed). Each query goes to the four sides back to back, the order rotating from
-   * query to query, so load changes on a shared machine hit all alike; a side's time is the sum of its request
-   * latencies. One client thread, 10 hits, 300 warm-up queries per side. Written to target/opensearch-bench.md
-   * (or -Dqlog.bench.out=PATH).
-   *
-   * <p>-Dqlog.bench.copies=K indexes every document K times (ids suffixed), so queries match K times as many
-   * documents; -Dqlog.bench.prune=true sends {@code track_total_hits: false} in score order only (no id
-   * tie-break), so a side whose scorer can skip blocks (block-max WAND/MaxScore) may, where OpenSearch's default
-   * counts the first 10,000 hits of every query exactly.
-   */
-  public void testQueryCostPluginVsBM25VsScriptedVsRewrite() throws Exception {
-    if (!Boolean.getBoolean("qlog.bench")) {
-      throw new AssumptionViolatedException("query-cost benchmark runs only with -Dqlog.bench=true");
-    }
-    requireCorpus();
-    int copies = Integer.getInteger("qlog.bench.copies", 1);
-    boolean prune = Boolean.getBoolean("qlog.bench.prune");
-    CsnRuby corpus = data;
-    ReferenceIndex stats = reference;
-    if (copies > 1) {
-      corpus = CsnRuby.load();
-      List<String[]> originals = new ArrayList<>(corpus.docs);
-      for (int k = 1; k < copies; k++) {
-        for (String[] d : originals) {
-          corpus.docs.add(new String[] {d[0] + "~" + k, d[1]});
-        }
-      }
-      stats = new ReferenceIndex(corpus); // the boosts from the statistics the bench index holds
-    }
-    createThreeSimilarityIndex("bench", corpus.docs);
-    QLogBM25Similarity qlog = new QLogBM25Similarity(0.9f, 0.4f, 0.7, QLogBM25Similarity.IdfForm.LUCENE);
-    List<QueryBuilder[]> queries = new ArrayList<>();
-    for (String text : data.topics.values()) {
-      Query query = stats.query(text);
-      if (query != null) {
-        queries.add(new QueryBuilder[] {QueryBuilders.matchQuery("contents_bm25", text),
-            QueryBuilders.matchQuery("contents", text), QueryBuilders.matchQuery("contents_scripted", text),
-            toOpenSearch(QLogBoostedQuery.rewrite(query, stats.searcher(), qlog), "contents_bm25")});
-      }
-    }
-    if (stats != reference) {
-      stats.close();
-    }
-    int sides = 4;
-    InterleavedRounds.Request request = (side, i) -> benchSearch(queries.get(i)[side], prune);
-    InterleavedRounds.warmUp(sides, Math.min(300, queries.size()), request);
-    int rounds = Integer.getInteger("qlog.bench.rounds", 5);
-    StringBuilder md = new StringBuilder("| round | BM25 queries/s | q-log plugin queries/s | q-log scripted queries/s "
-        + "| rewrite queries/s | plugin / BM25 | scripted / BM25 | rewrite / BM25 |\n"
-        + "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    long[][] nanos = InterleavedRounds.run(sides, queries.size(), 0, rounds, request, (r, n) -> {
-      md.append(InterleavedRounds.row(r, queries.size(), n));
-      suite.log(String.format(Locale.ROOT, "round %d: BM25 %.1f, plugin %.1f, scripted %.1f, rewrite %.1f queries/s", r + 1,
-          InterleavedRounds.perSecond(queries.size(), n[0]), InterleavedRounds.perSecond(queries.size(), n[1]),
-          InterleavedRounds.perSecond(queries.size(), n[2]), InterleavedRounds.perSecond(queries.size(), n[3])));
-    });
-    String medians = InterleavedRounds.medians(nanos, new String[] {"BM25", "plugin", "scripted", "rewrite"}, ", ");
-    md.append(String.format(Locale.ROOT, "%nCorpus %s%s: %d documents, 2 shards, %s. Median throughput ratio over %d rounds "
-        + "of %d queries per side: %s.%n", System.getProperty("qlog.csn", "CSN-Ruby (prepared by the test)"),
-        copies > 1 ? ", every document " + copies + " times" : "", corpus.docs.size(),
-        prune ? "track_total_hits false, score order" : "hits counted (OpenSearch's default), score then id order",
-        rounds, queries.size(), medians));
-    InterleavedRounds.publish(md.toString(), "opensearch-bench.md");
-  }
-
-  /** One benchmark request on the bench index: as {@link #openSearchTop}, or (prune) uncounted in score order. */
-  static void benchSearch(QueryBuilder query, boolean prune) {
-    if (!prune) {
-      openSearchTop("bench", query, SearchType.DFS_QUERY_THEN_FETCH);
-      return;
-    }
-    SearchResponse rsp = client().prepareSearch("bench").setSearchType(SearchType.DFS_QUERY_THEN_FETCH)
-        .setQuery(query).setSize(10).setTrackTotalHits(false).get();
-    assertNotNull(rsp.getHits());
-  }
-
-  /** The OpenSearch query of a rewritten Lucene query (boosted term queries under a boolean), on {@code field}. */
-  static QueryBuilder toOpenSearch(Query query, String field) {
-    if (query instanceof BoostQuery boosted) {
-      return toOpenSearch(boosted.getQuery(), field).boost(boosted.getBoost());
-    }
-    if (query instanceof TermQuery term) {
-      return QueryBuilders.termQuery(field, term.getTerm().text());
-    }
-    BoolQueryBuilder bool = QueryBuilders.boolQuery();
-    for (BooleanClause clause : ((BooleanQuery) query).clauses()) {
-      bool.should(toOpenSearch(clause.query(), field));
-    }
-    return bool;
   }
 
   /**

@@ -1,11 +1,6 @@
 package io.qlog.testing;
 
 import io.qlog.similarities.QLogBM25Similarity;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * statistics drifts (top-10 overlap, NDCG@10). Renders the markdown table of results/*-drift.md.
  */
 public final class DistributedComparison {
-  /** The q values compared: 1 and 0.7 by default, -Dqlog.drift.qs=1,0.7,0.5,0.3 for the results tables. */
+  /** The q values a drift benchmark compares: 1 and 0.7 by default, -Dqlog.drift.qs=1,0.7,0.5,0.3 for the results tables. */
   public static final double[] QS = java.util.Arrays.stream(System.getProperty("qlog.drift.qs", "1,0.7").split(","))
       .mapToDouble(Double::parseDouble).toArray();
   /** The q values at which the global-statistics side must equal the single index; others are reported. */
@@ -36,6 +31,7 @@ public final class DistributedComparison {
   private final CsnRuby data;
   private final Map<Double, Row> rows = new TreeMap<>((a, b) -> Double.compare(b, a));
   private final StringBuilder differences = new StringBuilder();
+  private String note = "";
 
   private static final class Row {
     int n;
@@ -93,26 +89,14 @@ public final class DistributedComparison {
     }
   }
 
-  /**
-   * Reports the comparison ({@link #report}), then asserts that the global-statistics side equals the single index
-   * ({@link #assertGlobalEqualsSingleIndex}).
-   */
-  public void finish(String footer, String defaultName) throws IOException {
-    report(footer, defaultName);
-    assertGlobalEqualsSingleIndex();
+  /** The text printed under the table by {@link #report} (what was compared, how long it took). */
+  public void describe(String note) {
+    this.note = note;
   }
 
-  /**
-   * The table and {@code footer}, written to -Dqlog.drift.out, else to target/{@code defaultName} of the module,
-   * and printed.
-   */
-  public String report(String footer, String defaultName) throws IOException {
-    String md = markdown() + "\n" + footer;
-    Path out = Paths.get(System.getProperty("qlog.drift.out",
-        Paths.get(System.getProperty("basedir", ".")).resolve("target").resolve(defaultName).toString()));
-    Files.writeString(out, md, StandardCharsets.UTF_8);
-    System.out.println(md);
-    return md;
+  /** The table, then the note of {@link #describe}: the markdown of results/*-drift.md. */
+  public String report() {
+    return markdown() + "\n" + note;
   }
 
   /** One query's three top-10 lists at {@code q}. */

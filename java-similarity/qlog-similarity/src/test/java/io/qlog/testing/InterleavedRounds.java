@@ -1,10 +1,5 @@
 package io.qlog.testing;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.Arrays;
 import java.util.Locale;
 
@@ -112,16 +107,5 @@ public final class InterleavedRounds {
     double[] sorted = ratios.clone();
     Arrays.sort(sorted);
     return new double[] {sorted[sorted.length / 2], sorted[0], sorted[sorted.length - 1]};
-  }
-
-  /**
-   * Writes a benchmark's table to {@code -Dqlog.bench.out=PATH}, else to {@code target/<name>} of the
-   * module, and prints it.
-   */
-  public static void publish(String table, String name) throws IOException {
-    Path out = Paths.get(System.getProperty("qlog.bench.out",
-        Paths.get(System.getProperty("basedir", ".")).resolve("target").resolve(name).toString()));
-    Files.writeString(out, table, StandardCharsets.UTF_8);
-    System.out.println(table);
   }
 }
