@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -72,22 +73,20 @@ def test_paths_in_records_are_relative(tmp_path):
     assert shown_path(tmp_path / "work" / "engines" / "a.md", cfg) == "WORK/engines/a.md"
     assert shown_path(tmp_path / "shared", cfg) == "SHARED"
     rewrite = next(t for t in ENGINE_TABLES if t.name == "rewrite-bench.md").runs[0]
-    cmd, env = rewrite.command(tmp_path / "work" / "out.md", tmp_path / "shared", quick=True)
-    assert env == {} and cmd[:5] == ["mvn", "-B", "-q", "-pl", "qlog-similarity"]
-    assert "-Dqlog.bench.rounds=1" in cmd and "-Dqlog.bench=true" in cmd
-    assert shown_command(cmd, env, cfg).endswith("-Dqlog.data=SHARED -Dqlog.bench.out=WORK/out.md")
-    full, _ = rewrite.command(tmp_path / "out.md", tmp_path / "shared", quick=False)
-    assert "-Dqlog.bench.rounds=9" in full
-    # the Tantivy table: a benchmark program over the prepared corpus, not a test
-    tantivy = next(t for t in ENGINE_TABLES if t.name == "tantivy-rewrite-bench.md").runs[0]
     data = tmp_path / "work" / "corpora" / "csn-ruby" / "prepared"
-    cmd, env = tantivy.command(tmp_path / "work" / "out.md", tmp_path / "shared", quick=False, data=data)
-    assert env == {} and cmd[1:3] == ["-m", "qlog_pyserini.bench.tantivy_rewrite"] and "--rounds" in cmd
-    assert shown_command(cmd, env, cfg) == ("python -m qlog_pyserini.bench.tantivy_rewrite "
-                                            "--corpus WORK/corpora/csn-ruby/prepared/corpus "
-                                            "--topics WORK/corpora/csn-ruby/prepared/topics.tsv --name CSN-Ruby "
-                                            "--rounds 15 --output WORK/out.md --quiet")
-
+    shown = rewrite.shown(tmp_path / "work" / "out.md", data, cfg)
+    assert shown.startswith("cd java-similarity && mvn -B -q -pl qlog-similarity -am test-compile "
+                            "dependency:build-classpath ")
+    assert shown.endswith("-ea -Dqlog.csn=WORK/corpora/csn-ruby/prepared -Dqlog.bench.rounds=1 -cp "
+                          '"target/test-classes:target/classes:$(cat target/qlog-bench.classpath)" '
+                          "io.qlog.rewrite.RewriteBench WORK/out.md")
+    full = rewrite.shown(tmp_path / "out.md", data, _cfg(tmp_path, quick=False))
+    assert "-Dqlog.bench.rounds=9" in full
+    # the Tantivy table: a Python benchmark program over the same prepared corpus
+    tantivy = next(t for t in ENGINE_TABLES if t.name == "tantivy-rewrite-bench.md").runs[0]
+    assert tantivy.shown(tmp_path / "work" / "out.md", data, _cfg(tmp_path, quick=False)) == (
+        "python -m qlog_pyserini.bench.tantivy_rewrite --corpus WORK/corpora/csn-ruby/prepared/corpus "
+        "--topics WORK/corpora/csn-ruby/prepared/topics.tsv --name CSN-Ruby --rounds 15 --output WORK/out.md --quiet")
 
 COMMIT = re.compile(r"\b(?:commit|git) ([0-9a-f]{7,40}(?:\+dirty)?)\b")
 ABSOLUTE = re.compile(r"(?<![\w.~])/(?:tmp|work|home|root|usr|opt|var)/")
@@ -160,29 +159,46 @@ def test_quick_new_stages_write_tables_with_one_commit_and_relative_paths(tmp_pa
         assert str(tmp_path) not in text and str(PROJECT_ROOT) not in text, name
 
 
-def test_every_engine_run_names_a_test_or_program_and_options_it_reads():
-    """The selectors and properties of the full run, checked against the Java sources or the program they address."""
+def test_every_engine_run_names_a_program_and_options_it_reads():
+    """Each run is a program, not a test: a Java class with a main in a module's test sources that reads every
+    property the run passes and takes the table's name as an argument, or a Python module whose --help names every
+    option the run passes."""
     java = PROJECT_ROOT / "java-similarity"
     shared_helpers = "".join(p.read_text() for p in (java / "qlog-similarity" / "src" / "test").rglob("*.java"))
     for table in ENGINE_TABLES:
         for run in table.runs:
-            if not run.module:  # a benchmark program: its command line takes every option the run passes
-                cmd, _ = run.command(Path("out.md"), Path("shared"), quick=False, data=Path("data"))
-                help_text = subprocess.run([sys.executable, "-m", run.target, "--help"], capture_output=True,
+            if isinstance(run.program, str):
+                cmd = run.python_command(Path("out.md"), Path("data"), quick=False)
+                help_text = subprocess.run([sys.executable, "-m", run.program, "--help"], capture_output=True,
                                            text=True, cwd=PROJECT_ROOT, timeout=120).stdout
                 options = [w for w in cmd[3:] if w.startswith("--")]
                 assert options and all(re.search(rf"(?<![\w-]){o}\b", help_text) for o in options), (table.name, options)
-                assert not run.target.startswith("tests") and "pytest" not in cmd, table.name
                 continue
-            cls, _, methods = run.target.partition("#")
-            files = list((java / run.module / "src" / "test").rglob(f"{cls}.java"))
+            bench = run.java(quick=False)
+            cls = bench.main_class.rsplit(".", 1)[1]
+            files = list((java / bench.module / "src" / "test").rglob(f"{cls}.java"))
             assert len(files) == 1, (table.name, cls)
             source = files[0].read_text()
-            for pattern in filter(None, methods.split("+")):
-                assert re.search(r"void " + pattern.replace("*", r"\w*") + r"\(", source), (table.name, pattern)
-            for prop in (run.out_property, run.rounds_property, *(p.split("=")[0] for p in run.properties)):
-                if prop:
-                    assert f'"{prop}"' in source or f'"{prop}"' in shared_helpers, (table.name, prop)
+            assert "public static void main(String[] args)" in source and not cls.startswith("Test"), table.name
+            for arg in bench.args:
+                assert f'"{arg}"' in source, (table.name, arg)
+            for prop in (p.split("=")[0] for p in bench.properties):
+                assert f'"{prop}"' in source or f'"{prop}"' in shared_helpers, (table.name, prop)
+
+
+def test_no_java_test_writes_a_table():
+    """The tests of the Maven build assert; only the benchmark programs (a class with a main) write tables."""
+    java = PROJECT_ROOT / "java-similarity"
+    writes = re.compile(r"Files\.write|Benchmarks\.write|FileWriter|newBufferedWriter|PrintWriter\(")
+    offenders = []
+    for path in java.glob("*/src/test/java/**/*.java"):
+        source = path.read_text()
+        if path.name.startswith("Test") or path.name.startswith("IT"):
+            assert "public static void main(" not in source, path
+            if re.search(r"\.md\b|results/|qlog\.(bench|drift)\.out", source) and writes.search(source):
+                offenders.append(str(path.relative_to(java)))
+    assert offenders == []
+    assert len(list(java.glob("*/src/test/java/**/Test*.java"))) > 20  # the glob reaches the test sources
 
 
 def test_tables_written_before_a_failing_stage_stay_replaceable(tmp_path, monkeypatch):
@@ -224,21 +240,30 @@ def _tiny_csn(folder: Path, n: int = 30) -> Path:
     return folder
 
 
+def _quick_engine_table(tmp_path: Path, name: str) -> tuple[Config, str]:
+    """The engine table ``name`` made at --quick on a tiny CSN-Ruby: the config and the table's text, checked to
+    start with its title and to be the only file written to --out."""
+    from qlog_pyserini.reproduce import engines
+
+    cfg = _cfg(tmp_path)
+    _tiny_csn(cfg.shared / "csn-ruby")
+    cfg.out.mkdir()
+    table = next(t for t in ENGINE_TABLES if t.name == name)
+    engines.engine_table(table, cfg)
+    assert sorted(p.name for p in cfg.out.iterdir()) == [name]
+    text = (cfg.out / name).read_text()
+    assert text.startswith(f"# {table.title}\n")
+    return cfg, text
+
+
 @pytest.mark.jvm  # the provenance names the Java version
 @pytest.mark.skipif(importlib.util.find_spec("tantivy") is None, reason="the tantivy package is not installed")
 def test_engines_stage_makes_the_tantivy_table_with_its_program(tmp_path):
     """The stage runs the benchmark program (not a test) on CSN-Ruby as the main stage prepares it, one round at
     --quick, and writes the table with the program's command and the provenance."""
-    from qlog_pyserini.reproduce import engines
     from qlog_pyserini.reproduce.corpora import prepared_labelled
 
-    cfg = _cfg(tmp_path)
-    _tiny_csn(cfg.shared / "csn-ruby")
-    cfg.out.mkdir()
-    table = next(t for t in ENGINE_TABLES if t.name == "tantivy-rewrite-bench.md")
-    engines.engine_table(table, cfg)
-    text = (cfg.out / table.name).read_text()
-    assert text.startswith(f"# {table.title}\n")
+    cfg, text = _quick_engine_table(tmp_path, "tantivy-rewrite-bench.md")
     assert len(re.findall(r"^\| \d+ \|", text, re.M)) == 1  # --quick: one round
     assert "CSN-Ruby: 30 documents" in text
     assert ("`python -m qlog_pyserini.bench.tantivy_rewrite --corpus WORK/corpora/csn-ruby/prepared/corpus "
@@ -247,4 +272,18 @@ def test_engines_stage_makes_the_tantivy_table_with_its_program(tmp_path):
     assert "pytest" not in text and len(set(COMMIT.findall(text))) == 1
     # the corpus is the one the labelled corpora use, prepared once and cached
     assert prepared_labelled("csn-ruby", cfg) == cfg.work / "corpora" / "csn-ruby" / "prepared"
-    assert sorted(p.name for p in cfg.out.iterdir()) == [table.name]
+
+
+@pytest.mark.jvm
+@pytest.mark.skipif(shutil.which("mvn") is None, reason="Maven (mvn) is not on PATH")
+def test_engines_stage_makes_the_lucene_rewrite_table_with_its_java_program(tmp_path):
+    """The stage builds the module's classpath with Maven and runs the Java program (not a test) on CSN-Ruby as the
+    main stage prepares it: one timed round at --quick, every query counted, the commands in the table."""
+    cfg, text = _quick_engine_table(tmp_path, "rewrite-bench.md")
+    rows = re.findall(r"^\| (\d+) \| (\d+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$", text, re.M)
+    assert [r[0] for r in rows] == ["1"] and all(float(x) > 0 for x in rows[0][1:])
+    queries = len((cfg.work / "corpora" / "csn-ruby" / "prepared" / "topics.tsv").read_text().splitlines())
+    assert f"CSN-Ruby, 30 documents in one in-memory index, {queries} queries, top 10, q = 0.7." in text
+    assert "io.qlog.rewrite.RewriteBench WORK/engines/rewrite-bench/run-0.md`" in text
+    assert "-Dqlog.bench.rounds=1" in text and "Test" not in text.split("Command")[1].split("`")[1]
+    assert len(set(COMMIT.findall(text))) == 1 and not ABSOLUTE.search(text)
