@@ -9,7 +9,7 @@ from typing import Sequence
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.provenance import command_line
-from qlog_pyserini.reproduce.cache import Config
+from qlog_pyserini.reproduce.cache import WORK_KIND, Config
 from qlog_pyserini.reproduce.main_table import main_markdown
 from qlog_pyserini.reproduce.pipeline import (
     CODE_LANGUAGES,
@@ -83,9 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = Path(args.out or (PROJECT_ROOT / "results" / ("quick" if quick else ""))).absolute()
     check_results_dir(out, RESULT_FILES, inputs=[args.work, args.cache, args.shared])
     Path(args.work).mkdir(parents=True, exist_ok=True)
-    check_output_dir(work, "reproduce", option="--work", overwrite=True)
+    check_output_dir(work, WORK_KIND, option="--work", overwrite=True)
     work.mkdir(exist_ok=True)
-    write_marker(work, "reproduce")
+    write_marker(work, WORK_KIND)
     cfg = Config(
         quick=quick, work=work,
         out=out, cache=Path(args.cache),

@@ -15,10 +15,14 @@ from typing import Sequence
 
 from qlog_pyserini.index.indexer import build_index
 from qlog_pyserini.sweep.run import SweepSettings, parse_grid, run_sweep
-from qlog_pyserini.system.outputs import atomic_output, record_entries
+from qlog_pyserini.system.outputs import OutputKind, atomic_output, record_entries
 from qlog_pyserini.system.provenance import provenance
 
 HITS = 100
+# --work: a work folder (each stage's outputs inside carry markers of their own); an unmarked folder that holds
+# nothing but stage folders is one too
+WORK_KIND = OutputKind("reproduce", work=True, adopts=lambda path: {p.name for p in path.iterdir()}
+                       <= {"corpora", "runs", "scaling", "sweeps", "ablation"})
 STAMP = ".qlog-reproduce.json"
 
 

@@ -77,16 +77,9 @@ class OutputKind:
             raise ValueError(f"output kind {self.name!r} must be a lower-case word")
 
 
-# The kind reproduce's command line names by its plain name: a work folder, and an unmarked folder that
-# holds nothing but its stage folders is one too.
-_DECLARED_ELSEWHERE = {"reproduce": OutputKind(
-    "reproduce", work=True,
-    adopts=lambda path: {p.name for p in path.iterdir()} <= {"corpora", "runs", "scaling", "sweeps", "ablation"})}
-
-
 def output_kind(kind: OutputKind | str) -> OutputKind:
     """``kind``, or the plain kind of that name."""
-    return kind if isinstance(kind, OutputKind) else _DECLARED_ELSEWHERE.get(kind) or OutputKind(kind)
+    return kind if isinstance(kind, OutputKind) else OutputKind(kind)
 
 
 # --------------------------------------------------------------------------------------------

@@ -85,6 +85,14 @@ def test_library_never_imports_the_command_line_side():
         assert "argparse.Namespace" not in path.read_text(), f"{path} takes an argparse.Namespace"
 
 
+def test_the_shared_layer_never_names_a_verb():
+    # system/ serves every verb: a verb's kinds of output and folder names live with the verb, not in system/
+    for path in (PACKAGE / "system").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                assert node.value not in VERBS, f"{path.name}:{node.lineno} names the verb {node.value!r}"
+
+
 def _private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
