@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import fcntl
+import inspect
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable
+from types import ModuleType
+from typing import Callable, Sequence
 
 import pytest
 
@@ -412,6 +415,21 @@ def csn_ruby_runs(csn_ruby, tmp_path_factory) -> dict[float, Path]:
 
     folder = built_once(tmp_path_factory, "csn-ruby-runs", build)
     return {q: folder / f"run.q{q}.txt" for q in CSN_RUBY_QS}
+
+
+def stdlib_functions(modules: Sequence[ModuleType], queries: int) -> tuple[list[str], list[str]]:
+    """The functions of ``modules`` as a small code corpus: each function's code without its docstring, and the
+    first line of the first ``queries`` docstrings of three words or more as queries."""
+    texts, lines = [], []
+    for module in modules:
+        for node in ast.walk(ast.parse(inspect.getsource(module))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node)
+                node.body = node.body[1:] if doc else node.body
+                texts.append(ast.unparse(node) if node.body else node.name)
+                if doc and len(doc.split()) >= 3:
+                    lines.append(doc.splitlines()[0])
+    return texts, lines[:queries]
 
 
 def same_ranking(got: list[tuple[str, float]], want: list[tuple[str, float]], rel: float = 0.0,

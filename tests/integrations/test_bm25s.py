@@ -3,12 +3,13 @@ tokens; the LlamaIndex retriever on it, the token-budget packer and the label-fr
 
 from __future__ import annotations
 
-import ast
-import inspect
+import argparse
 import json
+import textwrap
 
 import numpy as np
 import pytest
+from conftest import stdlib_functions
 
 bm25s = pytest.importorskip("bm25s")
 
@@ -23,25 +24,7 @@ METHODS = ("robertson", "lucene", "atire", "bm25l", "bm25+")
 QS = (1.0, 0.7, 0.3)
 
 
-def stdlib_functions() -> tuple[list[str], list[str]]:
-    """Documented functions of a few standard-library modules: (their code without the docstring, its first line)."""
-    import argparse
-    import json as json_module
-    import textwrap
-
-    texts, queries = [], []
-    for module in (argparse, json_module.decoder, json_module.encoder, textwrap):
-        for node in ast.walk(ast.parse(inspect.getsource(module))):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                doc = ast.get_docstring(node)
-                node.body = node.body[1:] if doc else node.body
-                texts.append(ast.unparse(node) if node.body else node.name)
-                if doc and len(doc.split()) >= 3:
-                    queries.append(doc.splitlines()[0])
-    return texts, queries[:25]
-
-
-TEXTS, QUERIES = stdlib_functions()
+TEXTS, QUERIES = stdlib_functions((argparse, json.decoder, json.encoder, textwrap), queries=25)
 
 
 def tokens(texts: list[str]) -> list[list[str]]:

@@ -3,11 +3,12 @@ rank_bm25's own inputs (the token lists it is given); LangChain's BM25Retriever 
 
 from __future__ import annotations
 
-import ast
-import inspect
+import argparse
+import textwrap
 
 import numpy as np
 import pytest
+from conftest import stdlib_functions
 
 rank_bm25 = pytest.importorskip("rank_bm25")
 
@@ -19,23 +20,7 @@ K1, B, EPSILON = 1.5, 0.75, 0.25
 QS = (1.0, 0.7, 0.3)
 
 
-def stdlib_functions() -> tuple[list[str], list[str]]:
-    import argparse
-    import textwrap
-
-    texts, queries = [], []
-    for module in (argparse, textwrap):
-        for node in ast.walk(ast.parse(inspect.getsource(module))):
-            if isinstance(node, ast.FunctionDef):
-                doc = ast.get_docstring(node)
-                node.body = node.body[1:] if doc else node.body
-                texts.append(ast.unparse(node) if node.body else node.name)
-                if doc and len(doc.split()) >= 3:
-                    queries.append(doc.splitlines()[0])
-    return texts, queries[:20]
-
-
-TEXTS, QUERIES = stdlib_functions()
+TEXTS, QUERIES = stdlib_functions((argparse, textwrap), queries=20)
 DOCS = [t.split() for t in TEXTS]  # LangChain's default preprocessing: str.split
 QUERY_WORDS = [q.split() + ["def", "return"] for q in QUERIES]  # with terms in more than half the documents
 
