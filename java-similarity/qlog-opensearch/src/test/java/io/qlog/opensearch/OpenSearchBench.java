@@ -7,7 +7,6 @@ import io.qlog.testing.CsnRuby;
 import io.qlog.testing.DistributedComparison;
 import io.qlog.testing.InterleavedRounds;
 import io.qlog.testing.ReferenceIndex;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -34,17 +33,13 @@ public class OpenSearchBench extends TestOpenSearchCsnRuby {
   static String table;
 
   public static void main(String[] args) throws Exception {
-    Path out = Benchmarks.output("OpenSearchBench", args, List.of("drift", "cost"));
-    String method = args[0].equals("drift") ? "drift" : "queryCost";
-    System.exit(Benchmarks.runInFramework(OpenSearchBench.class, method, () -> table, out));
+    Benchmarks.main(OpenSearchBench.class, args, () -> table);
   }
 
   /** dfs_query_then_fetch and query_then_fetch against the single index at each q of -Dqlog.drift.qs. */
   @Test
   public void drift() throws Exception {
-    DistributedComparison comparison = compareDrift(DistributedComparison.QS);
-    table = comparison.report();
-    comparison.assertGlobalEqualsSingleIndex();
+    table = compareDrift(DistributedComparison.QS).checkedReport();
   }
 
   /**

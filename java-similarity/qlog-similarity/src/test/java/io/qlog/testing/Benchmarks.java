@@ -41,6 +41,15 @@ public final class Benchmarks {
     return out;
   }
 
+  /**
+   * The main of an engine's benchmark suite, {@code SUITE {drift|cost} OUT.md}: runs its method {@code drift} or
+   * {@code queryCost} ({@link #runInFramework}) and exits with its status.
+   */
+  public static void main(Class<?> suite, String[] args, Supplier<String> table) throws IOException {
+    Path out = output(suite.getSimpleName(), args, List.of("drift", "cost"));
+    System.exit(runInFramework(suite, args[0].equals("drift") ? "drift" : "queryCost", table, out));
+  }
+
   /** Writes {@code markdown} to {@code out} through a temporary file beside it, so a reader never sees half. */
   public static void write(Path out, String markdown) throws IOException {
     Path tmp = Files.createTempFile(out.getParent(), "." + out.getFileName(), ".tmp");

@@ -99,6 +99,12 @@ public final class DistributedComparison {
     return markdown() + "\n" + note;
   }
 
+  /** The drift table ({@link #report}), once {@link #assertGlobalEqualsSingleIndex} has passed. */
+  public String checkedReport() {
+    assertGlobalEqualsSingleIndex();
+    return report();
+  }
+
   /** One query's three top-10 lists at {@code q}. */
   public void add(double q, String qid, TopTen globalTop, TopTen localTop, TopTen reference) {
     Row row = rows.computeIfAbsent(q, k -> new Row());

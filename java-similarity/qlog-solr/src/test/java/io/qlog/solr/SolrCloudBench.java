@@ -35,17 +35,13 @@ public class SolrCloudBench extends TestSolrCloudCsnRuby {
   static String table;
 
   public static void main(String[] args) throws Exception {
-    Path out = Benchmarks.output("SolrCloudBench", args, List.of("drift", "cost"));
-    String method = args[0].equals("drift") ? "drift" : "queryCost";
-    System.exit(Benchmarks.runInFramework(SolrCloudBench.class, method, () -> table, out));
+    Benchmarks.main(SolrCloudBench.class, args, () -> table);
   }
 
   /** ExactStatsCache and LocalStatsCache against the single index at each q of -Dqlog.drift.qs. */
   @Test
   public void drift() throws Exception {
-    DistributedComparison comparison = compareDrift(DistributedComparison.QS);
-    table = comparison.report();
-    comparison.assertGlobalEqualsSingleIndex();
+    table = compareDrift(DistributedComparison.QS).checkedReport();
   }
 
   /**
