@@ -375,6 +375,29 @@ def _measure(ranked: _Ranked, qrels: QrelsArrays, measure: str, cutoff: int | No
     return (found > 0).astype(float)  # success
 
 
+def metric_names(metrics: str | Sequence[str]) -> list[str]:
+    """The column names :func:`evaluate` gives ``metrics`` (``P.5,10`` -> ``P.5``, ``P.10``), in order."""
+    return [name for name, _, _ in parse_supported(metrics)]
+
+
+def evaluate_arrays(run: RunArrays, qrels: QrelsArrays, metrics: str | Sequence[str] = DEFAULT_METRICS,
+                    order: str = "score") -> tuple[np.ndarray, np.ndarray]:
+    """:func:`evaluate`'s values as arrays, with no table made: ``(values, present)``, ``values`` one row per
+    qrels query (their order) and one column per :func:`metric_names` name (0 where the run does not answer
+    the query), ``present`` whether the run answers each qrels query. ``qrels`` is built on ``run``'s docid table.
+
+    A sweep measures hundreds of runs of a few queries each; a table per run would cost more than the measures.
+    """
+    wanted = parse_supported(metrics)
+    if not qrels.qids:
+        raise QLogError("the qrels judge no query")
+    ranked = _ranked(run, qrels, order)
+    values = np.zeros((len(qrels.qids), len(wanted)))
+    for j, (_, measure, cutoff) in enumerate(wanted):
+        values[:, j] = np.where(ranked.present, _measure(ranked, qrels, measure, cutoff), 0.0)
+    return values, ranked.present
+
+
 def evaluate(run: RunArrays | Mapping[str, Sequence[Hit]], qrels: Mapping[str, Mapping[str, int]] | QrelsArrays,
              metrics: str | Sequence[str] = DEFAULT_METRICS, complete: bool = True,
              order: str = "score") -> EvalResult:
@@ -388,18 +411,12 @@ def evaluate(run: RunArrays | Mapping[str, Sequence[Hit]], qrels: Mapping[str, M
     is their mean, as trec_eval's ``all`` row (NaN when ``complete`` is off and no judged query was
     answered, so a batch of a longer run can be scored alone). See the module docstring for each measure.
     """
-    wanted = parse_supported(metrics)
     table = qrels.table if isinstance(qrels, QrelsArrays) else None
     arrays = _as_run(run, table)
     judged = qrels if isinstance(qrels, QrelsArrays) else QrelsArrays.build(qrels, arrays.docids)
-    ranked = _ranked(arrays, judged, order)
-    rows = np.ones(len(judged.qids), dtype=bool) if complete else ranked.present
-    columns = {}
-    for name, measure, cutoff in wanted:
-        values = _measure(ranked, judged, measure, cutoff)
-        columns[name] = np.where(ranked.present, values, 0.0)[rows]
-    if not judged.qids:
-        raise QLogError("the qrels judge no query")
+    values, present = evaluate_arrays(arrays, judged, metrics, order)
+    rows = np.ones(len(judged.qids), dtype=bool) if complete else present
+    columns = {name: values[rows, j] for j, name in enumerate(metric_names(metrics))}
     index = pd.Index([q for q, keep in zip(judged.qids, rows) if keep], name="qid")
     per_query = pd.DataFrame(columns, index=index)
     # Without complete, a run (or a batch of one) that answers no judged query has no rows and NaN means.

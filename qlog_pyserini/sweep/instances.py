@@ -3,10 +3,10 @@
     python -m qlog_pyserini.sweep --instances SET --index DIR --out sweeps/java-issues
 
 Each corpus's index is opened once; its instances are searched under every grid point in one pass
-(:meth:`PointScorer.score_grid <qlog_pyserini.sweep.measure.PointScorer.score_grid>`, each query's postings
-read once for all points) and measured in process, and the index is closed before the next. A grid point is a
-model (k1, b, q) of three families (:mod:`qlog_pyserini.sweep.baselines`): q-log BM25 over q, tuned BM25 over
-(k1, b), and the joint (b, q) choice; BM25 at the sweep's (k1, b) (0.9, 0.4 by default) and the engines'
+(:meth:`PointScorer.score_grid_values <qlog_pyserini.sweep.measure.PointScorer.score_grid_values>`, each
+query's postings read once for all points) and measured in process, and the index is closed; ``--threads``
+corpora are searched and measured at once. A grid point is a model (k1, b, q) of three families
+(:mod:`qlog_pyserini.sweep.baselines`): q-log BM25 over q, tuned BM25 over (k1, b), and the joint (b, q) choice; BM25 at the sweep's (k1, b) (0.9, 0.4 by default) and the engines'
 default (1.2, 0.75) are points too.
 
 Measures per instance (trec_eval's values, computed in process; an instance whose ranking misses every
@@ -37,11 +37,14 @@ what any other choice of the parameters, per repository or per instance, can be 
 from __future__ import annotations
 
 import os
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+import numpy as np
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
@@ -49,13 +52,14 @@ from qlog_pyserini.eval.budget import check_budgets
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.formats.instances import InstanceSet, read_instance_set
 from qlog_pyserini.formula import check_form
+from qlog_pyserini.jvm.bridge import detach_when_thread_ends
 from qlog_pyserini.predict.files import RULE as FILES_RULE, FilesRule
 from qlog_pyserini.search.instances import corpus_indexes
 from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.sweep.baselines import (FAMILY_LABELS, Point, TuningGrids, cross_validate_families,
                                            family_value, oracle_point, point_text)
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, fold_assignment, group_fold_assignment
-from qlog_pyserini.sweep.measure import PointScorer
+from qlog_pyserini.sweep.measure import GridValues, PointScorer
 from qlog_pyserini.sweep.run import RECALL_COLUMN
 from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged_output, write_json
 from qlog_pyserini.system.progress import progress_bar
@@ -162,40 +166,79 @@ def measure_points(instance_set: InstanceSet, indexes: Mapping[str, Path], point
                    settings: InstanceSweepSettings, progress: bool = True) -> dict[Point | str, pd.DataFrame]:
     """Every point's measures per instance (rows = instance ids in set order, columns = the measures); with
     ``settings.auto``, also ``"auto"``: each instance at the q the files rule gives its index (searched in the
-    same pass), and
-    ``"auto_q"``: that q per instance (one column, ``q``)."""
-    frames: dict[Point | str, list[pd.DataFrame]] = {p: [] for p in points}
-    if settings.auto is not None:
-        frames["auto"], frames["auto_q"] = [], []
+    same pass), and ``"auto_q"``: that q per instance (one column, ``q``).
+
+    ``settings.threads`` corpora are measured at once, each on its own searcher (an issue set's corpora
+    mostly hold one instance each, too few queries to share among search threads).
+    """
+    labels: list[Point | str] = list(points) + (["auto"] if settings.auto is not None else [])
     groups = instance_set.by_corpus()
+    measured: dict[str, tuple[GridValues, float | None]] = {}
     with progress_bar(total=len(instance_set.instances), desc=f"sweep ({len(points)} models)", unit="q",
-                      quiet=not progress) as bar:
-        for key, members in groups.items():
-            ids = [i.instance_id for i in members]
-            topics = {q: instance_set.topics[q] for q in ids}
-            qrels = {q: instance_set.qrels.get(q, {}) for q in ids}
-            with QLogSearcher(indexes[key], idf_form=settings.idf_form) as searcher:
-                scorer = PointScorer(searcher, topics, qrels, instance_set.qrels_path, ISSUE_METRICS, settings.hits,
-                                     settings.threads, every_relevant=True)
-                models = [searcher.make_similarity("qlog", k1=k1, b=b, q=q, idf_form=settings.idf_form)
-                          for k1, b, q in points]
-                labels: list[Point | str] = list(points)
-                if settings.auto is not None:
-                    q_auto = settings.auto.q_for(searcher.mean_length())
-                    models.append(searcher.make_similarity("qlog", k1=settings.grids.k1, b=settings.grids.b,
-                                                           q=q_auto, idf_form=settings.idf_form))
-                    labels.append("auto")
-                    frames["auto_q"].append(pd.DataFrame({"q": q_auto}, index=ids))
-                for point, result in zip(labels, scorer.score_grid(models, budgets=settings.budgets)):
-                    frame = result.metrics.per_query.reindex(ids).copy()
-                    for k in settings.budgets:
-                        frame[f"{RECALL_COLUMN}.{k}"] = result.recall[k].reindex(ids)
-                        frame[f"{RECALL_ALL_COLUMN}.{k}"] = result.recall_every[k].reindex(ids)
-                    frames[point].append(frame)
-            bar.update(len(members))
+                      quiet=not progress) as bar, ThreadPoolExecutor(settings.threads,
+                                                                     thread_name_prefix="qlog-corpus") as pool:
+        pending = {pool.submit(_measure_corpus, instance_set, indexes[key], members, points, settings): key
+                   for key, members in groups.items()}
+        try:
+            for done in as_completed(pending):
+                measured[pending[done]] = done.result()
+                bar.update(len(groups[pending[done]]))
+        except BaseException:
+            for future in pending:  # one corpus failed: the others not started are not searched
+                future.cancel()
+            raise
+    columns = settings.measures()
     order = [i.instance_id for i in instance_set.instances]
-    return {p: pd.concat(f).reindex(order)[settings.measures() if p != "auto_q" else ["q"]].astype(float)
-            for p, f in frames.items()}
+    ids = [i.instance_id for key in groups for i in groups[key]]
+    out: dict[Point | str, pd.DataFrame] = {}
+    for m, label in enumerate(labels):
+        blocks = []
+        for key, members in groups.items():
+            grid = measured[key][0]
+            at = {q: i for i, q in enumerate(grid.qids)}
+            rows = np.array([at.get(i.instance_id, -1) for i in members])
+            block = np.concatenate([grid.values[m], grid.recall[m], grid.recall_every[m]], axis=1)
+            # an instance the qrels lack is a row of NaN, as a reindex would leave it
+            blocks.append(np.where(rows[:, None] >= 0, block[np.maximum(rows, 0)], np.nan))
+        names = (grid.metrics + [f"{RECALL_COLUMN}.{k}" for k in grid.budgets]
+                 + [f"{RECALL_ALL_COLUMN}.{k}" for k in grid.budgets])
+        out[label] = pd.DataFrame(np.concatenate(blocks), index=pd.Index(ids, name="qid"),
+                                  columns=names).reindex(order)[columns]
+    if settings.auto is not None:
+        q_of = {i.instance_id: measured[key][1] for key, members in groups.items() for i in members}
+        out["auto_q"] = pd.DataFrame({"q": [float(q_of[q]) for q in order]}, index=pd.Index(order, name="qid"))
+    return out
+
+
+# pyjnius can cross the objects of two threads' instance calls on one Java class; opening an index makes
+# some (the analyzer record, the reader's close), so corpora are opened and closed one at a time
+_OPENING = threading.Lock()
+
+
+def _measure_corpus(instance_set: InstanceSet, index: Path, members: list, points: list[Point],
+                    settings: InstanceSweepSettings) -> tuple[GridValues, float | None]:
+    """The grid's values on one corpus's index (with ``settings.auto``, the q the files rule gives it last) and
+    that q (None without ``settings.auto``)."""
+    detach_when_thread_ends()  # a pool thread must not leave a Java thread behind
+    ids = [i.instance_id for i in members]
+    topics = {q: instance_set.topics[q] for q in ids}
+    qrels = {q: instance_set.qrels.get(q, {}) for q in ids}
+    with _OPENING:
+        searcher = QLogSearcher(index, idf_form=settings.idf_form)
+    try:
+        scorer = PointScorer(searcher, topics, qrels, instance_set.qrels_path, ISSUE_METRICS, settings.hits,
+                             settings.threads, every_relevant=True)
+        models = [searcher.make_similarity("qlog", k1=k1, b=b, q=q, idf_form=settings.idf_form)
+                  for k1, b, q in points]
+        q_auto = None
+        if settings.auto is not None:
+            q_auto = settings.auto.q_for(searcher.mean_length())
+            models.append(searcher.make_similarity("qlog", k1=settings.grids.k1, b=settings.grids.b,
+                                                   q=q_auto, idf_form=settings.idf_form))
+        return scorer.score_grid_values(models, budgets=settings.budgets), q_auto
+    finally:
+        with _OPENING:
+            searcher.close()
 
 
 def assemble(per_point: Mapping[Point, pd.DataFrame], value_of: Mapping[str, Point]) -> pd.DataFrame:

@@ -2,7 +2,9 @@
 
 A whole grid is measured from one sweep over the topics (:meth:`PointScorer.score_grid`: each batch of
 queries searched under every model at once, each query's postings read once); a single pass, as the
-label-free q per query and BM25's reference make, by :meth:`PointScorer.score_pass`.
+label-free q per query and BM25's reference make, by :meth:`PointScorer.score_pass`. A sweep of many
+small indexes takes the grid's measures as arrays (:meth:`PointScorer.score_grid_values`): a table per model
+and index would cost it more than the search.
 
 Each batch of queries comes back from Java as columns (:class:`~qlog_pyserini.search.results.BatchResults`);
 its per-query metrics are computed in process (:func:`qlog_pyserini.eval.metrics.evaluate`, equal to
@@ -28,7 +30,7 @@ import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import TokenCounts, recall_from_arrays, recall_of_runs
-from qlog_pyserini.eval.metrics import DocidTable, QrelsArrays, RunArrays, evaluate, parse_supported
+from qlog_pyserini.eval.metrics import DocidTable, QrelsArrays, RunArrays, evaluate_arrays, metric_names, parse_supported
 from qlog_pyserini.eval.trec_eval import EvalResult, trec_eval
 from qlog_pyserini.search.batch import prefetched, search_batches, search_grid_batches
 from qlog_pyserini.search.results import BatchResults
@@ -61,6 +63,21 @@ class PassResult:
     def recall_means(self) -> dict[str, float]:
         """Recall@K-tokens per budget, ``{"8192": mean over the qrels' queries}`` (empty without budgets)."""
         return {} if self.recall is None else {str(k): float(v) for k, v in self.recall.mean().items()}
+
+
+@dataclass(frozen=True)
+class GridValues:
+    """What :meth:`PointScorer.score_grid_values` measured: ``values[model, query, metric]`` (the ``metrics``
+    names, trec_eval's ``-q -c`` values), ``recall[model, query, budget]`` and ``recall_every`` (the
+    every-relevant form; zero columns when the scorer does not measure it), 1.0/0.0 per ``budgets``; queries
+    are the qrels' queries, ``qids``, in their order."""
+
+    qids: list[str]
+    metrics: list[str]
+    budgets: list[int]
+    values: np.ndarray
+    recall: np.ndarray
+    recall_every: np.ndarray
 
 
 class PointScorer:
@@ -146,6 +163,20 @@ class PointScorer:
                 measure.add(batch)
             return measure.result()
 
+    def score_grid_values(self, models: Sequence[Any], budgets: Sequence[int] = ()) -> GridValues:
+        """:meth:`score_grid`'s measures as one array, with no table per model (the same values): what a sweep of
+        many small indexes takes, where a table per model and index would cost more than the search.
+        Metrics computed in process only."""
+        if not self.in_process:
+            raise QLogError(f"{', '.join(self.metrics)}: grid values are computed in process only")
+        with contextlib.ExitStack() as stack:
+            measures = self._grid_measures(stack, list(models), [None] * len(models), ["run"] * len(models), budgets,
+                                           False, "grid")
+            parts = [m.arrays() for m in measures]
+            return GridValues(qids=list(self.judged.qids), metrics=metric_names(self.metrics),
+                              budgets=[int(k) for k in budgets], values=np.stack([p[0] for p in parts]),
+                              recall=np.stack([p[1] for p in parts]), recall_every=np.stack([p[2] for p in parts]))
+
     def score_grid(self, models: Sequence[Any], run_paths: Sequence[str | os.PathLike | None] | None = None,
                    tags: Sequence[str] | None = None, budgets: Sequence[int] = (), progress: bool = False,
                    desc: str = "grid") -> list[PassResult]:
@@ -162,25 +193,31 @@ class PointScorer:
         names = list(tags) if tags is not None else ["run"] * len(models)
         if not (len(paths) == len(names) == len(models)):
             raise QLogError(f"{len(models)} models, {len(paths)} run paths and {len(names)} tags")
+        with contextlib.ExitStack() as stack:
+            measures = self._grid_measures(stack, models, paths, names, budgets, progress, desc)
+            return [measure.result() for measure in measures]
+
+    def _grid_measures(self, stack: contextlib.ExitStack, models: list[Any], paths: list[str | os.PathLike | None],
+                       names: list[str], budgets: Sequence[int], progress: bool, desc: str) -> list[_PassMeasure]:
+        """Every model's pass of the grid, fed batch by batch (see :meth:`score_grid`), ready to be read."""
         batches = search_grid_batches(self.searcher, self.topics, models, self.hits, self.threads,
                                       progress=progress, batch_size=max(1, GRID_HITS // (len(models) * self.hits)),
                                       desc=desc, writable=any(p is not None for p in paths) or not self.in_process)
-        with contextlib.ExitStack() as stack:
-            measures = [_PassMeasure(self, stack, path, tag, budgets) for path, tag in zip(paths, names)]
-            for per_model in prefetched(batches):
-                if not budgets or not any(q in self.judged_qids for q in per_model[0].qids):
-                    for measure, batch in zip(measures, per_model):
-                        measure.add(batch)
-                    continue
-                # Recall@K-tokens of every model's ranking of the batch in one walk (the token counts'
-                # documents read once for all of them), then each model's pass measured with it
-                arrays = [self.arrays(batch) for batch in per_model]
-                found = recall_of_runs(arrays, self.judged, self.tokens, budgets)
-                every = (recall_of_runs(arrays, self.judged, self.tokens, budgets, every=True)
-                         if self.every_relevant else [None] * len(arrays))
-                for measure, batch, run, hits, all_hits in zip(measures, per_model, arrays, found, every):
-                    measure.add(batch, run, hits, all_hits)
-            return [measure.result() for measure in measures]
+        measures = [_PassMeasure(self, stack, path, tag, budgets) for path, tag in zip(paths, names)]
+        for per_model in prefetched(batches):
+            if not budgets or not any(q in self.judged_qids for q in per_model[0].qids):
+                for measure, batch in zip(measures, per_model):
+                    measure.add(batch)
+                continue
+            # Recall@K-tokens of every model's ranking of the batch in one walk (the token counts'
+            # documents read once for all of them), then each model's pass measured with it
+            arrays = [self.arrays(batch) for batch in per_model]
+            found = recall_of_runs(arrays, self.judged, self.tokens, budgets)
+            every = (recall_of_runs(arrays, self.judged, self.tokens, budgets, every=True)
+                     if self.every_relevant else [None] * len(arrays))
+            for measure, batch, run, hits, all_hits in zip(measures, per_model, arrays, found, every):
+                measure.add(batch, run, hits, all_hits)
+        return measures
 
 
 class _PassMeasure:
@@ -198,7 +235,9 @@ class _PassMeasure:
         # an error before that unwinds it through ``stack``, and the half-written run is removed
         self.output = stack.enter_context(contextlib.ExitStack())
         self.file = self.output.enter_context(atomic_output(run_path, "wb")) if run_path is not None else None
-        self.frames: list[pd.DataFrame] = []
+        # one row per qrels query: each query is in one batch, whose values fill its row (absent ones 0, as
+        # trec_eval -c counts them)
+        self.measured = np.zeros((len(scorer.judged.qids), len(metric_names(scorer.metrics)) if scorer.in_process else 0))
         self.found: np.ndarray | None = None
         self.found_every: np.ndarray | None = None
 
@@ -213,7 +252,8 @@ class _PassMeasure:
             return
         arrays = scorer.arrays(batch) if arrays is None else arrays
         if scorer.in_process:
-            self.frames.append(evaluate(arrays, scorer.judged, scorer.metrics, complete=False).per_query)
+            values, present = evaluate_arrays(arrays, scorer.judged, scorer.metrics)
+            self.measured[present] = values[present]
         if self.budgets:
             # every qrels query is a row; one missing from this batch is 0 here, its own batch says
             hits = (recall_from_arrays(arrays, scorer.judged, scorer.tokens, self.budgets).to_numpy()
@@ -224,12 +264,23 @@ class _PassMeasure:
                         if recall_every is None else recall_every)
                 self.found_every = hits if self.found_every is None else np.maximum(self.found_every, hits)
 
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The in-process pass's metrics, Recall@K-tokens and every-relevant Recall@K-tokens, as arrays (rows:
+        the qrels queries; no budgets, or no every-relevant form: zero columns)."""
+        self.output.close()
+        rows, width = len(self.scorer.judged.qids), len(self.budgets)
+        found = self.found if self.found is not None else np.zeros((rows, width))
+        every = (self.found_every if self.found_every is not None else np.zeros((rows, width))
+                 if self.scorer.every_relevant else np.zeros((rows, 0)))
+        return self.measured, found, every
+
     def result(self) -> PassResult:
         """The pass's metrics and recall; for trec_eval, the run file is flushed and evaluated first."""
         scorer = self.scorer
         self.output.close()
         if scorer.in_process:
-            per_query = _complete(self.frames, scorer.judged.qids, scorer.metrics)
+            per_query = pd.DataFrame(self.measured, index=pd.Index(list(scorer.judged.qids), name="qid"),
+                                     columns=metric_names(scorer.metrics))
             metrics = EvalResult(aggregate={m: float(per_query[m].mean()) for m in per_query.columns},
                                  per_query=per_query)
         else:
@@ -245,11 +296,3 @@ class _PassMeasure:
 
         return PassResult(metrics, table(self.found), table(self.found_every) if scorer.every_relevant else None)
 
-
-def _complete(frames: list[pd.DataFrame], qids: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:
-    """Per-batch metric rows as one table over every qrels query (absent ones 0, as trec_eval ``-c``)."""
-    if frames:
-        per_query = pd.concat(frames)
-    else:
-        per_query = pd.DataFrame(columns=[c for c in metrics], dtype=float)
-    return per_query.reindex(pd.Index(list(qids), name="qid"), fill_value=0.0)

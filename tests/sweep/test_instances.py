@@ -268,3 +268,42 @@ def test_search_auto_moves_the_indexes_whose_files_reach_the_rules_length_and_le
             want = [(h.docid, h.score) for h in at[q][m.instance_id]]
             assert same_ranking([(h.docid, h.score) for h in auto[m.instance_id]], want, rel=1e-6) is None
     assert 0 < moved < len(lengths)
+
+
+def test_grid_values_are_the_grid_passes_and_corpora_on_two_threads_change_nothing(instance_set):
+    from qlog_pyserini.search.instances import corpus_indexes
+    from qlog_pyserini.sweep.baselines import TuningGrids
+    from qlog_pyserini.sweep.instances import ISSUE_METRICS, InstanceSweepSettings, measure_points
+    from qlog_pyserini.sweep.measure import PointScorer
+
+    set_dir, index_dir = instance_set
+    instances = read_instance_set(set_dir)
+    indexes = corpus_indexes(instances, index_dir)
+    key, members = max(instances.by_corpus().items(), key=lambda item: len(item[1]))
+    ids = [m.instance_id for m in members]
+    with QLogSearcher(indexes[key]) as searcher:
+        scorer = PointScorer(searcher, {q: instances.topics[q] for q in ids}, {q: instances.qrels[q] for q in ids},
+                             instances.qrels_path, ISSUE_METRICS, HITS, 1, every_relevant=True)
+        models = [searcher.make_similarity("qlog", k1=k1, b=b, q=q) for k1, b, q in ((0.9, 0.4, 1.0), (1.2, 0.75, 0.3))]
+        grid = scorer.score_grid_values(models, budgets=(2000, 30000))
+        passes = scorer.score_grid(models, budgets=(2000, 30000))
+    for m, result in enumerate(passes):
+        assert grid.qids == list(result.metrics.per_query.index)
+        assert (grid.values[m] == result.metrics.per_query[grid.metrics].to_numpy()).all()
+        assert (grid.recall[m] == result.recall[grid.budgets].to_numpy()).all()
+        assert (grid.recall_every[m] == result.recall_every[grid.budgets].to_numpy()).all()
+    grids = TuningGrids(q_grid=(0.3, 0.6), k1_grid=(0.9,), b_grid=(0.4, 1.0))
+    lengths = {}
+    for key in instances.by_corpus():
+        with QLogSearcher(indexes[key]) as searcher:
+            lengths[key] = searcher.mean_length()
+    rule = FilesRule(q=0.3, min_length=(min(lengths.values()) + max(lengths.values())) / 2)  # some indexes move
+    measured = [measure_points(instances, indexes, grids.points(),
+                               InstanceSweepSettings(grids=grids, hits=HITS, threads=threads, budgets=(2000, 30000),
+                                                     auto=rule), progress=False) for threads in (1, 2)]
+    assert len(instances.by_corpus()) > 2 and set(measured[0]) == set(measured[1])
+    q_of = {i.instance_id: rule.q_for(lengths[key]) for key, members in instances.by_corpus().items() for i in members}
+    assert measured[0]["auto_q"]["q"].to_dict() == q_of and len(set(q_of.values())) == 2
+    for point, frame in measured[0].items():
+        pd.testing.assert_frame_equal(frame, measured[1][point], check_exact=True)
+        assert list(frame.index) == [i.instance_id for i in instances.instances]
