@@ -1,26 +1,36 @@
 """Time the instance-set pipeline on the shared issue sets: prepare (git -> corpora) and index (one JVM)
-per language set, and write the figures to results/issue-sets-timing.json and results/issue-sets-timing.md. Not a test: it runs on
+per language set; then the pipeline's target at size: prepare --format git-history, index --instances and
+sweep --instances (the verb's default grids) on 300 commits of a repository of about 1,000 source files.
+The figures go to results/issue-sets-timing.json and results/issue-sets-timing.md. Not a test: it runs on
 the shared data and the repository mirrors, and the machine's load is recorded beside the figures.
 
     .venv/bin/python scripts/time_issue_sets.py [--issues ../shared/data/issues] [--repos cache/repos]
-        [--sets cache/issue-sets] [--indexes cache/issue-indexes] [--threads 2] [--results results]
+        [--sets cache/issue-sets] [--indexes cache/issue-indexes] [--sweeps cache/issue-sweeps] [--threads 2]
+        [--results results]
 
 Each set is prepared into SETS/<set> and indexed into INDEXES/<set>; a set folder that exists is
 replaced only when this tool wrote it (--overwrite semantics), and indexes already built from the same
 corpora are reused, so the index time is that of a cold build only when INDEXES/<set> is new (the JSON
 says how many indexes were built and how many reused). The projection to the pipeline's target (300
 instances of about 1,000 files) scales the measured documents per second of the cold builds.
+
+The at-size run (SETS/at-size, INDEXES/at-size, SWEEPS/at-size) measures that target instead of projecting
+it: wall-clock and CPU seconds of each step (this process and its finished children: git, and the JVM, which
+runs in this process) and the load average before and after it. The machine may be shared, so the figure for
+two cores of its own is derived from CPU time: the CPU seconds of a step that runs on --threads threads (index,
+sweep) divided by --threads, and prepare's CPU seconds whole (one Python thread, git beside it).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import time
 from pathlib import Path
 
-from qlog_pyserini.instances.build import prepare_issue_set
+from qlog_pyserini.instances.build import prepare_history_set, prepare_issue_set
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.instances.rules import FileRules
 from qlog_pyserini.system.outputs import check_results_dir, mark_results, write_json, write_text
@@ -31,6 +41,13 @@ from qlog_pyserini.system.provenance import command_line, git_commit, load_avera
 SETS = {"java": ("java",), "js": ("javascript", "typescript"), "ts": ("typescript",), "c": ("c",)}
 TARGET_INSTANCES, TARGET_FILES = 300, 1000
 NAMES = ("issue-sets-timing.json", "issue-sets-timing.md")
+TARGET_SECONDS = 600
+# The at-size repository: alibaba/fastjson2, 859 non-test Java files at its mirror's head, the mirror nearest
+# 1,000 (apache/dubbo has 2,283). The mirror is a partial clone that lacks a few large test-resource blobs,
+# which git log's rename detection must read: its history is read from below the newest commit renaming one
+# (2e31d68, 2026-01-31) and stops before the older ones (2023-04), 2,007 commits.
+AT_SIZE = {"repo": "alibaba__fastjson2", "languages": ("java",), "revision": "2e31d68b18a6613dfe1e49914116cb610976e26c~1",
+           "since": "2023-05-01", "instances": TARGET_INSTANCES}
 
 
 def main() -> None:
@@ -39,6 +56,7 @@ def main() -> None:
     parser.add_argument("--repos", default="cache/repos")
     parser.add_argument("--sets", default="cache/issue-sets")
     parser.add_argument("--indexes", default="cache/issue-indexes")
+    parser.add_argument("--sweeps", default="cache/issue-sweeps")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--results", default="results")
     args = parser.parse_args()
@@ -77,12 +95,49 @@ def main() -> None:
              "cold_seconds_per_index": round(per_index, 2) if per_index else None,
              f"projected_index_seconds_{TARGET_INSTANCES}x{TARGET_FILES}":
                  round(TARGET_INSTANCES * TARGET_FILES / (docs / secs), 0) if secs else None}
+    at_size = time_at_size(Path(args.repos) / AT_SIZE["repo"], Path(args.sets) / "at-size",
+                           Path(args.indexes) / "at-size", Path(args.sweeps) / "at-size", args.threads)
     data = {"command": command_line("scripts/time_issue_sets.py", None), "git_commit": git_commit(),
-            "machine": machine(), "threads": args.threads, "sets": rows, "total": total}
+            "machine": machine(), "threads": args.threads, "sets": rows, "total": total, "at_size": at_size}
     Path(results).mkdir(exist_ok=True)
     write_json(Path(results) / NAMES[0], data)
     write_text(Path(results) / NAMES[1], markdown(data))
     mark_results(results, NAMES)
+
+
+def time_at_size(repository: Path, set_dir: Path, index_dir: Path, sweep_dir: Path, threads: int) -> dict:
+    """prepare --format git-history, index --instances and sweep --instances at the target's size, each step timed."""
+    from qlog_pyserini.sweep.__main__ import main as sweep_main
+
+    steps: dict[str, dict] = {}
+
+    def step(name: str, work):
+        load, started, cpu = load_average(), time.monotonic(), cpu_seconds()
+        result = work()
+        wall, used = time.monotonic() - started, cpu_seconds() - cpu
+        idle = used if name == "prepare" else used / threads
+        steps[name] = {"wall_seconds": round(wall, 1), "cpu_seconds": round(used, 1),
+                       "idle_seconds": round(idle, 1), "load_average_before": load,
+                       "load_average_after": load_average()}
+        print(name, steps[name])
+        return result
+
+    prepared = step("prepare", lambda: prepare_history_set(
+        repository, set_dir, FileRules(AT_SIZE["languages"]), revision=AT_SIZE["revision"], since=AT_SIZE["since"],
+        max_instances=AT_SIZE["instances"], overwrite=True, progress=False))
+    indexed = step("index", lambda: index_instance_set(set_dir, index_dir, threads=threads, progress=False))
+    sweep_dir.parent.mkdir(parents=True, exist_ok=True)
+    step("sweep", lambda: sweep_main(["--instances", str(set_dir), "--index", str(index_dir), "--out", str(sweep_dir),
+                                      "--threads", str(threads), "--overwrite", "--quiet"]))
+    summary = json.loads((sweep_dir / "summary.json").read_text())
+    total = {k: round(sum(s[k] for s in steps.values()), 1) for k in ("wall_seconds", "cpu_seconds", "idle_seconds")}
+    return {"repository": AT_SIZE["repo"].replace("__", "/"), "languages": list(AT_SIZE["languages"]),
+            "revision": AT_SIZE["revision"], "since": AT_SIZE["since"], "read": prepared.read,
+            "kept": prepared.kept, "corpora": prepared.corpora, "documents": prepared.documents,
+            "documents_per_corpus": round(prepared.documents / prepared.corpora, 1) if prepared.corpora else None,
+            "indexes_built": indexed.built, "indexes_reused": indexed.reused, "sweep_models": summary["points"],
+            "grids": summary["grids"], "threads": threads, "steps": steps, "total": total,
+            "target_seconds": TARGET_SECONDS, "meets_target_on_idle_cores": total["idle_seconds"] <= TARGET_SECONDS}
 
 
 def cpu_seconds() -> float:
@@ -112,7 +167,31 @@ def markdown(data: dict) -> str:
               f"index), {t['cold_documents_per_cpu_second']} documents per CPU second. {TARGET_INSTANCES} instances "
               f"of {TARGET_FILES:,} files: {t[key]} s of indexing at the wall-clock rate measured here, "
               f"{t[idle]} s on {data['threads']} cores of their own at the CPU rate.", ""]
+    a = data["at_size"]
+    lines += ["## At the target's size: prepare, index and sweep", "",
+              f"`prepare --format git-history` on {a['repository']} ({', '.join(a['languages'])}; history from "
+              f"`{a['revision']}` since {a['since']}): {a['kept']} instances kept of {a['read']} commits read, "
+              f"{a['corpora']} corpora, {a['documents']:,} documents ({a['documents_per_corpus']} per corpus); "
+              f"`index --instances` built {a['indexes_built']} indexes and reused {a['indexes_reused']}; "
+              f"`sweep --instances` with the verb's default grids ({a['sweep_models']} models); --threads "
+              f"{a['threads']}. Wall-clock and CPU seconds (this process and its children; the JVM runs in it). "
+              f"On {a['threads']} idle cores: CPU seconds / {a['threads']} for index and sweep, prepare's CPU "
+              "seconds whole (it runs on one thread).", "",
+              "| step | wall s | CPU s | on 2 idle cores s | load average before | load average after |",
+              "|---|---:|---:|---:|---|---|"]
+    for name, s in a["steps"].items():
+        lines.append(f"| {name} | {s['wall_seconds']} | {s['cpu_seconds']} | {s['idle_seconds']} | "
+                     f"{_load(s['load_average_before'])} | {_load(s['load_average_after'])} |")
+    t = a["total"]
+    lines += [f"| total | {t['wall_seconds']} | {t['cpu_seconds']} | {t['idle_seconds']} | | |", "",
+              f"Target: {a['target_seconds']} s for prepare, index and sweep on {a['threads']} cores: "
+              f"{'met' if a['meets_target_on_idle_cores'] else 'not met'} on idle cores ({t['idle_seconds']} s); "
+              f"{t['wall_seconds']} s of wall-clock time on this machine at the load shown.", ""]
     return "\n".join(lines)
+
+
+def _load(load: list[float] | None) -> str:
+    return "n/a" if load is None else " / ".join(f"{x:g}" for x in load)
 
 
 if __name__ == "__main__":
