@@ -1,4 +1,5 @@
-"""The ``issue-timing`` stage: prepare and index of every shared issue set, cold (``scripts/time_issue_sets.py``)."""
+"""The ``issue-timing`` stage: prepare and index of every shared issue set, cold, and the pipeline (prepare, index,
+sweep) at the target's size on a repository's history (``scripts/time_issue_sets.py``)."""
 
 from __future__ import annotations
 
@@ -20,5 +21,5 @@ def run(cfg: Config, corpora: Sequence[Prepared]) -> None:
     shutil.rmtree(timing / "indexes", ignore_errors=True)  # ours (under --work): the index builds must be cold
     timing.mkdir(parents=True, exist_ok=True)
     run_script("time_issue_sets.py", "--issues", cfg.shared / "issues", "--repos", cfg.repos, "--sets", timing / "sets",
-             "--indexes", timing / "indexes", "--threads", str(cfg.threads), "--results", cfg.out)
+             "--indexes", timing / "indexes", "--sweeps", timing / "sweeps", "--threads", str(cfg.threads), "--results", cfg.out)
     return None
