@@ -95,7 +95,7 @@ public class ITPluginZip extends ESTestCase {
       for (Path f : (Iterable<Path>) files::iterator) {
         String name = f.getFileName().toString();
         assertTrue("unexpected file in the zip: " + name, name.equals("plugin-descriptor.properties")
-            || name.matches("qlog-(elasticsearch|similarity)-.*\\.jar"));
+            || name.matches("qlog-(elasticsearch8?|similarity(-lucene9)?)-.*\\.jar"));
       }
     }
   }

@@ -76,7 +76,7 @@ public class ITPluginZip extends OpenSearchSingleNodeTestCase {
       for (Path f : (Iterable<Path>) files::iterator) {
         String name = f.getFileName().toString();
         assertTrue("unexpected file in the zip: " + name, name.equals("plugin-descriptor.properties")
-            || name.matches("qlog-(opensearch|similarity)-.*\\.jar"));
+            || name.matches("qlog-(opensearch2?|similarity(-lucene9)?)-.*\\.jar"));
       }
     }
   }

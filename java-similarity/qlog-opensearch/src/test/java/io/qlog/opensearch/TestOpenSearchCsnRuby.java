@@ -24,18 +24,15 @@ import org.opensearch.action.bulk.BulkRequestBuilder;
 import org.opensearch.action.bulk.BulkResponse;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.action.search.SearchType;
-import org.opensearch.analysis.common.CommonAnalysisModulePlugin;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.xcontent.XContentType;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
-import org.opensearch.painless.PainlessModulePlugin;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.search.SearchHit;
 import org.opensearch.search.sort.SortBuilders;
 import org.opensearch.search.sort.SortOrder;
 import org.opensearch.test.OpenSearchIntegTestCase;
-import org.opensearch.transport.Netty4ModulePlugin;
 import org.opensearch.core.common.transport.TransportAddress;
 import org.opensearch.http.HttpServerTransport;
 import io.qlog.testing.RewriteVerb;
@@ -70,9 +67,9 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
 
   @Override
   protected Collection<Class<? extends Plugin>> nodePlugins() {
-    // Netty4ModulePlugin: real HTTP on 127.0.0.1, which the rewrite verb talks to as a user's client would
-    return List.of(QLogSimilarityPlugin.class, CommonAnalysisModulePlugin.class, PainlessModulePlugin.class,
-        Netty4ModulePlugin.class, ActionRecorderPlugin.class);
+    // Netty: real HTTP on 127.0.0.1, which the rewrite verb talks to as a user's client would
+    return List.of(QLogSimilarityPlugin.class, OpenSearchLine.ANALYSIS_COMMON, OpenSearchLine.PAINLESS,
+        OpenSearchLine.NETTY4, ActionRecorderPlugin.class);
   }
 
   @Override

@@ -58,6 +58,6 @@ public class TestQLogSimilarityPlugin {
     assertTrue(Plugin.class.isAssignableFrom(Class.forName(info.getClassname())));
     assertTrue("descriptor targets " + info.getOpenSearchVersionRangesString() + ", this OpenSearch is " + Version.CURRENT,
         PluginsService.isPluginVersionCompatible(info, Version.CURRENT));
-    PluginsService.verifyCompatibility(info); // OpenSearch's own check at install and node start (Java version too)
+    OpenSearchLine.verifyCompatibility(info); // OpenSearch's own check at install and node start (Java version too)
   }
 }

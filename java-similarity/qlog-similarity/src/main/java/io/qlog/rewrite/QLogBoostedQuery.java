@@ -106,6 +106,14 @@ public final class QLogBoostedQuery {
   }
 
   /**
+   * The query of one clause of a rewritten boolean query, on Lucene 9 and 10 alike; what a caller needs to walk the
+   * result into an engine's query DSL (a should clause per boosted term).
+   */
+  public static Query clauseQuery(BooleanClause clause) {
+    return part(CLAUSE_QUERY, clause, Query.class);
+  }
+
+  /**
    * w_t = idf_q / idf for {@code term} under the searcher's statistics, or null when no document has the term.
    */
   public static Float boost(IndexSearcher searcher, Term term, QLogBM25Similarity qlog) throws IOException {
