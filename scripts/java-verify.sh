@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Build and test java-similarity/ with Maven: the similarities on Lucene 10.5 and 9.12, the Solr factory and
-# the SolrCloud tests, the OpenSearch and Elasticsearch plugins, their zips and their cluster tests, and (when
-# Pyserini's fatjar is installed in .venv) the Anserini-dependent module. As root, the OpenSearch and
-# Elasticsearch test JVMs run as uid 65534 in a user namespace (both refuse uid 0;
+# the SolrCloud tests, the OpenSearch (3.9 and 2.19) and Elasticsearch (9.1 and 8.19) plugins, their zips and their
+# cluster tests, and (when Pyserini's fatjar is installed in .venv) the Anserini-dependent module. As root, the
+# OpenSearch and Elasticsearch test JVMs run as uid 65534 in a user namespace (both refuse uid 0;
 # qlog-opensearch/src/test/bin/java-not-root).
-# Finds a JDK >= 21 at run time (QLOG_JAVA_HOME, JAVA_HOME, /usr/lib/jvm/*, javac on PATH; newest wins).
+# Finds a JDK >= 21 at run time (QLOG_JAVA_HOME, JAVA_HOME, /usr/lib/jvm/*, javac on PATH; newest wins); every
+# module runs on it, the OpenSearch 2 and Elasticsearch 8 tests included (no security manager: JDK 24+ has none).
 # Extra arguments go to Maven, e.g. -Dtest=TestQLogIdf -Dsurefire.failIfNoSpecifiedTests=false.
 set -euo pipefail
 cd "$(dirname "$0")/.."
