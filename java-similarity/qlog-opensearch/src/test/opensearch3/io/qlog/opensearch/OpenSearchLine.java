@@ -8,8 +8,8 @@ import org.opensearch.plugins.PluginsService;
 import org.opensearch.transport.Netty4ModulePlugin;
 
 /**
- * What the shared tests name differently on OpenSearch 3 and 2: the module plugins' classes and the descriptor check.
- * This is OpenSearch 3's; qlog-opensearch2 compiles the same tests with its own.
+ * What the shared tests name differently on OpenSearch 3 and 2: the module plugins' classes, the descriptor check and
+ * the built-in BM25's scale. This is OpenSearch 3's; qlog-opensearch2 compiles the same tests with its own.
  */
 final class OpenSearchLine {
   private OpenSearchLine() {}
@@ -24,5 +24,10 @@ final class OpenSearchLine {
   /** OpenSearch's own check of a descriptor at install and node start (its version, the Java version). */
   static void verifyCompatibility(PluginInfo info) {
     PluginsService.verifyCompatibility(info);
+  }
+
+  /** The built-in {@code BM25} similarity's scores over Lucene's BM25Similarity's: OpenSearch 3's is that class. */
+  static float builtInBm25Scale(float k1) {
+    return 1;
   }
 }

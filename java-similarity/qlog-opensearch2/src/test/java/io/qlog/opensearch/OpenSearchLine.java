@@ -11,7 +11,8 @@ import org.opensearch.transport.Netty4Plugin;
 
 /**
  * What the shared tests (../qlog-opensearch/src/test/java) name differently on OpenSearch 2 and 3: the module
- * plugins' classes and the descriptor check. This is OpenSearch 2's; qlog-opensearch has OpenSearch 3's.
+ * plugins' classes, the descriptor check and the built-in BM25's scale. This is OpenSearch 2's; qlog-opensearch has
+ * OpenSearch 3's.
  */
 final class OpenSearchLine {
   private OpenSearchLine() {}
@@ -38,5 +39,13 @@ final class OpenSearchLine {
       }
       throw e;
     }
+  }
+
+  /**
+   * The built-in {@code BM25} similarity's scores over Lucene's BM25Similarity's: OpenSearch 2's is
+   * LegacyBM25Similarity, which keeps BM25's (k1 + 1) numerator (as Elasticsearch's does); the ranking is the same.
+   */
+  static float builtInBm25Scale(float k1) {
+    return 1 + k1;
   }
 }
