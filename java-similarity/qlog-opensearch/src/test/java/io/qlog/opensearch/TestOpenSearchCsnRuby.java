@@ -309,9 +309,9 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
 
   /**
    * The no-plugin route as a read-only application runs it: an index of 2 shards and 1 replica whose field is
-   * scored by OpenSearch's built-in BM25 (k1 = 0.9, b = 0.4; its scale over Lucene's BM25Similarity:
-   * OpenSearchLine.builtInBm25Scale), reached only through the read-only proxy (tests/rewrite/readonly_proxy.py:
-   * _search, _msearch and _field_caps on the named indexes, anything else refused and recorded). {@code python -m qlog_pyserini.rewrite --engine opensearch} (tokens from
+   * scored by OpenSearch's built-in BM25 (k1 = 0.9, b = 0.4; OpenSearchLine.builtInBm25Scale), reached only through the
+   * read-only proxy (tests/rewrite/readonly_proxy.py: _search, _msearch and _field_caps on the named indexes,
+   * anything else refused and recorded). {@code python -m qlog_pyserini.rewrite --engine opensearch} (tokens from
    * the term suggester, dfs term statistics, one preference) must give QLogBM25Similarity's top 10 on the single
    * index at q = 1, 0.7, 0.3 (lucene odds), on every query; a --field the index lacks must be one error line
    * (exit 2); tests/rewrite/test_client_route.py (an opensearchpy.OpenSearch client) must pass through the same
