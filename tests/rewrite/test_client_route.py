@@ -2,8 +2,8 @@
 read-only proxy (tests/rewrite/readonly_proxy.py).
 
 The Java engine tests (TestElasticsearchCsnRuby, TestOpenSearchCsnRuby) start the cluster, index CSN-Ruby and
-run this file with QLOG_ENGINE (elasticsearch | opensearch), QLOG_ENGINE_URL (the proxy), QLOG_ENGINE_INDEX (the
-CSN-Ruby index under the engine's BM25), QLOG_ANALYZER_INDEX (an index whose field ``f`` has the ``anserini``
+run this file with QLOG_ENGINE (elasticsearch | opensearch), QLOG_ENGINE_URL (the proxy), QLOG_ENGINE_UPSTREAM
+(the cluster, for its version), QLOG_ENGINE_INDEX (the CSN-Ruby index under the engine's BM25), QLOG_ANALYZER_INDEX (an index whose field ``f`` has the ``anserini``
 analyzer and the ``whitespace`` search analyzer, field ``g`` the ``anserini`` analyzer for both) and QLOG_TOPICS;
 without them it skips.
 """
@@ -14,6 +14,7 @@ import itertools
 import os
 
 import pytest
+import requests
 
 from qlog_pyserini.formats.topics import read_topics
 
@@ -25,6 +26,12 @@ pytestmark = pytest.mark.skipif(not ENGINE, reason="needs a live cluster (run by
 def client():
     if ENGINE == "elasticsearch":
         elasticsearch = pytest.importorskip("elasticsearch")
+        # the cluster's own address (the proxy forwards read endpoints only)
+        server = requests.get(os.environ["QLOG_ENGINE_UPSTREAM"], timeout=60).json()["version"]["number"]
+        if server.split(".")[0] != str(elasticsearch.VERSION[0]):
+            # the official client asks for its own major's API (compatible-with); another major answers 400
+            pytest.skip(f"the installed elasticsearch client {elasticsearch.__versionstr__} talks to Elasticsearch "
+                        f"{elasticsearch.VERSION[0]}.x only; this cluster is {server}")
         c = elasticsearch.Elasticsearch(os.environ["QLOG_ENGINE_URL"], request_timeout=120)
     else:
         opensearchpy = pytest.importorskip("opensearchpy")

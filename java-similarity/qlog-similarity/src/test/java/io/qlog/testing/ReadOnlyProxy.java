@@ -19,10 +19,12 @@ public final class ReadOnlyProxy implements Closeable {
   public static final String OPAQUE_ID = "qlog-readonly-proxy";
 
   private final Process process;
+  private final String upstream;
   private final Path log;
   public final String url;
 
   public ReadOnlyProxy(String upstream, String indexes, Path dir) throws IOException, InterruptedException {
+    this.upstream = upstream;
     Files.createDirectories(dir);
     Path portFile = dir.resolve("proxy.port");
     log = dir.resolve("proxy-refused.log");
@@ -63,9 +65,10 @@ public final class ReadOnlyProxy implements Closeable {
     if (!absent[0].equals("2") || !absent[1].startsWith("error: ") || !absent[1].contains("'nosuch'")) {
       throw new AssertionError("a --field the index lacks: exit " + absent[0] + "\n" + absent[1]);
     }
+    // QLOG_ENGINE_UPSTREAM (the cluster itself, not the proxy) only tells the test the server's version
     int pytest = RewriteVerb.pytest("tests/rewrite/test_client_route.py", java.util.Map.of("QLOG_ENGINE", engine,
-        "QLOG_ENGINE_URL", url, "QLOG_ENGINE_INDEX", index, "QLOG_ANALYZER_INDEX", analyzerIndex,
-        "QLOG_TOPICS", topics.toString()), dir);
+        "QLOG_ENGINE_URL", url, "QLOG_ENGINE_UPSTREAM", upstream, "QLOG_ENGINE_INDEX", index,
+        "QLOG_ANALYZER_INDEX", analyzerIndex, "QLOG_TOPICS", topics.toString()), dir);
     if (pytest != 0) {
       throw new AssertionError("tests/rewrite/test_client_route.py failed (exit " + pytest + ")");
     }
