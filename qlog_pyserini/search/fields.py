@@ -53,16 +53,16 @@ def index_fields(searcher: QLogSearcher) -> list[str]:
     return sorted(names)
 
 
-def check_fields(searcher: QLogSearcher, fields: Mapping[str, float]) -> None:
+def check_fields(searcher: QLogSearcher, fields: Mapping[str, float], option: str = "--fields") -> None:
     """QLogError naming the index's fields if ``fields`` asks for one the index does not have.
 
     Pyserini would search a missing field silently and find nothing there; a typo in a field name
-    then looks like a bad model, so it is refused here.
+    then looks like a bad model, so it is refused here. ``option`` names what asked for the fields.
     """
     known = index_fields(searcher)
     missing = [f for f in fields if f not in known]
     if missing:
-        raise QLogError(f"--fields: the index has no field {missing[0]!r} (it has {', '.join(known)})")
+        raise QLogError(f"{option}: the index has no field {missing[0]!r} (it has {', '.join(known) or 'none'})")
 
 
 class FieldResults(Mapping[str, list]):
@@ -106,8 +106,9 @@ def search_fields_columns(searcher: QLogSearcher, queries: Sequence[str], qids: 
     weights = jclass("java.util.HashMap")()
     for name, weight in fields.items():
         weights.put(name, jclass("java.lang.Float")(float(weight)))
-    text = jclass(FIELD_SEARCH).batch_search_fields_tsv(searcher.java, java_list(list(queries)), java_list(list(qids)),
-                                                        int(k), int(threads), weights)
+    # through call_java: a failing Java search is one error line naming the index, not a Java stack
+    text = searcher.call_java(jclass(FIELD_SEARCH).batch_search_fields_tsv, searcher.java, java_list(list(queries)),
+                              java_list(list(qids)), int(k), int(threads), weights)
     # qid TAB docid TAB score TAB luceneDocid lines, queries in qids order: four cells a line
     cells = text.replace("\n", "\t").split("\t")[:-1] if text else []
     lines = text.count("\n")

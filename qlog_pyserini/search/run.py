@@ -163,10 +163,11 @@ def open_searcher(p: Prepared) -> QLogSearcher:
         raise QLogError(str(e)) from None
     if job.language != "en":
         searcher.java.set_language(job.language)
-    if job.fields:
-        from qlog_pyserini.search.fields import check_fields
+    from qlog_pyserini.search.fields import check_fields
 
-        check_fields(searcher, job.fields)
+    # Without --fields the contents field is searched: an index lacking it (another indexer's field names) would
+    # give every query no hits and an empty run that exits 0, so it is refused as a missing --fields field is.
+    check_fields(searcher, job.fields or {"contents": 1.0}, option="--fields" if job.fields else "search")
     set_feedback(searcher.java, job.feedback, p.index.prebuilt_name)
     return searcher
 
