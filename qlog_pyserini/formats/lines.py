@@ -47,6 +47,17 @@ def open_binary(path: str | os.PathLike) -> IO[bytes]:
     return gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb")
 
 
+def check_input_file(path: str | os.PathLike, what: str) -> None:
+    """The refusal :func:`numbered_lines` would give for a missing ``what`` file or a folder, without reading it
+    (a pipe is read once, later): for a verb to refuse before long work that comes before the reading."""
+    if str(path) == STDIN:
+        return
+    if not os.path.exists(path):
+        raise QLogError(f"{what} file {str(path)!r} not found")
+    if os.path.isdir(path):
+        raise QLogError(f"cannot read {what} file {str(path)!r}: it is a folder")
+
+
 def numbered_lines(path: str | os.PathLike, what: str) -> Iterator[tuple[int, str]]:
     """Yield ``(line number, text without its line end)`` for each line of the UTF-8 file ``path``.
 

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formula import check_q
+from qlog_pyserini.formula import check_bm25, check_q
 from qlog_pyserini.integrations.idf import LibraryIdf, bm25s_idf
 from qlog_pyserini.system.outputs import atomic_output, write_json
 
@@ -113,6 +113,8 @@ def rescale(model: Any, q: float, idf_form: str | None = None) -> Any:
     a model already rescaled, it starts from the plain scores kept on the model: any q, any number of times.
     """
     q = check_q(q)
+    if hasattr(model, "k1") and hasattr(model, "b"):
+        check_bm25(model.k1, model.b)  # bm25s builds any k1 and b; a q-log model of them is refused, not made
     idf = bm25s_idf(getattr(model, "idf_method", None))
     form = idf.check(idf_form)
     current = state(model)

@@ -24,7 +24,7 @@ import numpy as np
 from rank_bm25 import BM25L, BM25Okapi, BM25Plus
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formula import Q_EPSILON, check_q, ln_q
+from qlog_pyserini.formula import Q_EPSILON, check_bm25, check_q, ln_q
 from qlog_pyserini.integrations.idf import RANK_BM25_IDF, LibraryIdf
 
 FLOORS = ("epsilon", "zero")
@@ -38,6 +38,14 @@ class _QLogIdf:
     def _configure(self, q: float, idf_form: str | None) -> None:
         self.q = check_q(q)
         self.idf_form = self.LIBRARY_IDF.check(idf_form)
+
+    @staticmethod
+    def _check_model(corpus: Any, k1: float, b: float) -> None:
+        # rank_bm25 takes any k1 and b (k1 < 0 scores every document 0, b > 1 rewards length) and divides by
+        # zero on an empty corpus: refused here in the words the Lucene side uses
+        check_bm25(k1, b)
+        if hasattr(corpus, "__len__") and len(corpus) == 0:
+            raise QLogError("the corpus holds no documents: nothing to score")
 
     def _calc_idf(self, nd: Mapping[str, int]) -> None:
         self.document_frequencies = dict(nd)
@@ -72,6 +80,7 @@ class QLogBM25Okapi(_QLogIdf, BM25Okapi):
             raise QLogError(f"illegal floor: {floor!r}, must be one of {', '.join(FLOORS)}")
         self.floor = floor
         self._configure(q, idf_form)
+        self._check_model(corpus, k1, b)
         super().__init__(corpus, tokenizer=tokenizer, k1=k1, b=b, epsilon=epsilon)
 
     def _is_own_bm25(self) -> bool:
@@ -93,6 +102,7 @@ class QLogBM25L(_QLogIdf, BM25L):
     def __init__(self, corpus, tokenizer=None, k1: float = 1.5, b: float = 0.75, delta: float = 0.5,
                  q: float = 1.0, idf_form: str | None = None) -> None:
         self._configure(q, idf_form)
+        self._check_model(corpus, k1, b)
         super().__init__(corpus, tokenizer=tokenizer, k1=k1, b=b, delta=delta)
 
 
@@ -104,6 +114,7 @@ class QLogBM25Plus(_QLogIdf, BM25Plus):
     def __init__(self, corpus, tokenizer=None, k1: float = 1.5, b: float = 0.75, delta: float = 1,
                  q: float = 1.0, idf_form: str | None = None) -> None:
         self._configure(q, idf_form)
+        self._check_model(corpus, k1, b)
         super().__init__(corpus, tokenizer=tokenizer, k1=k1, b=b, delta=delta)
 
 

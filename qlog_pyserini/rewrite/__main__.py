@@ -43,8 +43,8 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--run-tag", default=None, help="run tag (default bm25-rewrite-q<Q>-<form>)")
     lucene = parser.add_argument_group("lucene")
     lucene.add_argument("--index", metavar="DIR", help="Lucene index (lucene) or Tantivy index folder (tantivy)")
-    lucene.add_argument("--k1", type=float, default=DEFAULT_K1, help=f"BM25 k1 on Lucene (default {DEFAULT_K1})")
-    lucene.add_argument("--b", type=float, default=DEFAULT_B, help=f"BM25 b on Lucene (default {DEFAULT_B})")
+    lucene.add_argument("--k1", type=float, default=None, help=f"BM25 k1 on Lucene (default {DEFAULT_K1})")
+    lucene.add_argument("--b", type=float, default=None, help=f"BM25 b on Lucene (default {DEFAULT_B})")
     server = parser.add_argument_group("solr, elasticsearch, opensearch, tantivy")
     server.add_argument("--url", help="server URL (e.g. http://127.0.0.1:9200, http://127.0.0.1:8983/solr)")
     server.add_argument("--collection", metavar="NAME", help="index (Elasticsearch, OpenSearch) or collection (Solr)")
@@ -71,6 +71,19 @@ def _check(args, parser: ArgumentParser) -> None:
     check_hits(args.hits, "--hits")
     if not args.print_queries and not args.output:
         raise QLogError("give --output RUN (or --print to print the queries)")
+    if args.print_queries and args.output:
+        raise QLogError("give --output RUN or --print, not both (--print searches nothing and writes no run)")
+    # An option another engine takes would be dropped without a word: a server's BM25 is the server's own.
+    servers = ("solr", "elasticsearch", "opensearch")
+    given = [f"--{name.replace('_', '-')}" for name in ("k1", "b", "index", "url", "collection")
+             if getattr(args, name) is not None
+             and not (args.engine in servers and name in ("url", "collection"))
+             and not (args.engine in ("lucene", "tantivy") and name == "index")
+             and not (args.engine == "lucene" and name in ("k1", "b"))]
+    if given:
+        raise QLogError(f"{given[0]} does not apply to --engine {args.engine}")
+    args.k1 = DEFAULT_K1 if args.k1 is None else args.k1
+    args.b = DEFAULT_B if args.b is None else args.b
     if args.output:
         check_output_file(args.output, "--output", inputs=[args.topics, args.index])
     if args.engine in ("lucene", "tantivy") and not args.index:

@@ -18,6 +18,7 @@ from qlog_pyserini.sweep.instances import summary_line as instance_summary_line
 from qlog_pyserini.sweep.run import DEFAULT_GRID, SweepSettings, parse_grid, run_sweep, summary_line
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter
 from qlog_pyserini.cli.auto_flags import add_auto_arguments, add_auto_query_arguments, query_rule_from_args, rule_from_args
+from qlog_pyserini.formats.lines import check_input_file
 from qlog_pyserini.predict.files import files_rule_for
 from qlog_pyserini.predict.rule import describe, is_auto, predict_with
 from qlog_pyserini.system.outputs import check_output_dir
@@ -117,6 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     check_single_metric(args.metric)
     check_resamples(args.resamples)
     check_float_parameter("k1", args.k1)
+    check_input_file(args.topics, "topics")  # before the label-free q reads the index's statistics
+    check_input_file(args.qrels, "qrels")
     budgets = _budgets(args.budgets)
     settings = SweepSettings(grid=grid, similarity=args.similarity,
                              metric=parse_metrics(args.metric)[0], idf_form=args.idf_form, k1=args.k1, b=args.b,

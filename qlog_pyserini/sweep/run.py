@@ -46,6 +46,7 @@ from qlog_pyserini.sweep.baselines import (FAMILY_LABELS, Point, TuningGrids, cr
                                            oracle_point)
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import read_qrels, write_qrels
+from qlog_pyserini.search.fields import check_fields
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
 from qlog_pyserini.search.searcher import QLogSearcher, check_index_dir
@@ -205,6 +206,12 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
                   | ({auto_q} if auto_q is not None else set()))
 
     searcher = QLogSearcher(index_dir, k1=settings.k1, b=settings.b, idf_form=settings.idf_form)
+    try:
+        # an index without the contents field would score every query 0 at every point, and say nothing
+        check_fields(searcher, {"contents": 1.0}, option="sweep")
+    except BaseException:
+        searcher.close()
+        raise
     with searcher, staged_output(out, "sweep", "sweep", overwrite=overwrite) as stage:
         if settings.keep_runs:
             (stage / "runs").mkdir()
