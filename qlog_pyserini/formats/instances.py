@@ -76,7 +76,10 @@ def read_instances(folder: str | os.PathLike) -> list[Instance]:
     if not path.is_file():
         raise QLogError(f"{str(folder)!r} is not an instance set: it has no {INSTANCES_FILE} "
                         "(make one with python -m qlog_pyserini.prepare --format swebench|multi-swe-bench|git-history)")
-    return list(_read_instances(path))
+    instances = list(_read_instances(path))
+    if not instances:
+        raise QLogError(f"{str(path)!r} holds no instance")
+    return instances
 
 
 def read_instance_set(folder: str | os.PathLike) -> InstanceSet:

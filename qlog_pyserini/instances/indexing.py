@@ -31,7 +31,7 @@ from qlog_pyserini.formats.instances import REPORT_FILE, corpus_path, read_insta
 from qlog_pyserini.jvm.toolchain import checked_java_options, pyserini_jar
 from qlog_pyserini.system.digests import file_sha256
 from qlog_pyserini.system.outputs import (OutputKind, atomic_output, is_owned, publish_dir, record_entries,
-                                          staging_dir, work_dir, write_json)
+                                          staging_dir, sweep_stale, work_dir, write_json)
 from qlog_pyserini.system.processes import popen, reaped
 from qlog_pyserini.system.progress import progress_bar
 
@@ -85,6 +85,9 @@ def index_instance_set(instance_set: str | os.PathLike, index_dir: str | os.Path
     checked_java_options()  # a bad $QLOG_JAVA_OPTS fails now, not after the corpora were hashed
     # A folder of indexes is added to run after run: an existing one is fine when this tool made it.
     work_dir(index_dir, INDEXES_OUTPUT, option="--index", inputs=[instance_set])
+    # A killed run leaves the staging folders of indexes it had already published too; a later run may reuse
+    # those indexes and stage nothing for them, so what dead runs left is swept here, whatever its key.
+    sweep_stale(index_dir, None)
     record = _record(index_dir).get("corpora", {})
     record = {k: v for k, v in record.items() if isinstance(v, dict) and (index_dir / k).is_dir()}
     digests = {k: file_sha256(corpus_path(instance_set, k)) for k in keys}

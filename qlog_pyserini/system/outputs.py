@@ -445,8 +445,9 @@ def temp_prefix(path: str | os.PathLike, purpose: str = "tmp") -> str:
     return f".{Path(path).name}.{purpose}-{os.getpid()}-"
 
 
-def sweep_stale(parent: str | os.PathLike, name: str) -> list[Path]:
-    """Remove our temporaries for output ``name`` in ``parent`` whose owning process is dead; returns them.
+def sweep_stale(parent: str | os.PathLike, name: str | None) -> list[Path]:
+    """Remove our temporaries for output ``name`` (None: for any output) in ``parent`` whose owning process is
+    dead; returns them.
 
     Only names of our own pattern (``.<name>.<purpose>-<pid>-XXXX``) are considered, and only those
     whose pid is not a running process, so a concurrent run's staging is never touched.
@@ -458,10 +459,10 @@ def sweep_stale(parent: str | os.PathLike, name: str) -> list[Path]:
         return removed
     for entry in found:
         m = _STAGING.match(entry.name)
-        if not m or m.group("name") != name or pid_alive(int(m.group("pid"))):
+        if not m or (name is not None and m.group("name") != name) or pid_alive(int(m.group("pid"))):
             continue
         path = Path(entry.path)
-        output = Path(parent) / name
+        output = Path(parent) / m.group("name")
         if m.group("purpose") == _ASIDE and (path / "x").is_dir() and not os.path.lexists(output):
             # killed between the two renames of a publish: the old output is the only one; it goes back
             try:
@@ -534,6 +535,9 @@ def disk_errors(path: str | os.PathLike) -> Iterator[None]:
     try:
         yield
     except OSError as e:
+        if e.errno == errno.EFBIG:  # a file system's (or the process's) largest file: as final as a full disk
+            raise QLogError(f"cannot write {os.fspath(e.filename or path)!r}: a file there would exceed the largest "
+                            f"file allowed ({os.strerror(e.errno)}); nothing half-written was kept") from None
         if e.errno not in _NO_SPACE:
             raise
         where = e.filename or path
