@@ -71,6 +71,23 @@ def children_of(pid: int) -> list[int]:
 
 
 @contextlib.contextmanager
+def small_tmpfs(folder: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` (mount's size=, e.g. 1m) mounted at the new folder ``folder/small``, unmounted after;
+    the test skips where mounting is not permitted."""
+    import pytest
+
+    mount = folder / "small"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+@contextlib.contextmanager
 def answering(body: str | bytes) -> Iterator[str]:
     """A loopback HTTP server answering every request with ``body`` as JSON; yields its ``/solr`` URL."""
     import http.server

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import run_verb, write_instance_set
 from instances.gitrepos import BASE_FILES, commit, git
-from reliability.reliability_helpers import assert_one_error, tree
+from reliability.reliability_helpers import assert_one_error, small_tmpfs, tree
 from reliability.test_kill import _java_children, _start, _wait_for
 
 from qlog_pyserini.system.processes import wait_gone
@@ -178,16 +178,9 @@ def test_prepare_overwrite_of_a_set_holding_a_file_it_did_not_write_is_refused(h
 
 @pytest.fixture
 def small_disk(tmp_path: Path):
-    """A 128 kB tmpfs mounted at a fresh folder (skips where mounting is not permitted)."""
-    mount = tmp_path / "small"
-    mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs", str(mount)],
-                      capture_output=True).returncode != 0:
-        pytest.skip("cannot mount a tmpfs here")
-    try:
+    """A 128 kB tmpfs: smaller than the history's corpora and their indexes."""
+    with small_tmpfs(tmp_path, "128k") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
 def test_git_history_onto_a_full_disk_is_one_error_line_and_leaves_nothing(history, small_disk):

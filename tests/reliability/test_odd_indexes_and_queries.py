@@ -48,8 +48,9 @@ def _writer(folder: Path):
 
 def _delete(folder: Path, docids) -> None:
     directory, writer = _writer(folder)
+    term_query, term = jclass("org.apache.lucene.search.TermQuery"), jclass("org.apache.lucene.index.Term")
     for docid in docids:
-        writer.deleteDocuments(jclass("org.apache.lucene.search.TermQuery")(jclass("org.apache.lucene.index.Term")("id", docid)))
+        writer.deleteDocuments(term_query(term("id", docid)))  # one Query: pyjnius cannot pick a varargs overload
     writer.commit()
     writer.close()
     directory.close()

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import run_verb
-from reliability.reliability_helpers import assert_one_error, tree
+from reliability.reliability_helpers import assert_one_error, small_tmpfs, tree
 
 from qlog_pyserini.system.outputs import MARKER
 
@@ -158,15 +157,8 @@ def test_index_into_a_symlink_to_an_empty_folder_publishes_into_its_target(work,
 @pytest.fixture
 def tmpfs(tmp_path: Path):
     """A 1 MB tmpfs mounted at a fresh folder (skips where mounting is not permitted)."""
-    mount = tmp_path / "small"
-    mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
-                      capture_output=True).returncode != 0:
-        pytest.skip("cannot mount a tmpfs here")
-    try:
+    with small_tmpfs(tmp_path, "1m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def test_index_refuses_a_mount_point_before_building(work, tiny_corpus, tmpfs):

@@ -28,3 +28,13 @@ def test_every_scenario_names_a_test_that_exists():
 def test_scenarios_are_listed_once():
     keys = [(s.area, s.scenario) for s in SCENARIOS]
     assert len(keys) == len(set(keys))
+
+
+#: the areas every probe round covers, each with several scenarios
+AREAS = ("kills", "disk full", "threads", "queries", "odd indexes", "evaluation", "pyterrier", "parameters")
+
+
+def test_the_table_is_a_probe_of_every_area():
+    count = {area: sum(s.area == area for s in SCENARIOS) for area in AREAS}
+    assert all(n >= 3 for n in count.values()), count
+    assert len(SCENARIOS) >= 78
