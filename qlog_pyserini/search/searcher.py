@@ -376,6 +376,10 @@ class QLogSearcher:
         except Exception as e:
             if not is_java_exception(e):
                 raise
+            if isinstance(self._java, _Closed):
+                # closed by another thread mid-search: Lucene's symptom varies (AlreadyClosedException, a
+                # NullPointerException in its statistics); the cause is one
+                raise QLogError(f"this searcher of {str(self.index_dir)!r} was closed while it searched") from None
             raise QLogError(f"search failed on {str(self.index_dir)!r}: {java_error(e)}") from None
 
     def explain(self, query: str, docid: str) -> str:
