@@ -14,6 +14,7 @@ import random
 import shutil
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from instances.gitrepos import BASE_FILES, commit, git
 from reliability.reliability_helpers import assert_one_error, small_tmpfs, tree
 from reliability.test_kill import _java_children, _start, _wait_for
 
+from qlog_pyserini.system.outputs import lock_holders
 from qlog_pyserini.system.processes import wait_gone
 
 pytestmark = pytest.mark.jvm
@@ -263,9 +265,15 @@ def test_a_killed_index_instances_keeps_finished_indexes_and_no_half_built_one(f
     proc = _start("index", "--instances", four_corpora, "--index", out, "--threads", "1")
     _wait_for(lambda: out.is_dir() and any((out / f"k{c}").is_dir() for c in range(4)), proc)
     java = _java_children(proc.pid)
+    assert java, "the Java indexer runs while the first index is published"
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=120)
     assert wait_gone(java, timeout=20) == [], "the Java indexer outlived its parent"
+    # the next run starts once no process holds a write.lock there (a live writer's index is refused, rightly)
+    deadline = time.monotonic() + 20
+    while lock_holders(out) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert lock_holders(out) == {}
     # SIGKILL cannot be caught: the staging folders stay, the one of an index already published too
     finished = sorted(p.name for p in out.iterdir() if p.is_dir() and not p.name.startswith("."))
     assert [p for p in out.iterdir() if p.name.startswith(f".{finished[0]}.")], "a published key's staging"
