@@ -25,7 +25,7 @@ from qlog_pyserini.reproduce.auto_query import MIN_VARIANT_QUERIES
 from qlog_pyserini.reproduce.cache import Config
 from qlog_pyserini.reproduce.engines import ENGINE_TABLES
 from qlog_pyserini.reproduce.pipeline import STAGES, select_stages
-from qlog_pyserini.reproduce.report import shown_command, shown_path
+from qlog_pyserini.reproduce.report import shown_path
 from qlog_pyserini.system.project import PROJECT_ROOT
 
 # the pipeline test runs these; the engines stage at --quick: test_engines_stage_at_quick_runs_the_lucene_rewrite_program
