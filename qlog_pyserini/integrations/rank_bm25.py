@@ -39,13 +39,16 @@ class _QLogIdf:
         self.q = check_q(q)
         self.idf_form = self.LIBRARY_IDF.check(idf_form)
 
-    @staticmethod
-    def _check_model(corpus: Any, k1: float, b: float) -> None:
+    def _build(self, corpus: Any, tokenizer: Any, k1: float, b: float, q: float, idf_form: str | None,
+               **library: Any) -> None:
+        """Check and set q and the model, then let rank_bm25 index ``corpus`` (its ``_calc_idf`` is ours)."""
+        self._configure(q, idf_form)
         # rank_bm25 takes any k1 and b (k1 < 0 scores every document 0, b > 1 rewards length) and divides by
         # zero on an empty corpus: refused here in the words the Lucene side uses
         check_bm25(k1, b)
         if hasattr(corpus, "__len__") and len(corpus) == 0:
             raise QLogError("the corpus holds no documents: nothing to score")
+        super().__init__(corpus, tokenizer=tokenizer, k1=k1, b=b, **library)  # type: ignore[call-arg]
 
     def _calc_idf(self, nd: Mapping[str, int]) -> None:
         self.document_frequencies = dict(nd)
@@ -79,9 +82,7 @@ class QLogBM25Okapi(_QLogIdf, BM25Okapi):
         if floor not in FLOORS:
             raise QLogError(f"illegal floor: {floor!r}, must be one of {', '.join(FLOORS)}")
         self.floor = floor
-        self._configure(q, idf_form)
-        self._check_model(corpus, k1, b)
-        super().__init__(corpus, tokenizer=tokenizer, k1=k1, b=b, epsilon=epsilon)
+        self._build(corpus, tokenizer, k1, b, q, idf_form, epsilon=epsilon)
 
     def _is_own_bm25(self) -> bool:
         return super()._is_own_bm25() and self.floor == "epsilon"
@@ -101,9 +102,7 @@ class QLogBM25L(_QLogIdf, BM25L):
 
     def __init__(self, corpus, tokenizer=None, k1: float = 1.5, b: float = 0.75, delta: float = 0.5,
                  q: float = 1.0, idf_form: str | None = None) -> None:
-        self._configure(q, idf_form)
-        self._check_model(corpus, k1, b)
-        super().__init__(corpus, tokenizer=tokenizer, k1=k1, b=b, delta=delta)
+        self._build(corpus, tokenizer, k1, b, q, idf_form, delta=delta)
 
 
 class QLogBM25Plus(_QLogIdf, BM25Plus):
@@ -113,9 +112,7 @@ class QLogBM25Plus(_QLogIdf, BM25Plus):
 
     def __init__(self, corpus, tokenizer=None, k1: float = 1.5, b: float = 0.75, delta: float = 1,
                  q: float = 1.0, idf_form: str | None = None) -> None:
-        self._configure(q, idf_form)
-        self._check_model(corpus, k1, b)
-        super().__init__(corpus, tokenizer=tokenizer, k1=k1, b=b, delta=delta)
+        self._build(corpus, tokenizer, k1, b, q, idf_form, delta=delta)
 
 
 QLOG_CLASSES: dict[type, type] = {BM25Okapi: QLogBM25Okapi, BM25L: QLogBM25L, BM25Plus: QLogBM25Plus}
