@@ -67,6 +67,7 @@ def _cfg(tmp_path: Path, quick: bool = True) -> Config:
                   scaling=(), ablation=(), threads=1, resamples=1, go_target=0)
 
 
+@pytest.mark.jvm  # the engine tables' commands name the JDK the pom's launcher reads (found, not started)
 def test_paths_in_records_are_relative(tmp_path):
     cfg = _cfg(tmp_path)
     assert shown_path(PROJECT_ROOT / "work" / "x.md", cfg) == "work/x.md"
