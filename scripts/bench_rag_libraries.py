@@ -15,11 +15,11 @@ machine are noisy; read the ratios.
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from pathlib import Path
 
 from qlog_pyserini.system.outputs import write_text
+from qlog_pyserini.system.provenance import command_line
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     ndcg.add_argument("--work", required=True, help="where CSN-Ruby is prepared and indexed (kept and reused)")
     ndcg.add_argument("--output", default="results/rag-libraries.md")
     args = parser.parse_args(argv)
-    command = "python scripts/bench_rag_libraries.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = command_line("scripts/bench_rag_libraries.py", argv)
     if args.what == "speed":
         from qlog_pyserini.integrations import benchmark
 

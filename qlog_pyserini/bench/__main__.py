@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import shlex
-import sys
 from typing import Sequence
 
 from qlog_pyserini.cli.options import add_index_option, add_topics_option
@@ -15,6 +13,7 @@ from qlog_pyserini.bench.run import DEFAULT_PATHS, SWEEP_POINTS, run_benchmark
 from qlog_pyserini.system.outputs import check_output_files, write_json, write_text
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
 from qlog_pyserini.system.progress import info
+from qlog_pyserini.system.provenance import command_line
 
 
 def _int_list(text: str) -> list[int]:
@@ -97,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_queries=args.check_queries, seed=args.seed, k1=args.k1, b=args.b,
         python_q=None if args.no_python_path else args.python_q, qrels=args.qrels,
         progress=None if args.quiet else info)
-    result["command"] = "python -m qlog_pyserini.bench " + shlex.join(sys.argv[1:] if argv is None else list(argv))
+    result["command"] = command_line("qlog_pyserini.bench", argv)
     text = format_markdown(result)
     if args.end_to_end:
         from qlog_pyserini.bench.endtoend import format_end_to_end, lucene_pass_seconds, measure_end_to_end

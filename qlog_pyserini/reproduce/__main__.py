@@ -97,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         subsamples=QUICK_SUBSAMPLES if quick else FULL_SUBSAMPLES, models=QUICK_MODELS if quick else FULL_MODELS,
         tune_bm25=(DEFAULT_K1_GRID, DEFAULT_B_GRID), repos=Path(args.repos),
         stages=stages,
-        command=command_line("scripts/reproduce", argv).replace("python -m scripts/reproduce", "scripts/reproduce"))
+        command=command_line("scripts/reproduce", argv))
     tables = reproduce(cfg)
     if "main" in tables:
         print(main_markdown(tables["main"]))

@@ -8,6 +8,7 @@ import platform
 import shlex
 import subprocess
 import sys
+import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Sequence
@@ -53,23 +54,58 @@ def memory_gib() -> float | None:
     return None
 
 
-def command_line(module: str, argv: Sequence[str] | None) -> str:
-    """The command as a user would type it from the project root, e.g. ``python -m qlog_pyserini.sweep --index ...``.
+def command_line(program: str, argv: Sequence[str] | None) -> str:
+    """The command as a user would type it from the project root: ``python -m qlog_pyserini.sweep ...`` for a
+    module, ``python scripts/x.py ...`` for a Python script, ``scripts/reproduce ...`` for an executable.
 
-    An argument naming a file or folder inside the project is written relative to the project root,
-    so a record names no machine's folders (``--index work/go/index``, not ``--index /home/.../work/go/index``).
+    Paths are written so that a record names no machine's folders: inside the project relative to its root
+    (``--index work/go/index``), beside it relative too (``--issues ../shared/data/issues``), under the temporary
+    folder as ``$TMPDIR/...`` and under the home folder as ``~/...``; anything else as given.
     """
-    args = [_project_path(str(a)) for a in (sys.argv[1:] if argv is None else argv)]
-    return " ".join(["python", "-m", module, *map(shlex.quote, args)])
+    args = [_shown_arg(str(a)) for a in (sys.argv[1:] if argv is None else argv)]
+    if program.endswith(".py"):
+        head = ["python", program]
+    elif "/" in program:
+        head = [program]
+    else:
+        head = ["python", "-m", program]
+    return " ".join([*head, *map(_quote, args)])
 
 
-def _project_path(arg: str) -> str:
-    if not arg or arg.startswith("-"):
+def _quote(arg: str) -> str:
+    # $TMPDIR and ~ stay unquoted so the shell expands them where the folders are elsewhere; the rest is quoted
+    name, eq, value = arg.partition("=") if arg.startswith("-") else ("", "", arg)
+    for label in ("$TMPDIR", "~"):
+        if value == label or value.startswith(label + "/"):
+            rest = value[len(label) + 1:]
+            return (shlex.quote(name + eq) if eq else "") + label + ("/" + shlex.quote(rest) if rest else "")
+    return shlex.quote(arg)
+
+
+def _shown_arg(arg: str) -> str:
+    name, eq, value = arg.partition("=")
+    if arg.startswith("-") and eq:
+        return f"{name}={_shown_path(value)}"
+    return arg if arg.startswith("-") else _shown_path(arg)
+
+
+def _shown_path(arg: str) -> str:
+    if not arg:
         return arg
     path = Path(arg)
     if not path.is_absolute() and not path.exists():
         return arg  # a value, not a path (or a path that names nothing yet, as typed)
-    return relative_to_project(path)
+    full = (path if path.is_absolute() else Path.cwd() / path).resolve()
+    root = PROJECT_ROOT.resolve()
+    if full == root or root in full.parents:
+        return relative_to_project(full)
+    if root.parent in full.parents and root.parent != Path(full.anchor):
+        return os.path.relpath(full, root)
+    for base, label in ((Path(tempfile.gettempdir()).resolve(), "$TMPDIR"), (Path.home().resolve(), "~")):
+        if base != Path(full.anchor) and (full == base or base in full.parents):
+            rel = full.relative_to(base)
+            return label if rel == Path() else f"{label}/{rel}"
+    return arg
 
 
 def _java_description(jdk) -> str:

@@ -13,11 +13,29 @@ def test_command_line_writes_project_paths_relative_to_the_root(tmp_path, monkey
     line = command_line("qlog_pyserini.sweep", [
         "--index", str(ROOT / "work" / "go" / "index"),  # absolute, inside the project, need not exist
         "--topics", "../results/main.md",  # relative to where the command ran
-        "--qrels", str(tmp_path / "qrels.txt"),  # outside the project: kept as given
         "--grid", "0.3,0.5", "--name", "go-code"])
-    assert line == (f"python -m qlog_pyserini.sweep --index work/go/index --topics results/main.md "
-                    f"--qrels {tmp_path / 'qrels.txt'} --grid 0.3,0.5 --name go-code")
+    assert line == "python -m qlog_pyserini.sweep --index work/go/index --topics results/main.md --grid 0.3,0.5 --name go-code"
     assert relative_to_project(ROOT) == "." and relative_to_project("/") == "/"
+
+
+def test_command_line_names_no_machine_folder_outside_the_project(tmp_path, monkeypatch):
+    import qlog_pyserini.system.provenance as provenance
+
+    project, beside, home, temp = (tmp_path / n for n in ("place/project", "place/shared", "home", "temp"))
+    for folder in (project, beside / "data", home, temp):
+        folder.mkdir(parents=True)
+    monkeypatch.setattr(provenance, "PROJECT_ROOT", project)
+    monkeypatch.setattr(provenance.tempfile, "gettempdir", lambda: str(temp))
+    monkeypatch.setenv("HOME", str(home))
+    line = command_line("scripts/time_issue_sets.py", [
+        "--issues", str(beside / "data"), f"--sets={temp / 'run' / 'my sets'}", "--indexes", str(home / "ix"),
+        "--results", "/srv/results", "--threads", "2"])
+    assert line == ("python scripts/time_issue_sets.py --issues ../shared/data --sets=$TMPDIR/'run/my sets' "
+                    "--indexes ~/ix --results /srv/results --threads 2")
+    # the line, typed into a shell whose TMPDIR is that folder, names the same folder
+    import shlex
+    assert shlex.split(line.replace("$TMPDIR", str(temp)))[4] == f"--sets={temp / 'run' / 'my sets'}"
+    assert command_line("scripts/reproduce", ["--stages", "issues"]) == "scripts/reproduce --stages issues"
 
 
 def test_commit_is_dirty_for_changed_sources_not_for_written_results(tmp_path, monkeypatch):
