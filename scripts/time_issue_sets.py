@@ -43,9 +43,9 @@ TARGET_INSTANCES, TARGET_FILES = 300, 1000
 NAMES = ("issue-sets-timing.json", "issue-sets-timing.md")
 TARGET_SECONDS = 600
 # The at-size repository: alibaba/fastjson2, 859 non-test Java files at its mirror's head, the mirror nearest
-# 1,000 (apache/dubbo has 2,283). The mirror is a partial clone that lacks a few large test-resource blobs,
-# which git log's rename detection must read: its history is read from below the newest commit renaming one
-# (2e31d68, 2026-01-31) and stops before the older ones (2023-04), 2,007 commits.
+# 1,000 (apache/dubbo has 2,283). A fixed revision and start date make the same 300 commits on every run
+# whatever the mirror's head; the range (2023-05 to 2026-01) renames no file whose blob the mirror lacks,
+# so git's rename detection runs (report.json: renames_detected).
 AT_SIZE = {"repo": "alibaba__fastjson2", "languages": ("java",), "revision": "2e31d68b18a6613dfe1e49914116cb610976e26c~1",
            "since": "2023-05-01", "instances": TARGET_INSTANCES}
 

@@ -304,7 +304,7 @@ def prepare_history_set(repository: str | os.PathLike, out: str | os.PathLike, r
     try:
         if git.resolve([revision])[revision] is None:
             raise QLogError(f"--rev {revision!r} is not a commit of {str(path)!r}")
-        commits = git.history(revision, since)
+        commits, renames = git.history(revision, since)
         if not commits:
             raise QLogError(f"{str(path)!r} has no non-merge commits" + (f" since {since}" if since else ""))
         with staged_output(out, "prepare", "staging", overwrite=overwrite) as staging:
@@ -320,7 +320,7 @@ def prepare_history_set(repository: str | os.PathLike, out: str | os.PathLike, r
             bar.close()
             sources = {"repository": str(path.resolve()), "repo": label, "revision": revision,
                        "head": git.resolve([revision])[revision][0], "since": since,  # type: ignore[index]
-                       "max_instances": max_instances, "commits_scanned": writer.read}
+                       "max_instances": max_instances, "commits_scanned": writer.read, "renames_detected": renames}
             summary = writer.finish(out, _description("git-history", sources, command))
         return summary
     finally:

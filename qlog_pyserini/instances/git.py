@@ -93,9 +93,12 @@ class GitRepository:
     def _run(self, *args: str, check: bool = True, input: bytes | None = None) -> subprocess.CompletedProcess:
         out = run(["git", "-C", str(self.path), *args], env=git_env(), input=input)
         if check and out.returncode != 0:
-            raise QLogError(f"git {' '.join(args[:2])} failed in {str(self.path)!r}: "
-                            f"{out.stderr.decode(errors='replace').strip()}")
+            self._fail(args, out)
         return out
+
+    def _fail(self, args: Sequence[str], out: subprocess.CompletedProcess) -> None:
+        raise QLogError(f"git {' '.join(args[:2])} failed in {str(self.path)!r}: "
+                        f"{out.stderr.decode(errors='replace').strip()}")
 
     def resolve(self, revisions: Sequence[str]) -> dict[str, tuple[str, str] | None]:
         """``{revision: (commit id, tree id)}`` for each revision, None where the repository lacks it (one process)."""
@@ -150,19 +153,21 @@ class GitRepository:
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         return self._batch
 
-    def history(self, revision: str = "HEAD", since: str | None = None) -> list[Commit]:
-        """The non-merge commits reachable from ``revision`` (newest first), with the files each changed
-        (git's rename detection on: a renamed file is one change, not a deletion and an addition)."""
-        args = ["log", "--no-merges", "-M", "--raw", "-z", "--no-abbrev", "--format=%x01%H %ct %P"]
-        if since:
-            args.append(f"--since={since}")
-        out = self._run(*args, revision, "--").stdout.decode("utf-8", "surrogateescape")
-        commits = []
-        for record in out.split("\x01")[1:]:
-            head, _, raw = record.partition("\0")
-            sha, time, *parents = head.split()
-            commits.append(Commit(sha, parents[0] if parents else None, int(time), tuple(_raw_changes(raw))))
-        return commits
+    def history(self, revision: str = "HEAD", since: str | None = None) -> tuple[list[Commit], bool]:
+        """The non-merge commits reachable from ``revision`` (newest first), with the files each changed, and
+        whether renames were detected.
+
+        git's rename detection pairs a deleted with an added file; it never touches a file modified in place, the
+        only kind that is an answer. It compares blobs, so in a repository that lacks some (a partial clone, an
+        incomplete mirror) ``git log -M`` stops at the first rename it cannot compare: the history is then read
+        without it, the same answers with renames listed as a deletion and an addition."""
+        limit = [f"--since={since}"] if since else []
+        out = self._run("log", "--no-merges", "-M", *_LOG_FORMAT, *limit, revision, "--", check=False)
+        if out.returncode == 0:
+            return _commits(out.stdout), True
+        if not _missing_object(out):
+            self._fail(("log", revision), out)
+        return _commits(self._run("log", "--no-merges", "--no-renames", *_LOG_FORMAT, *limit, revision, "--").stdout), False
 
     def messages(self, shas: Sequence[str]) -> dict[str, str]:
         """The full message of each commit (subject and body), read in one batch."""
@@ -188,6 +193,25 @@ class GitRepository:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_LOG_FORMAT = ("--raw", "-z", "--no-abbrev", "--format=%x01%H %ct %P")
+
+
+def _commits(out: bytes) -> list[Commit]:
+    commits = []
+    for record in out.decode("utf-8", "surrogateescape").split("\x01")[1:]:
+        head, _, raw = record.partition("\0")
+        sha, time, *parents = head.split()
+        commits.append(Commit(sha, parents[0] if parents else None, int(time), tuple(_raw_changes(raw))))
+    return commits
+
+
+def _missing_object(out: subprocess.CompletedProcess) -> bool:
+    # what git prints when an object it must read is absent: "fatal: unable to read <sha>" (and, for a
+    # promisor remote it may not fetch from, "could not fetch <sha> from promisor remote")
+    err = out.stderr.decode(errors="replace")
+    return "unable to read" in err or "from promisor remote" in err
 
 
 def _size(field: str) -> int | None:

@@ -176,3 +176,26 @@ def test_bad_input_is_one_error_before_work(small_repo, mirrors, tmp_path):
     report = json.loads((out / "report.json").read_text())
     assert report["dropped_instance_counts"] == {"commit-missing": 1, "no-answer-after-rules": 1}
     shutil.rmtree(out)
+
+
+def test_git_history_of_a_repository_lacking_blobs_keeps_its_answers(small_repo, tmp_path):
+    # a partial clone or an incomplete mirror: the blob of a renamed file's old side is missing, which
+    # git log's rename detection must compare; the answers (files modified in place) need no rename detection
+    partial = tmp_path / "partial.git"
+    subprocess.run(["git", "clone", "-q", "--bare", "--no-hardlinks", str(small_repo.path), str(partial)], check=True)
+    blob = git(small_repo.path, "rev-parse", f"{small_repo.base}:src/old_name.py").strip()
+    loose = partial / "objects" / blob[:2] / blob[2:]
+    assert loose.is_file()
+    loose.unlink()
+    assert subprocess.run(["git", "-C", str(partial), "log", "-M", "--raw", "HEAD"], capture_output=True).returncode != 0
+    sets = {}
+    for name, repo in (("complete", small_repo.path), ("partial", partial)):
+        sets[name] = tmp_path / name
+        result = run_verb("prepare", "--format", "git-history", "--repo", repo, "--name", "local/demo",
+                          "--language", "python", "--output", sets[name], "--quiet")
+        assert result.returncode == 0, result.stderr
+    complete, partial_set = (read_instances(sets[n]) for n in ("complete", "partial"))
+    assert [(i.instance_id, i.answers) for i in partial_set] == [(i.instance_id, i.answers) for i in complete]
+    reports = {n: json.loads((sets[n] / "report.json").read_text()) for n in sets}
+    assert reports["complete"]["sources"]["renames_detected"] is True
+    assert reports["partial"]["sources"]["renames_detected"] is False
