@@ -15,11 +15,17 @@ machine are noisy; read the ratios.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from qlog_pyserini.system.outputs import write_text
+from qlog_pyserini.cli.parser import run_cli
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.system.outputs import check_output_files, write_text
 from qlog_pyserini.system.provenance import command_line
+
+
+def _require(folder: str, wanted: str, option: str, hint: str = "") -> None:
+    if not (Path(folder) / wanted).exists():
+        raise QLogError(f"{option} {folder!r} holds no {wanted}{hint}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,6 +43,16 @@ def main(argv: list[str] | None = None) -> int:
     ndcg.add_argument("--output", default="results/rag-libraries.md")
     args = parser.parse_args(argv)
     command = command_line("scripts/bench_rag_libraries.py", argv)
+    # every input is checked before the minutes of indexing and searching
+    if args.what == "speed":
+        for wanted in ("corpus", "topics.tsv"):
+            _require(args.prepared, wanted, "--prepared", " (python -m qlog_pyserini.demo makes it)")
+    else:
+        for wanted in ("prepared/topics.tsv", "index"):
+            _require(args.stdlib, wanted, "--stdlib", " (python -m qlog_pyserini.demo makes it)")
+        for wanted in ("test.jsonl", "valid.jsonl"):
+            _require(args.csn_ruby, wanted, "--csn-ruby")
+    check_output_files({"--output": args.output})
     if args.what == "speed":
         from qlog_pyserini.integrations import benchmark
 
@@ -53,4 +69,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main)

@@ -30,6 +30,8 @@ import resource
 import time
 from pathlib import Path
 
+from qlog_pyserini.cli.parser import run_cli
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.instances.build import prepare_history_set, prepare_issue_set
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.instances.rules import FileRules
@@ -50,7 +52,7 @@ AT_SIZE = {"repo": "alibaba__fastjson2", "languages": ("java",), "revision": "2e
            "since": "2023-05-01", "instances": TARGET_INSTANCES}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--issues", default="../shared/data/issues")
     parser.add_argument("--repos", default="cache/repos")
@@ -59,7 +61,15 @@ def main() -> None:
     parser.add_argument("--sweeps", default="cache/issue-sweeps")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--results", default="results")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    # every input is checked before the half hour of preparing, indexing and sweeping
+    missing = [name for name in SETS if not (Path(args.issues) / name).exists()]
+    if missing:
+        raise QLogError(f"--issues {args.issues!r} holds no {', '.join(missing)} (the shared issue sets)")
+    if not (Path(args.repos) / AT_SIZE["repo"]).is_dir():
+        raise QLogError(f"--repos {args.repos!r} holds no {AT_SIZE['repo']} (fetch its mirror there)")
+    if args.threads < 1:
+        raise QLogError(f"--threads must be at least 1, not {args.threads}")
     results = check_results_dir(args.results, NAMES, option="--results")
     Path(args.sets).mkdir(parents=True, exist_ok=True)
     Path(args.indexes).mkdir(parents=True, exist_ok=True)
@@ -97,7 +107,7 @@ def main() -> None:
                  round(TARGET_INSTANCES * TARGET_FILES / (docs / secs), 0) if secs else None}
     at_size = time_at_size(Path(args.repos) / AT_SIZE["repo"], Path(args.sets) / "at-size",
                            Path(args.indexes) / "at-size", Path(args.sweeps) / "at-size", args.threads)
-    data = {"command": command_line("scripts/time_issue_sets.py", None), "git_commit": git_commit(),
+    data = {"command": command_line("scripts/time_issue_sets.py", argv), "git_commit": git_commit(),
             "machine": machine(), "threads": args.threads, "sets": rows, "total": total, "at_size": at_size}
     Path(results).mkdir(exist_ok=True)
     write_json(Path(results) / NAMES[0], data)
@@ -196,4 +206,4 @@ def _load(load: list[float] | None) -> str:
 
 if __name__ == "__main__":
     os.environ.setdefault("QLOG_PROGRESS", "0")
-    main()
+    run_cli(main)

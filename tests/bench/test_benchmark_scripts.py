@@ -1,0 +1,51 @@
+"""The benchmark scripts under scripts/ refuse bad input as the verbs do: one ``error:`` line and exit 2, before
+their minutes of work, with nothing written."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+from reliability.reliability_helpers import assert_one_error
+
+
+def _script(name: str, *args: str, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["speed", "--prepared", "missing"], "--prepared 'missing' holds no corpus"),
+    (["ndcg", "--stdlib", "missing", "--csn-ruby", "csn", "--work", "w"], "--stdlib 'missing' holds no prepared/topics.tsv"),
+    (["ndcg", "--stdlib", "stdlib", "--csn-ruby", "csn", "--work", "w"], "--csn-ruby 'csn' holds no valid.jsonl"),
+    (["ndcg", "--stdlib", "stdlib", "--csn-ruby", "full", "--work", "w", "--output", "no/such/dir/out.md"], "no/such/dir"),
+])
+def test_rag_libraries_script_refuses_bad_input(tmp_path, args, needle):
+    (tmp_path / "stdlib" / "prepared").mkdir(parents=True)
+    (tmp_path / "stdlib" / "prepared" / "topics.tsv").write_text("1\tq\n")
+    (tmp_path / "stdlib" / "index").mkdir()
+    (tmp_path / "csn").mkdir()
+    (tmp_path / "csn" / "test.jsonl").write_text("")
+    (tmp_path / "full").mkdir()
+    for name in ("test.jsonl", "valid.jsonl"):
+        (tmp_path / "full" / name).write_text("")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    assert_one_error(_script("bench_rag_libraries.py", *args, cwd=tmp_path), needle)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--issues", "issues"], "--issues 'issues' holds no ts, c"),
+    (["--issues", "full", "--repos", "repos"], "--repos 'repos' holds no alibaba__fastjson2"),
+    (["--issues", "full", "--repos", "full", "--threads", "0"], "--threads must be at least 1"),
+])
+def test_issue_sets_timing_script_refuses_bad_input(tmp_path, args, needle):
+    for name in ("java", "js"):
+        (tmp_path / "issues" / name).mkdir(parents=True)
+    for name in ("java", "js", "ts", "c", "alibaba__fastjson2"):
+        (tmp_path / "full" / name).mkdir(parents=True)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    assert_one_error(_script("time_issue_sets.py", *args, "--results", "out", cwd=tmp_path), needle)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
