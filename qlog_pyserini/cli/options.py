@@ -5,6 +5,7 @@ the corpus statistics."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from qlog_pyserini.stats.statistics import DEFAULT_FIELD, DEFAULT_SAMPLE_DOCS
 
@@ -20,6 +21,12 @@ def add_index_option(parser: argparse.ArgumentParser, help: str = INDEX_HELP) ->
 def add_topics_option(parser: argparse.ArgumentParser, help: str = TOPICS_HELP) -> None:
     """``--topics FILE``, required."""
     parser.add_argument("--topics", required=True, metavar="FILE", help=help)
+
+
+def add_instances_option(parser: Any, what: str) -> None:
+    """``--instances SET`` on a parser or one of its groups: an instance set, and what the verb does with it."""
+    parser.add_argument("--instances", metavar="SET",
+                        help=f"an instance set (prepare --format swebench|multi-swe-bench|git-history): {what}")
 
 
 def add_field_option(parser: argparse.ArgumentParser) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from qlog_pyserini.cli.options import add_index_option
+from qlog_pyserini.cli.options import add_index_option, add_instances_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.index.indexer import build_index
 from qlog_pyserini.instances.indexing import index_instance_set
@@ -25,11 +25,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="a .jsonl file or a folder of them; each line either BEIR/CoIR "
                              "{\"_id\", \"title\", \"text\"} (indexed as title + newline + text) or Anserini "
                              "{\"id\", \"contents\"}. Docids must be unique and contain no whitespace.")
-    source.add_argument("--instances", metavar="SET",
-                        help="an instance set (prepare --format swebench|multi-swe-bench|git-history): one index "
-                             "per corpus, DIR/<key>/, all built in one JVM; an index whose corpus is unchanged is "
-                             "reused. --index is then the folder of the indexes; --threads indexes are built at a "
-                             "time, one thread each")
+    add_instances_option(source, "one index per corpus, DIR/<key>/, all built in one JVM; an index whose corpus is "
+                                 "unchanged is reused. --index is then the folder of the indexes; --threads indexes "
+                                 "are built at a time, one thread each")
     add_index_option(parser, help="the index folder to create (with --instances: the folder of the indexes)")
     parser.add_argument("--threads", type=int, default=max(1, (os.cpu_count() or 1)), metavar="N",
                         help="indexing threads (default: all cores)")

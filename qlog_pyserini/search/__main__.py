@@ -13,6 +13,7 @@ from typing import Sequence
 
 from qlog_pyserini.analysis.analyzers import analyzer_from_flags
 
+from qlog_pyserini.cli.options import add_instances_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN
@@ -41,10 +42,9 @@ def build_parser() -> ArgumentParser:
                         help="queries: TSV (qid<TAB>text), BEIR/CoIR queries.jsonl, or TREC topics; or a topic set "
                              "Pyserini knows by name. A query whose text is empty (or only stopwords) gets no hits "
                              "and no run lines.")
-    parser.add_argument("--instances", metavar="SET",
-                        help="an instance set (prepare --format swebench|multi-swe-bench|git-history): every instance "
-                             "searched on its own corpus's index, --index being the folder of per-corpus indexes "
-                             "(index --instances); one run, qid = instance id, docid = file path; instead of --topics")
+    add_instances_option(parser, "every instance searched on its own corpus's index, --index being the folder of "
+                                 "per-corpus indexes (index --instances); one run, qid = instance id, docid = file "
+                                 "path; instead of --topics")
     parser.add_argument("--output", required=True, metavar="RUN", help="run file to write (atomically; its folder must exist)")
     parser.add_argument("--q", default=None, metavar="Q|auto|auto-query",
                         help=f"q of the q-logarithm IDF (default 1 = BM25; only with --similarity qlog), from {Q_MIN:g} to {Q_MAX:g} (outside, "

@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import Sequence
 
-from qlog_pyserini.cli.options import add_index_option
+from qlog_pyserini.cli.options import add_index_option, add_instances_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.trec_eval import check_single_metric, parse_metrics
@@ -42,12 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--topics", metavar="FILE", help="queries (TSV, BEIR queries.jsonl or TREC topics); "
                                                          "not with --instances")
     parser.add_argument("--qrels", metavar="FILE", help="TREC qrels; not with --instances")
-    parser.add_argument("--instances", metavar="SET",
-                        help="sweep an instance set (prepare --format swebench|multi-swe-bench|git-history) instead of "
-                             "--topics/--qrels: every issue searched on its own corpus's index (--index DIR), "
-                             "Hit@1/5/10, MRR, NDCG@10 and Recall@K-tokens per instance, q-log BM25 beside BM25, "
-                             "the engines' default and tuned BM25, per language and per repository "
-                             "(see docs/cli.md#sweeping-an-instance-set)")
+    add_instances_option(parser, "swept instead of --topics/--qrels: every issue searched on its own corpus's index "
+                                 "(--index DIR), Hit@1/5/10, MRR, NDCG@10 and Recall@K-tokens per instance, q-log "
+                                 "BM25 beside BM25, the engines' default and tuned BM25, per language and per "
+                                 "repository (see docs/cli.md#sweeping-an-instance-set)")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder (created; see the module doc)")
     parser.add_argument("--q-grid", "--grid", dest="grid", default=DEFAULT_GRID,
                         help=f"comma-separated values; 'a,b,...,z' fills the progression (default {DEFAULT_GRID}); "

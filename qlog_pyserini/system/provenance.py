@@ -56,7 +56,7 @@ def memory_gib() -> float | None:
 
 def command_line(program: str, argv: Sequence[str] | None) -> str:
     """The command as a user would type it from the project root: ``python -m qlog_pyserini.sweep ...`` for a
-    module, ``python scripts/x.py ...`` for a Python script, ``scripts/reproduce ...`` for an executable.
+    module, ``python scripts/time_issue_sets.py ...`` for a Python script, ``scripts/reproduce ...`` for an executable.
 
     Paths are written so that a record names no machine's folders: inside the project relative to its root
     (``--index work/go/index``), beside it relative too (``--issues ../shared/data/issues``), under the temporary
