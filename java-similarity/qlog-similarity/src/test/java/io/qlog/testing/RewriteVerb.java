@@ -93,10 +93,12 @@ public final class RewriteVerb {
 
   /**
    * Runs {@code python -m pytest FILE -n 0 -q} with {@code env} added to the environment (the project's Python and
-   * its worktree on PYTHONPATH, as the verb), for the Python tests that need a live cluster; returns its exit code
-   * and writes its output to {@code out/<file name>.log}.
+   * its worktree on PYTHONPATH, as the verb), for the Python tests that need a live cluster; writes its output to
+   * {@code out/<file name>.log} and fails, naming the failed tests and their assertion lines (a CI log may keep
+   * only the failure's message), unless pytest passed.
    */
-  public static int pytest(String file, Map<String, String> env, Path out) throws IOException, InterruptedException {
+  public static void assertPytestPasses(String file, Map<String, String> env, Path out)
+      throws IOException, InterruptedException {
     Files.createDirectories(out);
     Path log = out.resolve(Path.of(file).getFileName() + ".log");
     List<String> cmd = List.of(CsnRuby.python().toString(), "-m", "pytest", file, "-n", "0", "-q", "-p",
@@ -109,8 +111,13 @@ public final class RewriteVerb {
       p.destroyForcibly();
       throw new AssertionError("pytest timed out: " + String.join(" ", cmd));
     }
-    System.out.print(Files.readString(log, StandardCharsets.UTF_8));
-    return p.exitValue();
+    String output = Files.readString(log, StandardCharsets.UTF_8);
+    System.out.print(output);
+    if (p.exitValue() != 0) {
+      String why = output.lines().filter(l -> l.startsWith("FAILED") || l.startsWith("ERROR") || l.startsWith("E "))
+          .limit(40).collect(java.util.stream.Collectors.joining("\n"));
+      throw new AssertionError(file + " failed (exit " + p.exitValue() + "):\n" + why);
+    }
   }
 
   /** Runs the rewrite verb with {@code args} after {@code python -m qlog_pyserini.rewrite}; its exit code and output. */
