@@ -9,43 +9,32 @@ import org.apache.lucene.search.similarities.BM25Similarity;
 import org.junit.Test;
 
 /**
- * The IDF against values computed outside Java: each literal below is ln_q of the odds, evaluated
- * with 40-digit decimals (Python's decimal module: exp((1-q) ln x) - 1) / (1-q)), then floored at 0.
+ * The IDF against values computed outside Java (idf-reference.tsv, beside this class in the test resources, whose
+ * values the Python tests recompute), against Lucene's BM25 at q = 1 bit for bit, and its edges.
  */
 public class TestQLogIdf {
 
-  private static void assertIdf(double expected, long n, long bigN, double q, IdfForm form) {
-    float actual = new QLogBM25Similarity(0.9f, 0.4f, q, form).idf(n, bigN);
-    // the similarity returns a float: allow float rounding, relative to the value
-    assertEquals("idf(n=" + n + ", N=" + bigN + ", q=" + q + ", " + form + ")",
-        expected, actual, Math.max(1e-6, Math.abs(expected) * 1e-6));
-  }
-
   @Test
-  public void issueExampleRareTermOnOneMillionAndOnAShard() {
-    // n = 1, N = 1M: ln 13.4, ln_0.5 1631; on a 250K-document shard 12.0 and 815
-    assertIdf(13.410044949855985, 1, 1_000_000, 1.0, IdfForm.RSJ);
-    assertIdf(1630.9927536071107, 1, 1_000_000, 0.5, IdfForm.RSJ);
-    assertIdf(12.023749088734219, 1, 250_000, 1.0, IdfForm.RSJ);
-    assertIdf(814.4957644307368, 1, 250_000, 0.5, IdfForm.RSJ);
-  }
-
-  @Test
-  public void luceneFormAcrossQ() {
-    assertIdf(78.84960466633835, 10, 1000, 0.05, IdfForm.LUCENE);
-    assertIdf(9.748005014578668, 10, 1000, 0.7, IdfForm.LUCENE);
-    assertIdf(4.557379522151743, 10, 1000, 1.0, IdfForm.LUCENE);
-    assertIdf(1.7951633774003244, 10, 1000, 1.5, IdfForm.LUCENE);
-    assertIdf(0.5522395981757556, 600, 1000, 0.7, IdfForm.LUCENE);
-    assertIdf(28.116169396833264, 1, 2661, 0.7, IdfForm.LUCENE);
-  }
-
-  @Test
-  public void rsjFormFloorsCommonTermsAtZero() {
-    // n = 600 of 1000: odds 400.5 / 600.5 < 1, ln_q < 0, floored
-    assertIdf(0.0, 600, 1000, 0.7, IdfForm.RSJ);
-    // n = 499 of 1000: odds just above 1, a small positive idf, not floored
-    assertIdf(0.0039984054843634, 499, 1000, 0.7, IdfForm.RSJ);
+  public void idfEqualsValuesComputedOutsideJava() throws java.io.IOException {
+    int rows = 0;
+    try (java.io.InputStream in = TestQLogIdf.class.getResourceAsStream("idf-reference.tsv")) {
+      for (String line : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
+        if (line.isBlank() || line.startsWith("#")) {
+          continue;
+        }
+        String[] f = line.split("\t");
+        double expected = Double.parseDouble(f[0]);
+        long n = Long.parseLong(f[1]);
+        long bigN = Long.parseLong(f[2]);
+        double q = Double.parseDouble(f[3]);
+        float actual = new QLogBM25Similarity(0.9f, 0.4f, q, f[4]).idf(n, bigN);
+        // the similarity returns a float: allow float rounding, relative to the value
+        assertEquals(f[5] + ": idf(n=" + n + ", N=" + bigN + ", q=" + q + ", " + f[4] + ")",
+            expected, actual, Math.max(1e-6, Math.abs(expected) * 1e-6));
+        rows++;
+      }
+    }
+    assertEquals(12, rows);
   }
 
   @Test
