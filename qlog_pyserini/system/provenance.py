@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from qlog_pyserini.jvm.toolchain import find_jdk, pyserini_jar
-from qlog_pyserini.system.project import PROJECT_ROOT, relative_to_project
+from qlog_pyserini.system.project import PROJECT_ROOT
 
 
 def git_commit() -> str | None:
@@ -95,16 +95,16 @@ def _shown_path(arg: str) -> str:
     path = Path(arg)
     if not path.is_absolute() and not path.exists():
         return arg  # a value, not a path (or a path that names nothing yet, as typed)
-    full = (path if path.is_absolute() else Path.cwd() / path).resolve()
-    root = PROJECT_ROOT.resolve()
-    if full == root or root in full.parents:
-        return relative_to_project(full)
-    if root.parent in full.parents and root.parent != Path(full.anchor):
-        return os.path.relpath(full, root)
-    for base, label in ((Path(tempfile.gettempdir()).resolve(), "$TMPDIR"), (Path.home().resolve(), "~")):
-        if base != Path(full.anchor) and (full == base or base in full.parents):
-            rel = full.relative_to(base)
-            return label if rel == Path() else f"{label}/{rel}"
+    typed = Path(os.path.abspath(path))
+    # the path as typed first (a link inside the project stays the project's), then with links resolved
+    for full, root in ((typed, Path(os.path.abspath(PROJECT_ROOT))), (typed.resolve(), PROJECT_ROOT.resolve())):
+        if full == root or root in full.parents or (root.parent in full.parents and root.parent != Path(full.anchor)):
+            return os.path.relpath(full, root)  # inside the project, or beside it (../shared/data)
+        for base, label in ((Path(tempfile.gettempdir()), "$TMPDIR"), (Path.home(), "~")):
+            base = base.resolve() if full != typed else Path(os.path.abspath(base))
+            if base != Path(full.anchor) and (full == base or base in full.parents):
+                rel = full.relative_to(base)
+                return label if rel == Path() else f"{label}/{rel}"
     return arg
 
 

@@ -61,3 +61,18 @@ def test_commit_is_dirty_for_changed_sources_not_for_written_results(tmp_path, m
     assert provenance.git_commit() == head
     (tmp_path / "code.py").write_text("x = 2\n")
     assert provenance.git_commit() == head + "+dirty"
+
+
+def test_a_link_inside_the_project_is_named_as_typed(tmp_path, monkeypatch):
+    import qlog_pyserini.system.provenance as provenance
+
+    project, elsewhere = tmp_path / "place" / "project", tmp_path / "place" / "other" / "work"
+    (elsewhere / "demo").mkdir(parents=True)
+    project.mkdir()
+    (project / "work").symlink_to(elsewhere)  # a work folder kept on another disk, linked in
+    monkeypatch.setattr(provenance, "PROJECT_ROOT", project)
+    monkeypatch.chdir(project)
+    assert command_line("qlog_pyserini.demo", ["--work", "work/demo"]) == "python -m qlog_pyserini.demo --work work/demo"
+    assert command_line("qlog_pyserini.demo", ["--work", str(project / "work" / "demo")]).endswith("--work work/demo")
+    # named by its target, it is beside the project
+    assert command_line("qlog_pyserini.demo", ["--work", str(elsewhere / "demo")]).endswith("--work ../other/work/demo")
