@@ -36,9 +36,30 @@ def _ndcg(qrels: Path, run: Path) -> float:
     return trec_eval(qrels, run, metrics=["ndcg_cut.10"], per_query=False).aggregate["ndcg_cut.10"]
 
 
+# Every third CSN-Ruby topic (421 of 1,261; a slice of the topics file as written, not chosen by result): the
+# collection holds all 2,661 documents, so statistics and scores are the full corpus's, and 421 queries to depth
+# 1,000 still compare over 150,000 run lines, in a third of the time of all of them.
+EVERY = 3
+
+
+def _topics_slice(topics: Path, folder: Path) -> tuple[Path, set[str]]:
+    lines = [line for line in topics.read_text(encoding="utf-8").splitlines() if line.strip()][::EVERY]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "topics.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder / "topics.tsv", {line.split("\t", 1)[0] for line in lines}
+
+
+def _run_slice(run: Path, qids: set[str], out: Path) -> Path:
+    """The lines of ``run`` whose query is in ``qids``, in their order."""
+    with open(run, encoding="utf-8") as f, open(out, "w", encoding="utf-8") as o:
+        o.writelines(line for line in f if line.split(maxsplit=1)[0] in qids)
+    return out
+
+
 def test_solr_verbs_reproduce_the_lucene_run(csn_ruby, csn_ruby_runs, solr_url, tmp_path) -> None:
     csn = csn_ruby[0]
-    qrels, topics = csn / "qrels.txt", csn / "topics.tsv"
+    qrels = csn / "qrels.txt"
+    topics, qids = _topics_slice(csn / "topics.tsv", tmp_path / "topics")
     out = _verb("solr", "deploy", "--solr", solr_url, "--collection", "csn", "--shards", "2", "--q", "0.7")
     assert "csn: created" in out
     out = _verb("solr", "index", "--solr", solr_url, "--collection", "csn", "--corpus", csn / "corpus")
@@ -47,7 +68,8 @@ def test_solr_verbs_reproduce_the_lucene_run(csn_ruby, csn_ruby_runs, solr_url, 
           "--output", tmp_path / "solr.q07.txt")
 
     # the reference: this project's Lucene index and QLogSearcher, same corpus, topics, q and depth (1000)
-    lucene_q07, lucene_q1 = csn_ruby_runs[0.7], csn_ruby_runs[1.0]
+    lucene_q07 = _run_slice(csn_ruby_runs[0.7], qids, tmp_path / "lucene.q07.txt")
+    lucene_q1 = _run_slice(csn_ruby_runs[1.0], qids, tmp_path / "lucene.q1.txt")
 
     # 2 shards with global statistics on Lucene 9.12 against one Anserini index on Lucene 10.5: the same
     # documents, ranks and written scores on every line (only the run tag differs)
@@ -99,7 +121,7 @@ def test_rewrite_on_plain_bm25_solr_ranks_as_qlog(csn_ruby, solr_url, tmp_path) 
         deploy(client, "csn_bm25", zip_bytes=buffer.getvalue(), shards=2)
         assert index_corpus(client, "csn_bm25", csn / "corpus") == 2661
 
-    topics = csn / "topics.tsv"
+    topics, _ = _topics_slice(csn / "topics.tsv", tmp_path / "topics")
     passes = (("0.7", "lucene"), ("0.3", "rsj"))
     # The two passes are independent queries of one collection, each a fresh process that waits on Solr for most
     # of its time (a field analysis and a statistics request per term, then the search): they run side by side.
@@ -119,7 +141,7 @@ def test_rewrite_on_plain_bm25_solr_ranks_as_qlog(csn_ruby, solr_url, tmp_path) 
             _, stderr = proc.communicate(timeout=900)
             assert proc.returncode == 0, f"rewrite --q {q} failed:\n{stderr[-3000:]}"
             got, want = read_run(rewrite), read_run(search)
-            assert set(got) == set(want) and len(want) > 1200
+            assert set(got) == set(want) and len(want) > 400
             # the Lucene run is rounded to 4 decimals (Anserini's tie adjuster), the rewrite's run is not
             differ = [qid for qid in want if same_ranking([(h.docid, h.score) for h in got[qid]],
                                                            [(h.docid, h.score) for h in want[qid]], rel=1e-6, tol=1.2e-4)]
