@@ -24,7 +24,7 @@ from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system import processes
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.project import PROJECT_ROOT
-from qlog_pyserini.system.provenance import git_commit, provenance, provenance_markdown
+from qlog_pyserini.system.provenance import git_commit, provenance, provenance_markdown, recorded_path
 
 FULL_QUERIES, QUICK_QUERIES, QUICK_DOCS = 1000, 100, 3000
 
@@ -111,7 +111,9 @@ def run(cfg: Config, corpora: Sequence[Prepared] = ()) -> None:
 
 
 def _relative(text: str, args: list[str], cfg: Config) -> str:
-    """``text`` with the absolute paths the verb was given (which it records as given) shown as reproduce shows paths."""
+    """``text`` with the absolute paths the verb was given shown as reproduce shows paths, both as given and as the
+    verb's own record of its command writes them (:func:`recorded_path`)."""
     for path in sorted({a for a in args if a.startswith("/")}, key=len, reverse=True):
-        text = text.replace(path, shown_path(path, cfg))
+        for written in sorted({path, recorded_path(path)}, key=len, reverse=True):
+            text = text.replace(written, shown_path(path, cfg))
     return text

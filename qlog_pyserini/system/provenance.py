@@ -85,23 +85,29 @@ def _quote(arg: str) -> str:
 def _shown_arg(arg: str) -> str:
     name, eq, value = arg.partition("=")
     if arg.startswith("-") and eq:
-        return f"{name}={_shown_path(value)}"
-    return arg if arg.startswith("-") else _shown_path(arg)
+        return f"{name}={recorded_path(value)}"
+    return arg if arg.startswith("-") else recorded_path(arg)
 
 
-def _shown_path(arg: str) -> str:
+def recorded_path(arg: str) -> str:
+    """A path as :func:`command_line` records it (see there); a value that names no path as given."""
     if not arg:
         return arg
     path = Path(arg)
     if not path.is_absolute() and not path.exists():
         return arg  # a value, not a path (or a path that names nothing yet, as typed)
-    typed = Path(os.path.abspath(path))
     # the path as typed first (a link inside the project stays the project's), then with links resolved
-    for full, root in ((typed, Path(os.path.abspath(PROJECT_ROOT))), (typed.resolve(), PROJECT_ROOT.resolve())):
-        if full == root or root in full.parents or (root.parent in full.parents and root.parent != Path(full.anchor)):
-            return os.path.relpath(full, root)  # inside the project, or beside it (../shared/data)
-        for base, label in ((Path(tempfile.gettempdir()), "$TMPDIR"), (Path.home(), "~")):
-            base = base.resolve() if full != typed else Path(os.path.abspath(base))
+    places = (path, PROJECT_ROOT, tempfile.gettempdir(), Path.home())
+    views = ([Path(os.path.abspath(x)) for x in places], [Path(x).resolve() for x in places])
+    for full, root, _, _ in views:
+        if full == root or root in full.parents:
+            return os.path.relpath(full, root)
+    if not path.is_absolute():
+        return arg  # typed relative to where the command ran, outside the project: names no machine folder
+    for full, root, temp, home in views:
+        if root.parent in full.parents and root.parent != Path(full.anchor):
+            return os.path.relpath(full, root)  # beside the project (../shared/data)
+        for base, label in ((temp, "$TMPDIR"), (home, "~")):
             if base != Path(full.anchor) and (full == base or base in full.parents):
                 rel = full.relative_to(base)
                 return label if rel == Path() else f"{label}/{rel}"

@@ -143,6 +143,9 @@ def test_quick_new_stages_write_tables_with_one_commit_and_relative_paths(tmp_pa
     bench_command = result["reproduce"]["bench_command"]
     assert result["check_passed"] is True and bench_command.startswith("python -m qlog_pyserini.bench --index WORK/")
     assert "--repeats 1" in bench_command and result["reproduce"]["command"].startswith("scripts/reproduce --quick")
+    # the verb's own record of its command (its report's Command section) names the folders as the stage does
+    report = (out / "bench.md").read_text()
+    assert "$TMPDIR" not in report and report.count("python -m qlog_pyserini.bench --index WORK/") == 2
 
     written = [n for stage_name in PIPELINE_STAGES for n in STAGES[stage_name].files if (out / n).exists()]
     assert {"auto-query-sweeps.md", "auto-query.md", "bench.md", "bench.json"} <= set(written)

@@ -76,3 +76,17 @@ def test_a_link_inside_the_project_is_named_as_typed(tmp_path, monkeypatch):
     assert command_line("qlog_pyserini.demo", ["--work", str(project / "work" / "demo")]).endswith("--work work/demo")
     # named by its target, it is beside the project
     assert command_line("qlog_pyserini.demo", ["--work", str(elsewhere / "demo")]).endswith("--work ../other/work/demo")
+
+
+def test_a_relative_path_outside_the_project_is_kept_as_typed(tmp_path, monkeypatch):
+    import qlog_pyserini.system.provenance as provenance
+
+    (tmp_path / "src" / "project").mkdir(parents=True)
+    (tmp_path / "run" / "work").mkdir(parents=True)
+    monkeypatch.setattr(provenance, "PROJECT_ROOT", tmp_path / "src" / "project")
+    monkeypatch.setattr(provenance.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.chdir(tmp_path / "run")
+    # typed relative to where the command ran: it names no machine folder, so it stays as typed
+    assert command_line("scripts/reproduce", ["--work", "work"]) == "scripts/reproduce --work work"
+    assert command_line("scripts/reproduce", ["--work", str(tmp_path / "run" / "work")]) == \
+        "scripts/reproduce --work $TMPDIR/run/work"
