@@ -12,8 +12,7 @@ import pandas as pd
 
 from qlog_pyserini.reproduce.cache import Config
 from qlog_pyserini.system.outputs import atomic_output
-from qlog_pyserini.system.project import PROJECT_ROOT
-from qlog_pyserini.system.provenance import provenance, provenance_markdown
+from qlog_pyserini.system.provenance import project_relative, provenance, provenance_markdown, recorded_path
 
 
 def cell(x: Any, fmt: str = ".4f") -> str:
@@ -52,17 +51,16 @@ def mode(cfg: Config) -> str:
 
 def shown_path(path: str | os.PathLike, cfg: Config) -> str:
     """``path`` as a record shows it: relative to the project root (``../shared/data`` beside it), else
-    ``WORK/...`` under ``--work`` or ``SHARED/...`` under ``--shared``, absolute only when it is none of these."""
+    ``WORK/...`` under ``--work`` or ``SHARED/...`` under ``--shared``, else as :func:`recorded_path` writes it."""
+    relative = project_relative(path)
+    if relative is not None:
+        return relative
     full = Path(path).resolve()
-    root = PROJECT_ROOT.resolve()
-    for base, label in ((root, None), (root.parent, None), (Path(cfg.work).resolve(), "WORK"),
-                        (Path(cfg.shared).resolve(), "SHARED")):
+    for base, label in ((Path(cfg.work).resolve(), "WORK"), (Path(cfg.shared).resolve(), "SHARED")):
         if full == base or base in full.parents:
-            if label is None:
-                return os.path.relpath(full, root)
             rel = full.relative_to(base)
             return f"{label}/{rel}" if str(rel) != "." else label
-    return str(full)
+    return recorded_path(str(full))
 
 
 def shown_command(cmd: Sequence[str], env: dict[str, str], cfg: Config) -> str:

@@ -89,6 +89,20 @@ def _shown_arg(arg: str) -> str:
     return arg if arg.startswith("-") else recorded_path(arg)
 
 
+def project_relative(path: str | os.PathLike, beside: bool = True) -> str | None:
+    """``path`` relative to the project root when it lies inside the project (or, with ``beside``, in a folder beside
+    it: ``../shared/data``), as typed first (a link inside the project stays the project's), then with links
+    resolved; None elsewhere."""
+    views = [(Path(os.path.abspath(path)), Path(os.path.abspath(PROJECT_ROOT))), (Path(path).resolve(), PROJECT_ROOT.resolve())]
+    for full, root in views:
+        if full == root or root in full.parents:
+            return os.path.relpath(full, root)
+    for full, root in views if beside else ():
+        if root.parent in full.parents and root.parent != Path(full.anchor):
+            return os.path.relpath(full, root)
+    return None
+
+
 def recorded_path(arg: str) -> str:
     """A path as :func:`command_line` records it (see there); a value that names no path as given."""
     if not arg:
@@ -96,18 +110,13 @@ def recorded_path(arg: str) -> str:
     path = Path(arg)
     if not path.is_absolute() and not path.exists():
         return arg  # a value, not a path (or a path that names nothing yet, as typed)
-    # the path as typed first (a link inside the project stays the project's), then with links resolved
-    places = (path, PROJECT_ROOT, tempfile.gettempdir(), Path.home())
-    views = ([Path(os.path.abspath(x)) for x in places], [Path(x).resolve() for x in places])
-    for full, root, _, _ in views:
-        if full == root or root in full.parents:
-            return os.path.relpath(full, root)
-    if not path.is_absolute():
-        return arg  # typed relative to where the command ran, outside the project: names no machine folder
-    for full, root, temp, home in views:
-        if root.parent in full.parents and root.parent != Path(full.anchor):
-            return os.path.relpath(full, root)  # beside the project (../shared/data)
-        for base, label in ((temp, "$TMPDIR"), (home, "~")):
+    # typed relative to where the command ran and outside the project, it names no machine folder: kept as typed
+    relative = project_relative(path, beside=path.is_absolute())
+    if relative is not None or not path.is_absolute():
+        return relative or arg
+    temp, home = Path(tempfile.gettempdir()), Path.home()
+    for full, bases in ((path, (temp, home)), (path.resolve(), (temp.resolve(), home.resolve()))):
+        for base, label in zip(bases, ("$TMPDIR", "~")):
             if base != Path(full.anchor) and (full == base or base in full.parents):
                 rel = full.relative_to(base)
                 return label if rel == Path() else f"{label}/{rel}"
