@@ -163,12 +163,18 @@ def history_record(commit: Commit, repo: str, message: str) -> IssueRecord:
 
 
 def repo_label(path: Path) -> str:
-    """``org/name`` for a repository folder: ``org__name[.git]`` or ``org/name[.git]`` read back, else ``local/<folder>``."""
-    name = path.resolve().name
-    name = name[:-4] if name.endswith(".git") and len(name) > 4 else name
-    if name == ".git" or path.resolve().name == ".git":
-        name = path.resolve().parent.name
-    if "__" in name:
-        org, _, rest = name.partition("__")
-        return f"{org}/{rest}"
-    return f"local/{name}"
+    """``org/name`` for a repository folder named ``org__name[.git]`` (or holding such a ``.git``), else
+    ``local/<folder>``. The folder is named as typed, before links are resolved (a link ``org__name`` to a mirror
+    is ``org/name``), and as resolved when only that name says it."""
+    def folder_name(folder: Path) -> str:
+        name = folder.name
+        if name == ".git":
+            name = folder.parent.name
+        return name[:-4] if name.endswith(".git") and len(name) > 4 else name
+
+    names = [folder_name(Path(os.path.abspath(path))), folder_name(path.resolve())]
+    for name in names:
+        if "__" in name:
+            org, _, rest = name.partition("__")
+            return f"{org}/{rest}"
+    return f"local/{names[0]}"

@@ -199,3 +199,24 @@ def test_git_history_of_a_repository_lacking_blobs_keeps_its_answers(small_repo,
     reports = {n: json.loads((sets[n] / "report.json").read_text()) for n in sets}
     assert reports["complete"]["sources"]["renames_detected"] is True
     assert reports["partial"]["sources"]["renames_detected"] is False
+
+
+def test_git_history_names_a_linked_mirror_by_the_link(small_repo, tmp_path):
+    # a cache of links org__repo -> a mirror's own folder (…/org+repo/repo): the set is named by the link as typed
+    mirror = tmp_path / "mirrors" / "acme+demo" / "repo"
+    mirror.parent.mkdir(parents=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(small_repo.path), str(mirror)], check=True)
+    (tmp_path / "repos").mkdir()
+    (tmp_path / "repos" / "acme__demo").symlink_to(mirror)
+    out = tmp_path / "set"
+    result = run_verb("prepare", "--format", "git-history", "--repo", tmp_path / "repos" / "acme__demo",
+                      "--language", "python", "--output", out, "--quiet")
+    assert result.returncode == 0, result.stderr
+    instances = read_instances(out)
+    assert instances and {i.repo for i in instances} == {"acme/demo"}
+    assert all(i.instance_id.startswith("acme__demo-") for i in instances)
+    plain = tmp_path / "set-plain"
+    result = run_verb("prepare", "--format", "git-history", "--repo", mirror, "--language", "python",
+                      "--output", plain, "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert {i.repo for i in read_instances(plain)} == {"local/repo"}
