@@ -6,6 +6,10 @@ mirrors, never fetched here), every corpus is indexed in one JVM (``index --inst
 (``sweep --instances``: BM25, the engines' default, tuned BM25, q-log and the joint (b, q) choice, each chosen by
 the same repository-grouped cross-validation, and the label-free q). ``issues.md`` holds each set's tables and
 the commit of every repository read. Every step is cached under ``--work`` and reused while its inputs match.
+
+The repositories of ``HISTORY_REPOSITORIES`` found under ``Config.repos`` add sets of another kind of query
+(``prepare --format git-history`` at a pinned commit: a commit's message, the files it modified): they check the
+files rule on languages the shared sets lack and on short queries, and are kept out of the fit ``--q auto`` ships.
 """
 
 from __future__ import annotations
@@ -13,14 +17,15 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import pandas as pd
 
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.significance import compare_scores, format_p
 from qlog_pyserini.eval.budget import code_token_count
 from qlog_pyserini.formats.instances import REPORT_FILE, corpus_path, read_instance_set
-from qlog_pyserini.instances.build import prepare_issue_set
+from qlog_pyserini.instances.build import prepare_history_set, prepare_issue_set
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.instances.rules import FileRules
 from qlog_pyserini.predict.files import (CAUTION, LENGTH_GRID, MIN_GROUP, Q_FLOOR, TOLERANCE, FilesRule,
@@ -28,7 +33,8 @@ from qlog_pyserini.predict.files import (CAUTION, LENGTH_GRID, MIN_GROUP, Q_FLOO
 from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp
 from qlog_pyserini.reproduce.report import footer, mode, shown_path
 from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, TuningGrids
-from qlog_pyserini.sweep.instances import InstanceSweepSettings, format_summary, run_instance_sweep
+from qlog_pyserini.sweep.instances import (InstanceSweepSettings, format_summary, group_table,
+                                           run_instance_sweep)
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info
@@ -39,6 +45,20 @@ FILES = ("issues.md", "issues.json")
 FOLDER_LANGUAGES = {"java": ("java",), "js": ("javascript", "typescript"), "ts": ("typescript", "javascript"),
                     "c": ("c",), "cpp": ("cpp", "c"), "go": ("go",), "rust": ("rust",), "python": ("python",)}
 QUICK_INSTANCES = 6  # per set with --quick
+# Public repositories (<org>__<repo> under Config.repos, never fetched here) and the commit whose history is read.
+HISTORY_REPOSITORIES = {
+    "python": (("pallets__flask", "2ac89889f4cc330eabd50f295dcef02828522c69"),
+               ("psf__requests", "1f6589ec3a1ee910f9a65cc3ceac60b26677bc0e"),
+               ("pydata__xarray", "b1c1dc549b62bdfc8de0bdded24f56464cf0db1a")),
+    "go": (("spf13__cobra", "adbc8813901bba65827259daa8e22ff94ec1f30e"),
+           ("gin-gonic__gin", "dcaa4296d111981ffb31ac3eba90bb63e1eb5ab9")),
+    "rust": (("clap-rs__clap", "6982fb1c98c7247e38a6d4f04191b94e30497e7b"),
+             ("BurntSushi__ripgrep", "3fce3b5bb0236da2df6d99672afb8a719642eca7")),
+    "cpp": (("fmtlib__fmt", "60ccad511fd680cb91d8b60a315759f71c67bef9"),
+            ("gabime__spdlog", "62302019babd8fdf63c1c6dc4c9faa48d441a7f0")),
+}
+HISTORY_COMMITS = 40  # the newest commits of each history that make an instance
+HISTORY_PREFIX = "history-"
 
 
 def issue_folders(cfg: Config) -> list[Path]:
@@ -51,55 +71,129 @@ def issue_folders(cfg: Config) -> list[Path]:
 
 def run(cfg: Config, corpora: Sequence[Prepared]) -> None:
     folders = issue_folders(cfg)
-    if not folders:
-        info(f"issues: no issue sets under {cfg.shared / 'issues'}; skipped")
+    histories = history_repositories(cfg)
+    if not folders and not histories:
+        info(f"issues: no issue sets under {cfg.shared / 'issues'} and no history repositories under {cfg.repos}; "
+             "skipped")
         return None
-    if not cfg.repos.is_dir():
+    if folders and not cfg.repos.is_dir():
         info(f"issues: no repositories at {cfg.repos} (clones or mirrors of the sets' repositories); skipped")
         return None
     summaries = [_sweep_set(folder, cfg) for folder in folders]
-    sections = [f"# Issue -> files retrieval ({mode(cfg)})\n",
+    history = [s for s in (_sweep_history(language, repo, revision, cfg) for language, repo, revision in histories)
+               if s is not None]
+    if not summaries and not history:
+        return None
+    sections = [f"# Issue -> files retrieval ({mode(cfg)})\n"]
+    if summaries:
+        sections.append(
                 "Each set: Multi-SWE-bench instances of `--shared/issues/<folder>`, one index per base commit "
                 "(documents: every non-test source file of the asked languages, its path, a newline and its text; "
                 "query: the issue's title and body; answers: the source files the merged fix modifies). "
-                "Rules, measures and folds: docs/coding-agents.md and docs/cli.md#sweeping-an-instance-set.\n"]
+                "Rules, measures and folds: docs/coding-agents.md and docs/cli.md#sweeping-an-instance-set.\n")
     for summary in summaries:
         sections.append("#" + format_summary(summary).replace("\n# ", "\n## ").replace("\n## ", "\n### "))
         sections.append(_repositories(Path(summary["instance_set"]), cfg))
-    label_free_md, label_free = label_free_section(summaries, cfg)
+    if history:
+        sections.append(_history_section(history))
+    label_free_md, label_free = label_free_section(summaries + history, cfg)
     sections.append(label_free_md)
     with atomic_output(cfg.out / "issues.md") as f:
         f.write("\n".join(sections) + footer(cfg))
     with atomic_output(cfg.out / "issues.json") as f:
-        sets = [{k: s[k] for k in ("name", "instances", "repositories", "languages", "tables", "cv", "auto", "verdict")
-                 if k in s} for s in summaries]
+        keys = ("name", "instances", "repositories", "languages", "tables", "cv", "auto", "verdict")
+        sets = [{k: s[k] for k in keys if k in s} for s in summaries + history]
         json.dump(sets + [{"label_free": label_free}], f, indent=1)
     return None
 
 
+def history_repositories(cfg: Config) -> list[tuple[str, str, str]]:
+    """(language, repository folder name, revision) of every ``HISTORY_REPOSITORIES`` entry under ``cfg.repos``."""
+    return [(language, repo, revision) for language, entries in HISTORY_REPOSITORIES.items()
+            for repo, revision in entries if (cfg.repos / repo).is_dir()]
+
+
+def _group(summary: Mapping) -> str:
+    """The set an instance counts in for the files rule: a shared set by its folder, a history by its language."""
+    return summary.get("group", summary["name"])
+
+
 def _sweep_set(folder: Path, cfg: Config) -> dict:
     languages = FOLDER_LANGUAGES[folder.name]
-    grid = tuple(g for g in cfg.grid if g <= 1.0)  # q > 1 saturates rare terms: never a candidate here
-    limit = QUICK_INSTANCES if cfg.quick else None
-    sets, indexes, sweeps = (cfg.work / name / folder.name for name in ("issue-sets", "issue-indexes", "issue-sweeps"))
-    for parent in (sets.parent, indexes.parent, sweeps.parent):
-        parent.mkdir(parents=True, exist_ok=True)
     inputs = sorted(folder.glob("*.jsonl"))
     set_key = {"inputs": [str(p) for p in inputs], "sizes": [p.stat().st_size for p in inputs],
-               "repos": str(cfg.repos), "languages": list(languages), "max_instances": limit}
+               "repos": str(cfg.repos), "languages": list(languages), "max_instances": _limit(cfg)}
+    sets = _folder(cfg, "issue-sets", folder.name)
     if not cached(sets, set_key):
-        prepare_issue_set("multi-swe-bench", [folder], cfg.repos, sets, FileRules(languages), max_instances=limit,
-                          skip_missing=True, overwrite=True, command=cfg.command)
+        prepare_issue_set("multi-swe-bench", [folder], cfg.repos, sets, FileRules(languages),
+                          max_instances=_limit(cfg), skip_missing=True, overwrite=True, command=cfg.command)
         stamp(sets, set_key)
-    index_instance_set(sets, indexes, threads=cfg.threads)  # reuses every index whose corpus is unchanged
+    return _index_and_sweep(folder.name, set_key, "repository", cfg)
+
+
+def _sweep_history(language: str, repo: str, revision: str, cfg: Config) -> dict | None:
+    """A git-history set of one repository at its pinned revision, swept with folds dealt by instance (one
+    repository); None, with one line, when the mirror lacks the revision."""
+    name, languages = HISTORY_PREFIX + repo, FOLDER_LANGUAGES[language]
+    limit = _limit(cfg) or HISTORY_COMMITS
+    set_key = {"repository": str(cfg.repos / repo), "revision": revision, "languages": list(languages),
+               "max_instances": limit}
+    sets = _folder(cfg, "issue-sets", name)
+    if not cached(sets, set_key):
+        try:
+            prepare_history_set(cfg.repos / repo, sets, FileRules(languages),
+                                revision=revision, max_instances=limit, overwrite=True, progress=False,
+                                command=cfg.command)
+        except QLogError as e:
+            info(f"issues: history of {repo} skipped: {e}")
+            return None
+        stamp(sets, set_key)
+    summary = _index_and_sweep(name, set_key, "instance", cfg)
+    return {**summary, "group": HISTORY_PREFIX + language, "repo": repo.replace("__", "/", 1), "revision": revision}
+
+
+def _limit(cfg: Config) -> int | None:
+    return QUICK_INSTANCES if cfg.quick else None
+
+
+def _folder(cfg: Config, kind: str, name: str) -> Path:
+    folder = cfg.work / kind / name
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _index_and_sweep(name: str, set_key: dict, cv_unit: str, cfg: Config) -> dict:
+    """Index the set in one JVM (every index whose corpus is unchanged reused) and sweep it, or read the cached
+    sweep when its set and settings match."""
+    sets, indexes, sweeps = (_folder(cfg, kind, name) for kind in ("issue-sets", "issue-indexes", "issue-sweeps"))
+    index_instance_set(sets, indexes, threads=cfg.threads)
+    grid = tuple(g for g in cfg.grid if g <= 1.0)  # q > 1 saturates rare terms: never a candidate here
     grids = TuningGrids(q_grid=grid, k1_grid=tuple(parse_grid(DEFAULT_K1_GRID)), b_grid=tuple(parse_grid(DEFAULT_B_GRID)))
     sweep_key = {"set": set_key, "grid": list(grid), "resamples": cfg.resamples, "summary_version": 4}
+    if cv_unit != "repository":
+        sweep_key["cv_unit"] = cv_unit
     if cached(sweeps, sweep_key) and (sweeps / "summary.json").is_file():
         return json.loads((sweeps / "summary.json").read_text())
-    settings = InstanceSweepSettings(grids=grids, threads=cfg.threads, resamples=cfg.resamples, auto=FilesRule())
-    summary = run_instance_sweep(sets, indexes, sweeps, settings, name=folder.name, overwrite=True)
+    settings = InstanceSweepSettings(grids=grids, threads=cfg.threads, resamples=cfg.resamples, auto=FilesRule(),
+                                     cv_unit=cv_unit)
+    summary = run_instance_sweep(sets, indexes, sweeps, settings, name=name, overwrite=True)
     stamp(sweeps, sweep_key)
     return summary
+
+
+def _history_section(history: Sequence[dict]) -> str:
+    """One table for the git-history sets: each repository's whole set, at its pinned revision."""
+    rows = [{**h["tables"]["all"][0], "group": f"{h['repo']} @ {h['revision'][:8]}"}
+            for h in history]
+    first = history[0]
+    return ("## Commit -> files: repositories' own histories\n\n"
+            f"Each row: the newest commits (at most {HISTORY_COMMITS}) of a public repository's history (read from its mirror "
+            "under `--repos` at the revision shown) that modify a source file of its language, made a set with "
+            "`prepare --format git-history` (query: the commit's message; answers: the source files it modifies; "
+            "corpus: the parent's tree) and swept as above with folds dealt by instance. Commit messages are short "
+            "queries (a few words) where issue reports are long: these sets check the files rule on another kind "
+            "of query and on languages the shared sets lack, and are not part of the fit it ships.\n\n"
+            + "\n".join(group_table("repository", rows, first)) + "\n")
 
 
 def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dict]:
@@ -117,13 +211,15 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
         tuned.append(per_query["bm25_cv:recip_rank"])
         auto.append(per_query["auto:recip_rank"])  # the files rule's q, a point of the grid or not
         repo_of.update(per_query["repo"].to_dict())
-        set_of.update({q: summary["name"] for q in per_query.index})
+        set_of.update({q: _group(summary) for q in per_query.index})
     scores, qlog_cv, bm25_cv = pd.concat(frames), pd.concat(cv), pd.concat(tuned)
     features = pd.concat(_instance_features(cfg.work / "issue-sets" / s["name"], cfg.work / "issue-indexes" / s["name"])
                          for s in summaries).reindex(scores.index)
     lengths = features["mean_length"].to_dict()
     shipped = FilesRule()
-    pooled = fit_files_rule(scores, lengths, set_of)
+    issue_ids = [q for q in scores.index if not set_of[q].startswith(HISTORY_PREFIX)]
+    pooled = fit_files_rule(scores.loc[issue_ids], lengths, set_of)
+    pooled_all = fit_files_rule(scores, lengths, set_of)
     held = {unit: held_out_rules(scores, lengths, of, set_of) for unit, of in (("repository", repo_of),
                                                                                ("language", set_of))}
     at = {unit: pd.Series({q: scores.at[q, held[unit][of[q]].q_for(lengths[q])] for q in scores.index})
@@ -131,9 +227,10 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
     systems = {"`--q auto`": pd.concat(auto), "held out by repository": at["repository"],
                "held out by language": at["language"]}
     rows, record = [], {"rule": _rule_record(shipped), "fitted_on_all": _rule_record(pooled),
+                        "fitted_with_histories": _rule_record(pooled_all),
                         "held_out": {u: {k: _rule_record(r) for k, r in rules.items()} for u, rules in held.items()},
                         "sets": {}}
-    for name in [s["name"] for s in summaries]:
+    for name in dict.fromkeys(_group(s) for s in summaries):
         ids = [q for q in scores.index if set_of[q] == name]
         bm25, best = scores.loc[ids, 1.0], qlog_cv.loc[ids]
         moved = sum(1 for q in ids if lengths[q] >= shipped.min_length)
@@ -162,8 +259,10 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
           f"is fitted over q >= {Q_FLOOR:g} of the grid and lengths {', '.join(f'{x:g}' for x in LENGTH_GRID)}: "
           f"the best mean relative MRR change over BM25 across the sets of at least {MIN_GROUP} instances, among "
           f"the pairs that keep every such set within {100 * TOLERANCE:g}% of BM25, the most cautious (longest "
-          f"length, then highest q) within {100 * CAUTION:g} points of the best. Fitted on all the sets below: "
-          f"{_rule_text(pooled)}. Held out, each instance is scored by the rule fitted without its repository, or "
+          f"length, then highest q) within {100 * CAUTION:g} points of the best. Fitted on all the issue sets below: "
+          f"{_rule_text(pooled)}" + (f"; with the history sets too (`{HISTORY_PREFIX}<language>`, commit messages "
+                                     f"as queries): {_rule_text(pooled_all)}" if len(issue_ids) < len(scores) else "")
+          + ". Held out, each instance is scored by the rule fitted without its repository, or "
           "without its set. Cells: MRR (change against BM25, two-sided randomization p against BM25, recovery = "
           "gain / the cross-validated q-log's gain); moved: instances whose index reaches the length.\n\n"
           "| set | instances | moved | BM25 | tuned BM25 (CV) | q-log (CV) | " + " | ".join(systems)

@@ -42,7 +42,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -370,25 +370,16 @@ def _p(summary: Mapping[str, Any], pair: str, measure: str) -> str:
 
 def format_summary(summary: Mapping[str, Any]) -> str:
     """The sweep's tables as markdown (see the module docstring)."""
-    metric, name = summary["metric"], measure_name(summary["metric"])
+    name = measure_name(summary["metric"])
     cv = summary["cv"]
     systems = list(summary["systems"])
     lines = [f"# {summary['name']}: {summary['instances']} instances, {summary['repositories']} repositories "
              f"({', '.join(summary['languages'])}), {summary['corpora']} indexes", "",
              f"**{summary['verdict']}**", "",
-             f"## {name} per language", "",
-             "| language | instances | " + " | ".join(SYSTEMS[s] for s in systems)
-             + " | p q-log vs BM25 | p q-log vs tuned | p joint vs tuned |",
-             "|---|---:|" + "---:|" * len(systems) + "---|---|---|"]
-    for kind in ("all", "language"):
-        for row in summary["tables"][kind]:
-            lines.append(_group_row(row, systems, metric, summary["resamples"]))
-    lines += ["", f"## {name} per repository", "",
-              "| repository | instances | " + " | ".join(SYSTEMS[s] for s in systems)
-              + " | p q-log vs BM25 | p q-log vs tuned | p joint vs tuned |",
-              "|---|---:|" + "---:|" * len(systems) + "---|---|---|"]
-    for row in summary["tables"]["repository"]:
-        lines.append(_group_row(row, systems, metric, summary["resamples"]))
+             f"## {name} per language", ""]
+    lines += group_table("language", summary["tables"]["all"] + summary["tables"]["language"], summary)
+    lines += ["", f"## {name} per repository", ""]
+    lines += group_table("repository", summary["tables"]["repository"], summary)
     measures = summary["measures"]
     lines += ["", "## Every measure (all instances)", "",
               "| system | " + " | ".join(measure_name(m) for m in measures) + " |",
@@ -423,6 +414,16 @@ def format_summary(summary: Mapping[str, Any]) -> str:
 
 def _values(values: list[float]) -> str:
     return ",".join(f"{v:g}" for v in values)
+
+
+def group_table(label: str, rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]) -> list[str]:
+    """Markdown lines of one table: a row per group (``rows`` from a summary's ``tables``, each naming its
+    ``group``), the selection metric under every system of ``summary`` and the three paired p-values."""
+    systems, metric = list(summary["systems"]), summary["metric"]
+    return ([f"| {label} | instances | " + " | ".join(SYSTEMS[s] for s in systems)
+             + " | p q-log vs BM25 | p q-log vs tuned | p joint vs tuned |",
+             "|---|---:|" + "---:|" * len(systems) + "---|---|---|"]
+            + [_group_row(row, systems, metric, summary["resamples"]) for row in rows])
 
 
 def _group_row(row: Mapping[str, Any], systems: list[str], metric: str, resamples: int) -> str:

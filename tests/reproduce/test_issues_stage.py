@@ -31,7 +31,7 @@ def _multi_swe_bench_set(tmp_path):
     rows = []
     for i, name in enumerate(NAMES[:6]):
         path = f"src/main/java/demo/{name}Reader.java"
-        fix = commit(repo, f"fix {name}", {path: _java(name, f" // trimmed {i}")}, f"2020-02-0{i + 1}T00:00:00Z")
+        fix = commit(repo, f"read{name}Setting trims the value", {path: _java(name, f" // trimmed {i}")}, f"2020-02-0{i + 1}T00:00:00Z")
         patch = git(repo, "diff", head, fix)
         rows.append({"org": "demo", "repo": "readers", "number": i + 1, "instance_id": f"demo__readers-{i + 1}",
                      "base": {"sha": head}, "fix_patch": patch,
@@ -77,3 +77,28 @@ def test_issues_stage_skips_without_sets_or_repositories(tmp_path):
                  shared=tmp_path / "none", languages=(), queries=1, max_docs=None, grid=[1.0], forms=("lucene",),
                  scaling=(), ablation=(), threads=1, resamples=1, go_target=0, repos=tmp_path / "none")
     assert issues.run(cfg, []) is None and not (tmp_path / "out").exists()
+
+
+def test_issues_stage_sweeps_a_pinned_history_and_skips_a_revision_the_mirror_lacks(tmp_path, monkeypatch, capsys):
+    repo = _multi_swe_bench_set(tmp_path)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    commit(repo, "after the pinned revision", {"src/main/java/demo/Later.java": "class Later {}\n"},
+           "2021-01-01T00:00:00Z")  # not read: the history is pinned
+    missing = "0" * 40
+    monkeypatch.setattr(issues, "HISTORY_REPOSITORIES", {"java": (("demo__readers", head), ("demo__readers", missing),
+                                                                  ("demo__absent", head))})
+    cfg = Config(quick=True, work=tmp_path / "work", out=tmp_path / "out", cache=tmp_path / "cache",
+                 shared=tmp_path / "no-shared", languages=(), queries=1, max_docs=None, grid=[0.5, 1.0],
+                 forms=("lucene",), scaling=(), ablation=(), threads=1, resamples=200, go_target=0,
+                 repos=tmp_path / "repos", command="scripts/reproduce --quick --stages issues")
+    (tmp_path / "out").mkdir()
+    assert issues.run(cfg, []) is None
+    assert f"history of demo__readers skipped: --rev '{missing}' is not a commit" in capsys.readouterr().err
+    md = (tmp_path / "out" / "issues.md").read_text()
+    assert "## Commit -> files: repositories' own histories" in md
+    assert f"| demo/readers @ {head[:8]} | 6 | 1.0000 |" in md  # six fixes, each message naming its file's method
+    [summary, label_free] = json.loads((tmp_path / "out" / "issues.json").read_text())
+    assert summary["name"] == "history-demo__readers" and summary["cv"]["unit"] == "instance"
+    assert list(label_free["label_free"]["sets"]) == ["history-java"]
+    # the shipped fit reads the issue sets only: with none, it moves nothing
+    assert label_free["label_free"]["fitted_on_all"] == {"q": 1.0, "min_length": None}
