@@ -17,9 +17,8 @@ from __future__ import annotations
 import sys
 import sysconfig
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import pandas as pd
 
@@ -41,8 +40,9 @@ DEMO_QS = (1.0, 0.7, 0.5, 0.3, 0.1)
 DEMO_WORK = OutputKind("demo", work=True)
 
 
-@dataclass(frozen=True)
-class DemoCorpus:
+class DemoCorpus(NamedTuple):
+    """A corpus the demo builds from sources on this machine: its name, the folder or zip read, the language."""
+
     name: str
     source: Path
     language: str
