@@ -220,9 +220,11 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
     issue_ids = [q for q in scores.index if not set_of[q].startswith(HISTORY_PREFIX)]
     pooled = fit_files_rule(scores.loc[issue_ids], lengths, set_of)
     pooled_all = fit_files_rule(scores, lengths, set_of)
-    held = {unit: held_out_rules(scores, lengths, of, set_of) for unit, of in (("repository", repo_of),
-                                                                               ("language", set_of))}
-    at = {unit: pd.Series({q: scores.at[q, held[unit][of[q]].q_for(lengths[q])] for q in scores.index})
+    # held out = fitted without the unit on the issue sets, as the shipped rule is; a history set, never fitted
+    # on, is scored by the rule fitted on all the issue sets
+    held = {unit: held_out_rules(scores.loc[issue_ids], lengths, of, set_of)
+            for unit, of in (("repository", repo_of), ("language", set_of))}
+    at = {unit: pd.Series({q: scores.at[q, held[unit].get(of[q], pooled).q_for(lengths[q])] for q in scores.index})
           for unit, of in (("repository", repo_of), ("language", set_of))}
     systems = {"`--q auto`": pd.concat(auto), "held out by repository": at["repository"],
                "held out by language": at["language"]}
@@ -249,10 +251,14 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
         record["sets"][name]["auto_vs_bm25_cv"] = {"rel_diff": against_tuned.rel_diff, "p": against_tuned.p}
         rows.append(f"| {name} | {len(ids)} | {moved} | {bm25.mean():.4f} | {bm25_cv.loc[ids].mean():.4f} | "
                     f"{best.mean():.4f} | " + " | ".join(cells) + f" | {100 * (against_tuned.rel_diff or 0):+.1f}%, "
-                    f"{format_p(against_tuned.p, against_tuned.resamples)} | {_rule_text(held['language'][name])} |")
+                    f"{format_p(against_tuned.p, against_tuned.resamples)} | {_rule_text(held['language'].get(name, pooled))} |")
     by_repo = "; ".join(f"{r}: {_rule_text(rule)}" for r, rule in held["repository"].items())
     q_near = min(scores.columns, key=lambda q: abs(q - shipped.q))
-    predictors, record["predictors"] = _predictor_table(features, scores[q_near] - scores[1.0], repo_of)
+    gain = scores[q_near] - scores[1.0]
+    predictors, record["predictors"] = _predictor_table(features.loc[issue_ids], gain.loc[issue_ids], repo_of)
+    if len(issue_ids) < len(scores):
+        pooled_md, record["predictors_with_histories"] = _predictor_table(features, gain, repo_of)
+        predictors += "\nThe same with the history sets too (commit messages as queries):\n\n" + pooled_md
     md = ("## Label-free q on issue -> files (the files rule)\n\n"
           f"`--q auto` on an instance set: q = {shipped.q:g} for an index whose mean file length (BM25's avgdl) "
           f"reaches {shipped.min_length:g} tokens, BM25 (q = 1) below it (`qlog_pyserini/predict/files.py`). The pair "
@@ -262,14 +268,16 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
           f"length, then highest q) within {100 * CAUTION:g} points of the best. Fitted on all the issue sets below: "
           f"{_rule_text(pooled)}" + (f"; with the history sets too (`{HISTORY_PREFIX}<language>`, commit messages "
                                      f"as queries): {_rule_text(pooled_all)}" if len(issue_ids) < len(scores) else "")
-          + ". Held out, each instance is scored by the rule fitted without its repository, or "
-          "without its set. Cells: MRR (change against BM25, two-sided randomization p against BM25, recovery = "
+          + ". Held out, each instance of an issue set is scored by the rule fitted on the issue sets without its "
+          "repository, or without its set; an instance of a history set, in no fit, by the rule fitted on all the "
+          "issue sets. Cells: MRR (change against BM25, two-sided randomization p against BM25, recovery = "
           "gain / the cross-validated q-log's gain); moved: instances whose index reaches the length.\n\n"
           "| set | instances | moved | BM25 | tuned BM25 (CV) | q-log (CV) | " + " | ".join(systems)
           + " | `--q auto` vs tuned BM25 | rule held out by language |\n"
           "|---|---:|---:|---:|---:|---:|" + "---|" * len(systems) + "---|---|\n" + "\n".join(rows) + "\n\n"
           f"Rule held out by repository: {by_repo}.\n\n"
-          "What could a rule read? Each statistic below, per instance and per repository (its instances' mean "
+          "What could a rule read? Each statistic below, on the issue sets, per instance and per repository (its "
+          "instances' mean "
           f"gain against the repository's median statistic), against the MRR gain at q = {q_near:g} over BM25 "
           "for every instance: Spearman's rho and its p.\n\n" + predictors)
     return md, record
