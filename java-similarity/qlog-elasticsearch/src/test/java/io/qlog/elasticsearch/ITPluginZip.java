@@ -12,8 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipInputStream;
 import org.apache.lucene.analysis.core.WhitespaceAnalyzer;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -70,20 +68,7 @@ public class ITPluginZip extends ESTestCase {
   private Path unpack() throws IOException {
     Path zip = Paths.get(System.getProperty("qlog.plugin.zip"));
     Path plugins = createTempDir("es-home").resolve("plugins");
-    Path plugin = plugins.resolve(PLUGIN);
-    Files.createDirectories(plugin);
-    try (ZipInputStream in = new ZipInputStream(Files.newInputStream(zip))) {
-      for (ZipEntry e; (e = in.getNextEntry()) != null; ) {
-        Path target = plugin.resolve(e.getName()).normalize();
-        assertTrue("zip entry outside the plugin folder: " + e.getName(), target.startsWith(plugin));
-        if (e.isDirectory()) {
-          Files.createDirectories(target);
-        } else {
-          Files.createDirectories(target.getParent());
-          Files.copy(in, target);
-        }
-      }
-    }
+    PluginFolder.unpack(zip, plugins.resolve(PLUGIN));
     return plugins.getParent();
   }
 

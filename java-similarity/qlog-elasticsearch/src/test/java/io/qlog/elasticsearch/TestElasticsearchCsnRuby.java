@@ -173,19 +173,12 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
     createIndex(INDEX, indexSettings(1.0), MAPPING, data.docs);
     ensureGreen(INDEX);
     suite.log("cluster up, " + data.docs.size() + " documents indexed in 2 shards");
-    DistributedComparison comparison = new DistributedComparison("dfs_query_then_fetch", "query_then_fetch", data);
-    for (double q : qs) {
+    return DistributedComparison.searchTypes("Elasticsearch", qs, suite, q -> {
       setQ(INDEX, q);
       ensureGreen(INDEX);
-      comparison.compareAll(q, text -> new TopTen[] {
-          top(INDEX, "contents", SearchType.DFS_QUERY_THEN_FETCH, text),
-          top(INDEX, "contents", SearchType.QUERY_THEN_FETCH, text)}, reference);
-      suite.log("q=" + q + ": Elasticsearch answered " + data.topics.size() + " queries with both search types");
-    }
-    comparison.describe(String.format(Locale.ROOT,
-        "%d documents, 2 data nodes, 1 index of 2 shards; time %.0f s (corpus load, indexing, %d query passes; cluster start not counted).%n",
-        data.docs.size(), suite.seconds(), qs.length * 2));
-    return comparison;
+    }, text -> new TopTen[] {
+        top(INDEX, "contents", SearchType.DFS_QUERY_THEN_FETCH, text),
+        top(INDEX, "contents", SearchType.QUERY_THEN_FETCH, text)});
   }
 
   /**
@@ -208,9 +201,7 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
         .build();
     createIndex(plain, settings, MAPPING.replace("\"similarity\": \"qlog\"", "\"similarity\": \"bm25\""), data.docs);
     String analyzers = "qlog-search-analyzer";
-    createIndex(analyzers, shards().build(), "{\"properties\": {\"id\": {\"type\": \"keyword\"},"
-        + " \"f\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"search_analyzer\": \"whitespace\"},"
-        + " \"g\": {\"type\": \"text\", \"analyzer\": \"anserini\"}}}", List.<String[]>of());
+    createIndex(analyzers, shards().build(), ReadOnlyProxy.ANALYZER_INDEX_MAPPING, List.<String[]>of());
     ensureGreen(plain, analyzers);
     TransportAddress http = internalCluster().getInstance(HttpServerTransport.class).boundAddress().publishAddress();
     String upstream = "http://" + http.getAddress() + ":" + http.getPort();
@@ -223,10 +214,6 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
       RewriteVerb.assertEqualsReference("elasticsearch", proxy.url, plain, data, reference, 1 + 0.9f,
           List.of("lucene"), createTempDir("rewrite"));
     }
-    System.out.println("actions run for the read-only proxy's requests: " + ActionRecorderPlugin.ACTIONS);
-    assertFalse(ActionRecorderPlugin.ACTIONS.isEmpty());
-    for (String action : ActionRecorderPlugin.ACTIONS) {
-      assertTrue(action + " is not granted by the read index privilege", action.startsWith("indices:data/read/"));
-    }
+    ReadOnlyProxy.assertReadOnlyActions(ActionRecorderPlugin.ACTIONS, "indices:data/read/", "the read index privilege");
   }
 }

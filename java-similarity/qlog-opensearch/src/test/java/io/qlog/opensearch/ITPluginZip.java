@@ -7,8 +7,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipInputStream;
 import org.apache.lucene.tests.util.LuceneTestCase;
 import org.opensearch.action.admin.cluster.node.info.NodesInfoResponse;
 import org.opensearch.action.admin.cluster.node.info.PluginsAndModules;
@@ -36,19 +34,7 @@ public class ITPluginZip extends OpenSearchSingleNodeTestCase {
     if (home == null) {
       Path zip = Paths.get(System.getProperty("qlog.plugin.zip"));
       Path plugin = createTempDir("opensearch-home").resolve("plugins").resolve("qlog-similarity");
-      Files.createDirectories(plugin);
-      try (ZipInputStream in = new ZipInputStream(Files.newInputStream(zip))) {
-        for (ZipEntry e; (e = in.getNextEntry()) != null; ) {
-          Path target = plugin.resolve(e.getName()).normalize();
-          assertTrue("zip entry outside the plugin folder: " + e.getName(), target.startsWith(plugin));
-          if (e.isDirectory()) {
-            Files.createDirectories(target);
-          } else {
-            Files.createDirectories(target.getParent());
-            Files.copy(in, target);
-          }
-        }
-      }
+      PluginFolder.unpack(zip, plugin);
       home = plugin.getParent().getParent();
     }
     return home;

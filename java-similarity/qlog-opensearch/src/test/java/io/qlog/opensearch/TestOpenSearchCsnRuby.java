@@ -230,19 +230,12 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
     requireCorpus();
     createIndex(INDEX, data.docs);
     suite.log("cluster up, " + data.docs.size() + " documents indexed in 2 shards");
-    DistributedComparison comparison = new DistributedComparison("dfs_query_then_fetch", "query_then_fetch", data);
-    for (double q : qs) {
+    return DistributedComparison.searchTypes("OpenSearch", qs, suite, q -> {
       setQ(q);
       ensureGreen(INDEX);
       suite.log("q=" + q + ": index closed, similarity updated, opened");
-      comparison.compareAll(q, text -> new TopTen[] {
-          openSearchTop(SearchType.DFS_QUERY_THEN_FETCH, text), openSearchTop(SearchType.QUERY_THEN_FETCH, text)}, reference);
-      suite.log("q=" + q + ": OpenSearch answered " + data.topics.size() + " queries with both search types");
-    }
-    comparison.describe(String.format(Locale.ROOT,
-        "%d documents, 2 data nodes, 1 index of 2 shards; time %.0f s (corpus load, indexing, %d query passes; cluster start not counted).%n",
-        data.docs.size(), suite.seconds(), qs.length * 2));
-    return comparison;
+    }, text -> new TopTen[] {
+        openSearchTop(SearchType.DFS_QUERY_THEN_FETCH, text), openSearchTop(SearchType.QUERY_THEN_FETCH, text)});
   }
 
   /**
@@ -326,9 +319,7 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
         .build();
     createIndex(plain, settings, MAPPING.replace("\"similarity\": \"qlog\"", "\"similarity\": \"bm25\""), data.docs);
     String analyzers = "qlog-search-analyzer";
-    createIndex(analyzers, indexSettings(1.0), "{\"properties\": {\"id\": {\"type\": \"keyword\"},"
-        + " \"f\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"search_analyzer\": \"whitespace\"},"
-        + " \"g\": {\"type\": \"text\", \"analyzer\": \"anserini\"}}}", List.<String[]>of());
+    createIndex(analyzers, indexSettings(1.0), ReadOnlyProxy.ANALYZER_INDEX_MAPPING, List.<String[]>of());
     ensureGreen(plain, analyzers);
     TransportAddress http = internalCluster().getInstance(HttpServerTransport.class).boundAddress().publishAddress();
     String upstream = "http://" + http.getAddress() + ":" + http.getPort();
@@ -340,10 +331,6 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
           OpenSearchLine.builtInBm25Scale(0.9f), List.of("lucene"),
           createTempDir("rewrite"));
     }
-    System.out.println("actions run for the read-only proxy's requests: " + ActionRecorderPlugin.ACTIONS);
-    assertFalse(ActionRecorderPlugin.ACTIONS.isEmpty());
-    for (String action : ActionRecorderPlugin.ACTIONS) {
-      assertTrue(action + " is not granted by the read action group", action.startsWith("indices:data/read"));
-    }
+    ReadOnlyProxy.assertReadOnlyActions(ActionRecorderPlugin.ACTIONS, "indices:data/read", "the read action group");
   }
 }

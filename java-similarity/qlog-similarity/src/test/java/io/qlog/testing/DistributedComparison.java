@@ -89,6 +89,31 @@ public final class DistributedComparison {
     }
   }
 
+  /** How a test sets q on the engine's index (for Elasticsearch and OpenSearch: close, update, open, wait). */
+  public interface QSetting {
+    void set(double q) throws Exception;
+  }
+
+  /**
+   * The drift comparison of an engine with Elasticsearch's search types, once {@code suite}'s corpus is indexed in
+   * 1 index of 2 shards on 2 data nodes: at each q of {@code qs}, {@code setQ}, then every query answered with
+   * dfs_query_then_fetch and query_then_fetch ({@code engine}, in that order) against the single index.
+   */
+  public static DistributedComparison searchTypes(String engineName, double[] qs, SuiteCorpus suite, QSetting setQ,
+      Engine engine) throws Exception {
+    CsnRuby data = suite.data();
+    DistributedComparison comparison = new DistributedComparison("dfs_query_then_fetch", "query_then_fetch", data);
+    for (double q : qs) {
+      setQ.set(q);
+      comparison.compareAll(q, engine, suite.reference());
+      suite.log("q=" + q + ": " + engineName + " answered " + data.topics.size() + " queries with both search types");
+    }
+    comparison.describe(String.format(Locale.ROOT, "%d documents, 2 data nodes, 1 index of 2 shards; time %.0f s "
+        + "(corpus load, indexing, %d query passes; cluster start not counted).%n", data.docs.size(), suite.seconds(),
+        qs.length * 2));
+    return comparison;
+  }
+
   /** The text printed under the table by {@link #report} (what was compared, how long it took). */
   public void describe(String note) {
     this.note = note;

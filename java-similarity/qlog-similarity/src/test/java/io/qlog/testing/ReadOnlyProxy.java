@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -17,6 +18,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ReadOnlyProxy implements Closeable {
   public static final String OPAQUE_ID = "qlog-readonly-proxy";
+  /** The request header that carries {@link #OPAQUE_ID}, as the engines' tasks keep it. */
+  public static final String OPAQUE_ID_HEADER = "X-Opaque-Id";
+  /** The mapping of {@link #checkRoute}'s analyzer index: f indexed by anserini and searched by whitespace, g anserini. */
+  public static final String ANALYZER_INDEX_MAPPING = "{\"properties\": {\"id\": {\"type\": \"keyword\"},"
+      + " \"f\": {\"type\": \"text\", \"analyzer\": \"anserini\", \"search_analyzer\": \"whitespace\"},"
+      + " \"g\": {\"type\": \"text\", \"analyzer\": \"anserini\"}}}";
 
   private final Process process;
   private final String upstream;
@@ -71,6 +78,23 @@ public final class ReadOnlyProxy implements Closeable {
         "QLOG_ANALYZER_INDEX", analyzerIndex, "QLOG_TOPICS", topics.toString()), dir);
     if (!refused().isEmpty()) {
       throw new AssertionError("requests a read-only role may not send: " + refused());
+    }
+  }
+
+  /**
+   * Every action a node ran for this proxy's requests ({@code actions}, as a recorder on the node saw them) must be
+   * one a read-only role is granted: its name starts with {@code readPrefix} ({@code grant} names that privilege in
+   * the failure). Prints them; none recorded is a failure too (the recorder saw nothing).
+   */
+  public static void assertReadOnlyActions(Collection<String> actions, String readPrefix, String grant) {
+    System.out.println("actions run for the read-only proxy's requests: " + actions);
+    if (actions.isEmpty()) {
+      throw new AssertionError("no action recorded for the proxy's requests");
+    }
+    for (String action : actions) {
+      if (!action.startsWith(readPrefix)) {
+        throw new AssertionError(action + " is not granted by " + grant);
+      }
     }
   }
 

@@ -1,21 +1,21 @@
-package io.qlog.opensearch;
+package io.qlog.${qlog.engine};
 
 import io.qlog.testing.ReadOnlyProxy;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListSet;
-import org.opensearch.action.ActionRequest;
-import org.opensearch.action.support.ActionFilter;
-import org.opensearch.action.support.ActionFilterChain;
-import org.opensearch.core.action.ActionListener;
-import org.opensearch.core.action.ActionResponse;
-import org.opensearch.plugins.ActionPlugin;
-import org.opensearch.plugins.Plugin;
-import org.opensearch.tasks.Task;
+import ${qlog.engine.core}.ActionListener;
+import ${qlog.engine.core}.ActionResponse;
+import org.${qlog.engine}.action.ActionRequest;
+import org.${qlog.engine}.action.support.ActionFilter;
+import org.${qlog.engine}.action.support.ActionFilterChain;
+import org.${qlog.engine}.plugins.ActionPlugin;
+import org.${qlog.engine}.plugins.Plugin;
+import org.${qlog.engine}.tasks.Task;
 
 /**
  * Records the name of every action a node runs for a request the read-only proxy forwarded (its X-Opaque-Id): the
- * actions a role must be granted, as the OpenSearch security plugin checks them (by action name), measured rather
+ * actions a role must be granted, as ${qlog.engine.name}'s security checks them (by action name), measured rather
  * than assumed.
  */
 public class ActionRecorderPlugin extends Plugin implements ActionPlugin {
@@ -32,7 +32,7 @@ public class ActionRecorderPlugin extends Plugin implements ActionPlugin {
       @Override
       public <Request extends ActionRequest, Response extends ActionResponse> void apply(Task task, String action,
           Request request, ActionListener<Response> listener, ActionFilterChain<Request, Response> chain) {
-        if (ReadOnlyProxy.OPAQUE_ID.equals(task.getHeader(Task.X_OPAQUE_ID))) {
+        if (ReadOnlyProxy.OPAQUE_ID.equals(task.getHeader(ReadOnlyProxy.OPAQUE_ID_HEADER))) {
           ACTIONS.add(action);
         }
         chain.proceed(task, action, request, listener);

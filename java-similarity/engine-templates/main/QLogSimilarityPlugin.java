@@ -1,15 +1,16 @@
-package io.qlog.elasticsearch;
+package io.qlog.${qlog.engine};
 
 import io.qlog.similarities.QLogBM25Parameters;
 import io.qlog.similarities.QLogBM25Similarity;
-import org.elasticsearch.common.settings.Settings;
-import org.elasticsearch.index.IndexModule;
-import org.elasticsearch.plugins.Plugin;
+import org.${qlog.engine}.common.settings.Settings;
+import org.${qlog.engine}.index.IndexModule;
+import org.${qlog.engine}.plugins.Plugin;
 
 /**
- * Elasticsearch plugin that adds the similarity type {@value #TYPE}: {@link QLogBM25Similarity}, BM25 with
+ * ${qlog.engine.name} plugin that adds the similarity type {@value #TYPE}: {@link QLogBM25Similarity}, BM25 with
  * the q-logarithm of the document-frequency odds as IDF. No scoring logic lives here, and no parameter
- * logic: that is {@link QLogBM25Parameters}, shared with the Solr factory and the OpenSearch plugin.
+ * logic: that is {@link QLogBM25Parameters}, shared with the Solr factory. One source for Elasticsearch and
+ * OpenSearch (java-similarity/engine-templates: their plugin APIs are alike but for the package).
  *
  * <pre>
  * "settings": {"index": {"similarity": {"qlog": {
@@ -35,7 +36,7 @@ public class QLogSimilarityPlugin extends Plugin {
    * The similarity for one {@code index.similarity.NAME} settings group.
    *
    * @param settings the group's settings, {@code type} among them
-   * @throws IllegalArgumentException naming the bad parameter, which Elasticsearch returns to the client as a
+   * @throws IllegalArgumentException naming the bad parameter, which ${qlog.engine.name} returns to the client as a
    *     400 response and which keeps the index from being created or opened
    */
   public static QLogBM25Similarity similarity(Settings settings) {
