@@ -119,6 +119,12 @@ def _java_classes() -> frozenset[str]:
     for source in JAVA_ROOT.glob("*/src/*/java/**/*.java"):
         package = re.search(r"^package ([\w.]+);", source.read_text(encoding="utf-8"), re.M)
         found.add(f"{package.group(1)}.{source.stem}" if package else source.stem)
+    # engine-templates/: one source per class, compiled into every module whose pom names its ${qlog.engine}
+    engines = {e for pom in JAVA_ROOT.glob("*/pom.xml")
+               for e in re.findall(r"<qlog\.engine>(\w+)</qlog\.engine>", pom.read_text(encoding="utf-8"))}
+    for source in JAVA_ROOT.glob("engine-templates/**/*.java"):
+        package = re.search(r"^package ([\w.${}]+);", source.read_text(encoding="utf-8"), re.M)
+        found.update(f"{package.group(1).replace('${qlog.engine}', e)}.{source.stem}" for e in engines)
     return frozenset(found)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 
@@ -44,20 +45,30 @@ def _multi_swe_bench_set(tmp_path):
     return repo
 
 
-def test_issues_stage_prepares_indexes_sweeps_and_records_the_mirror(tmp_path):
+def test_issues_stage_prepares_indexes_sweeps_and_records_the_mirror_and_a_pinned_history(tmp_path, monkeypatch,
+                                                                                          capsys):
     repo = _multi_swe_bench_set(tmp_path)
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    mirror_head = commit(repo, "after the pinned revision", {"src/main/java/demo/Later.java": "class Later {}\n"},
+                         "2021-01-01T00:00:00Z")  # not read by the history, which is pinned
+    missing = "0" * 40
+    # the same repository's own history (its fixes' messages name their method), pinned at the last fix; a
+    # revision the mirror lacks and a repository absent from --repos are passed over
+    monkeypatch.setattr(issues, "HISTORY_REPOSITORIES", {"java": (("demo__readers", head), ("demo__readers", missing),
+                                                                  ("demo__absent", head))})
     cfg = Config(quick=True, work=tmp_path / "work", out=tmp_path / "out", cache=tmp_path / "cache",
                  shared=tmp_path / "shared", languages=(), queries=1, max_docs=None, grid=[0.5, 1.0, 1.5],
                  forms=("lucene",), scaling=(), ablation=(), threads=1, resamples=200, go_target=0,
                  repos=tmp_path / "repos", command="scripts/reproduce --quick --stages issues")
     (tmp_path / "out").mkdir()
     assert issues.run(cfg, []) is None
+    assert f"history of demo__readers skipped: --rev '{missing}' is not a commit" in capsys.readouterr().err
     md = (tmp_path / "out" / "issues.md").read_text()
     assert "java: 6 instances" in md
-    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    assert "| demo/readers |" in md and head in md
-    [summary, label_free] = json.loads((tmp_path / "out" / "issues.json").read_text())
-    # one set of 6 instances is too small to move the files rule off BM25, held out or not
+    assert "| demo/readers |" in md and mirror_head in md  # the mirror's HEAD when the set was read
+    [summary, history, label_free] = json.loads((tmp_path / "out" / "issues.json").read_text())
+    # one set of 6 instances is too small to move the files rule off BM25, held out or not; the history set,
+    # in no fit, leaves the issue sets' rule as it was
     never = {"q": 1.0, "min_length": None}
     assert label_free["label_free"]["fitted_on_all"] == never
     assert label_free["label_free"]["held_out"] == {"repository": {"demo/readers": never}, "language": {"java": never}}
@@ -67,9 +78,20 @@ def test_issues_stage_prepares_indexes_sweeps_and_records_the_mirror(tmp_path):
     assert means["bm25"]["recip_rank"] == 1.0 and means["qlog_cv"]["recip_rank"] == 1.0
     sweep = tmp_path / "work" / "issue-sweeps" / "java" / "summary.json"
     assert json.loads(sweep.read_text())["grids"]["q"] == [0.5, 1.0]  # q > 1 is left out
+    # the history: six fixes, each message naming its file's method, swept with folds by instance
+    assert "## Commit -> files: repositories' own histories" in md
+    assert f"| demo/readers @ {head[:8]} | 6 | 1.0000 |" in md
+    assert history["name"] == "history-demo__readers" and history["cv"]["unit"] == "instance"
+    assert list(label_free["label_free"]["sets"]) == ["java", "history-java"]
     before = sweep.stat().st_mtime_ns
+    history_sweep = tmp_path / "work" / "issue-sweeps" / "history-demo__readers" / "summary.json"
+    history_before = history_sweep.stat().st_mtime_ns
+    # without the shared sets the history alone makes the file, from its cached sweep
+    issues.run(dataclasses.replace(cfg, shared=tmp_path / "no-shared"), [])
+    md = (tmp_path / "out" / "issues.md").read_text()
+    assert "Multi-SWE-bench instances" not in md and f"| demo/readers @ {head[:8]} | 6 | 1.0000 |" in md
     issues.run(cfg, [])
-    assert sweep.stat().st_mtime_ns == before  # the cached sweep is reused
+    assert sweep.stat().st_mtime_ns == before and history_sweep.stat().st_mtime_ns == history_before  # reused
 
 
 def test_issues_stage_skips_without_sets_or_repositories(tmp_path):
@@ -77,28 +99,3 @@ def test_issues_stage_skips_without_sets_or_repositories(tmp_path):
                  shared=tmp_path / "none", languages=(), queries=1, max_docs=None, grid=[1.0], forms=("lucene",),
                  scaling=(), ablation=(), threads=1, resamples=1, go_target=0, repos=tmp_path / "none")
     assert issues.run(cfg, []) is None and not (tmp_path / "out").exists()
-
-
-def test_issues_stage_sweeps_a_pinned_history_and_skips_a_revision_the_mirror_lacks(tmp_path, monkeypatch, capsys):
-    repo = _multi_swe_bench_set(tmp_path)
-    head = git(repo, "rev-parse", "HEAD").strip()
-    commit(repo, "after the pinned revision", {"src/main/java/demo/Later.java": "class Later {}\n"},
-           "2021-01-01T00:00:00Z")  # not read: the history is pinned
-    missing = "0" * 40
-    monkeypatch.setattr(issues, "HISTORY_REPOSITORIES", {"java": (("demo__readers", head), ("demo__readers", missing),
-                                                                  ("demo__absent", head))})
-    cfg = Config(quick=True, work=tmp_path / "work", out=tmp_path / "out", cache=tmp_path / "cache",
-                 shared=tmp_path / "no-shared", languages=(), queries=1, max_docs=None, grid=[0.5, 1.0],
-                 forms=("lucene",), scaling=(), ablation=(), threads=1, resamples=200, go_target=0,
-                 repos=tmp_path / "repos", command="scripts/reproduce --quick --stages issues")
-    (tmp_path / "out").mkdir()
-    assert issues.run(cfg, []) is None
-    assert f"history of demo__readers skipped: --rev '{missing}' is not a commit" in capsys.readouterr().err
-    md = (tmp_path / "out" / "issues.md").read_text()
-    assert "## Commit -> files: repositories' own histories" in md
-    assert f"| demo/readers @ {head[:8]} | 6 | 1.0000 |" in md  # six fixes, each message naming its file's method
-    [summary, label_free] = json.loads((tmp_path / "out" / "issues.json").read_text())
-    assert summary["name"] == "history-demo__readers" and summary["cv"]["unit"] == "instance"
-    assert list(label_free["label_free"]["sets"]) == ["history-java"]
-    # the shipped fit reads the issue sets only: with none, it moves nothing
-    assert label_free["label_free"]["fitted_on_all"] == {"q": 1.0, "min_length": None}
