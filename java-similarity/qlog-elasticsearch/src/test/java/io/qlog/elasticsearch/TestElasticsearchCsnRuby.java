@@ -26,7 +26,6 @@ import org.elasticsearch.http.HttpServerTransport;
 import org.elasticsearch.index.query.QueryBuilder;
 import org.elasticsearch.index.query.QueryBuilders;
 import org.elasticsearch.plugins.Plugin;
-import org.elasticsearch.search.SearchHit;
 import org.elasticsearch.search.sort.SortBuilders;
 import org.elasticsearch.search.sort.SortOrder;
 import org.elasticsearch.test.ESIntegTestCase;
@@ -144,18 +143,14 @@ public class TestElasticsearchCsnRuby extends ESIntegTestCase {
   }
 
   static TopTen top(String index, String field, SearchType type, String text) {
-    TopTen top = new TopTen();
+    TopTen[] top = new TopTen[1];
     assertResponse(client().prepareSearch(index).setSearchType(type)
         .setQuery(QueryBuilders.matchQuery(field, text))
         .setSize(10)
         .addSort(SortBuilders.scoreSort().order(SortOrder.DESC))
         .addSort(SortBuilders.fieldSort("id").order(SortOrder.ASC))
-        .setTrackScores(true), rsp -> {
-          for (SearchHit hit : rsp.getHits().getHits()) {
-            top.add(hit.getId(), hit.getScore());
-          }
-        });
-    return top;
+        .setTrackScores(true), rsp -> top[0] = Hits.topTen(rsp));
+    return top[0];
   }
 
   public void testDfsEqualsSingleIndexAndQueryThenFetchDrifts() throws Exception {

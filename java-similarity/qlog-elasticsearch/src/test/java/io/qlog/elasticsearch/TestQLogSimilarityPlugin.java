@@ -2,13 +2,9 @@ package io.qlog.elasticsearch;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
-import static org.junit.Assert.assertTrue;
 
 import io.qlog.similarities.QLogBM25Similarity;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import org.elasticsearch.common.settings.Settings;
-import org.elasticsearch.plugins.Plugin;
 import org.elasticsearch.plugins.PluginDescriptor;
 import org.junit.Test;
 
@@ -29,14 +25,10 @@ public class TestQLogSimilarityPlugin {
             Settings.builder().put("type", QLogSimilarityPlugin.TYPE).put("b", "1.5").build())).getMessage());
   }
 
-  /** target/plugin-metadata is the descriptor after Maven filled in the versions, as the zip carries it. */
   @Test
   public void descriptorIsValidForThisElasticsearch() throws Exception {
-    Path dir = Paths.get(System.getProperty("basedir", "."), "target", "plugin-metadata");
-    PluginDescriptor info = PluginDescriptor.readFromProperties(dir);
-    assertEquals("qlog-similarity", info.getName());
-    assertEquals(QLogSimilarityPlugin.class.getName(), info.getClassname());
-    assertTrue(Plugin.class.isAssignableFrom(Class.forName(info.getClassname())));
+    PluginDescriptor info = PluginDescriptor.readFromProperties(DescriptorCheck.METADATA);
+    DescriptorCheck.assertNamesThePlugin(info.getName(), info.getClassname());
     // the version a node checks at install and start: this build of Elasticsearch, exactly
     assertEquals(org.elasticsearch.Build.current().version(), info.getElasticsearchVersion());
   }

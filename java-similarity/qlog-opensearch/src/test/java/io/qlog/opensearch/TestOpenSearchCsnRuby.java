@@ -29,7 +29,6 @@ import org.opensearch.common.xcontent.XContentType;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
 import org.opensearch.plugins.Plugin;
-import org.opensearch.search.SearchHit;
 import org.opensearch.search.sort.SortBuilders;
 import org.opensearch.search.sort.SortOrder;
 import org.opensearch.test.OpenSearchIntegTestCase;
@@ -210,11 +209,7 @@ public class TestOpenSearchCsnRuby extends OpenSearchIntegTestCase {
         .addSort(SortBuilders.fieldSort("id").order(SortOrder.ASC))
         .setTrackScores(true)
         .get();
-    TopTen top = new TopTen();
-    for (SearchHit hit : rsp.getHits().getHits()) {
-      top.add(hit.getId(), hit.getScore());
-    }
-    return top;
+    return Hits.topTen(rsp);
   }
 
   public void testDfsEqualsSingleIndexAndQueryThenFetchDrifts() throws Exception {

@@ -5,11 +5,8 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import io.qlog.similarities.QLogBM25Similarity;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import org.opensearch.Version;
 import org.opensearch.common.settings.Settings;
-import org.opensearch.plugins.Plugin;
 import org.opensearch.plugins.PluginInfo;
 import org.opensearch.plugins.PluginsService;
 import org.junit.Test;
@@ -48,14 +45,10 @@ public class TestQLogSimilarityPlugin {
         assertThrows(IllegalArgumentException.class, () -> make("idfForm", "rsj")).getMessage());
   }
 
-  /** target/plugin-metadata is the descriptor after Maven filled in the versions, as the zip carries it. */
   @Test
   public void descriptorIsValidForThisOpenSearch() throws Exception {
-    Path dir = Paths.get(System.getProperty("basedir", "."), "target", "plugin-metadata");
-    PluginInfo info = PluginInfo.readFromProperties(dir);
-    assertEquals("qlog-similarity", info.getName());
-    assertEquals(QLogSimilarityPlugin.class.getName(), info.getClassname());
-    assertTrue(Plugin.class.isAssignableFrom(Class.forName(info.getClassname())));
+    PluginInfo info = PluginInfo.readFromProperties(DescriptorCheck.METADATA);
+    DescriptorCheck.assertNamesThePlugin(info.getName(), info.getClassname());
     assertTrue("descriptor targets " + info.getOpenSearchVersionRangesString() + ", this OpenSearch is " + Version.CURRENT,
         PluginsService.isPluginVersionCompatible(info, Version.CURRENT));
     OpenSearchLine.verifyCompatibility(info); // OpenSearch's own check at install and node start (Java version too)
