@@ -77,7 +77,8 @@ STAGES: dict[str, Stage] = {
                        "sweeps-models.md", "sweeps-models.csv", "lolo.md", "lolo.json"), evidence.run, sweeps=True),
     "auto-query": Stage("the per-query label-free q", ("auto-query-sweeps.md", "auto-query-sweeps.csv",
                                                        "auto-query.md", "auto-query.json"), auto_query.run, sweeps=True),
-    "issues": Stage("issue -> files on the Multi-SWE-bench sets of --shared/issues", issues.FILES, issues.run),
+    "issues": Stage("issue -> files on the Multi-SWE-bench sets of --shared/issues and pinned histories in --repos",
+                    issues.FILES, issues.run),
     "issue-timing": Stage("prepare and index of every shared issue set, cold (scripts/time_issue_sets.py)",
                           issue_timing.FILES, issue_timing.run),
     "libraries": Stage("q-log through bm25s and rank_bm25: latency, the rescale's cost, NDCG@10 beside Lucene "

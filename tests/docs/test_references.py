@@ -285,3 +285,25 @@ def test_examples_that_need_no_jvm_run():
 @pytest.mark.jvm
 def test_examples_that_need_the_jvm_run():
     assert sum(_run(test, jvm=True).attempted for _, test in _examples() if any(e.options.get(JVM) for e in test.examples))
+
+
+def results_table_files(readme: str) -> set[str]:
+    """The files the table "Which command makes each table" of results/README.md names (``x.md/.csv`` names both)."""
+    section = readme.split("## Which command makes each table", 1)[1].split("\n## ", 1)[0]
+    names = set()
+    for row in (line for line in section.splitlines() if line.startswith("| `")):
+        for cell in re.findall(r"`([^`]+)`", row.split("|")[1]):
+            stem, *extensions = cell.split("/.")
+            names.add(stem)
+            names.update(f"{stem.rsplit('.', 1)[0]}.{ext}" for ext in extensions)
+    return names
+
+
+def test_every_results_file_is_in_the_results_readme_table():
+    named = results_table_files((ROOT / "results" / "README.md").read_text(encoding="utf-8"))
+    # README.md is the table's own file; the dot file is the folder's ownership marker (system/outputs.py)
+    on_disk = {p.name for p in (ROOT / "results").iterdir() if p.name != "README.md" and not p.name.startswith(".")}
+    assert sorted(on_disk - named) == [] and sorted(named - on_disk) == []
+    # the parser itself: one file, a file with two extensions, a row that is not a file row
+    assert results_table_files("## Which command makes each table\n\n| file(s) | x |\n|---|---|\n"
+                               "| `a.md/.json`, `b.png` | s |\n\n## Next\n| `c.md` | t |\n") == {"a.md", "a.json", "b.png"}
