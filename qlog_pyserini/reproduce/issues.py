@@ -86,11 +86,11 @@ def run(cfg: Config, corpora: Sequence[Prepared]) -> None:
         return None
     sections = [f"# Issue -> files retrieval ({mode(cfg)})\n"]
     if summaries:
-        sections.append(
-                "Each set: Multi-SWE-bench instances of `--shared/issues/<folder>`, one index per base commit "
-                "(documents: every non-test source file of the asked languages, its path, a newline and its text; "
-                "query: the issue's title and body; answers: the source files the merged fix modifies). "
-                "Rules, measures and folds: docs/coding-agents.md and docs/cli.md#sweeping-an-instance-set.\n")
+        sections.append("Each set: Multi-SWE-bench instances of `--shared/issues/<folder>`, one index per base commit "
+                        "(documents: every non-test source file of the asked languages, its path, a newline and its "
+                        "text; query: the issue's title and body; answers: the source files the merged fix "
+                        "modifies). Rules, measures and folds: docs/coding-agents.md and "
+                        "docs/cli.md#sweeping-an-instance-set.\n")
     for summary in summaries:
         sections.append("#" + format_summary(summary).replace("\n# ", "\n## ").replace("\n## ", "\n### "))
         sections.append(_repositories(Path(summary["instance_set"]), cfg))
