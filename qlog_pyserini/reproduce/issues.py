@@ -28,6 +28,7 @@ from qlog_pyserini.formats.instances import REPORT_FILE, corpus_path, read_insta
 from qlog_pyserini.instances.build import prepare_history_set, prepare_issue_set
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.instances.rules import FileRules
+from qlog_pyserini.instances.sources import repo_label
 from qlog_pyserini.predict.files import (CAUTION, LENGTH_GRID, MIN_GROUP, Q_FLOOR, TOLERANCE, FilesRule,
                                         fit_files_rule, held_out_rules)
 from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp
@@ -149,7 +150,8 @@ def _sweep_history(language: str, repo: str, revision: str, cfg: Config) -> dict
             return None
         stamp(sets, set_key)
     summary = _index_and_sweep(name, set_key, "instance", cfg)
-    return {**summary, "group": HISTORY_PREFIX + language, "repo": repo.replace("__", "/", 1), "revision": revision}
+    return {**summary, "group": HISTORY_PREFIX + language, "repo": repo_label(cfg.repos / repo),
+            "revision": revision}
 
 
 def _limit(cfg: Config) -> int | None:
