@@ -5,19 +5,13 @@ import static org.elasticsearch.test.hamcrest.ElasticsearchAssertions.assertResp
 import io.qlog.rewrite.QLogBoostedQuery;
 import io.qlog.similarities.QLogBM25Similarity;
 import io.qlog.testing.Benchmarks;
-import io.qlog.testing.DistributedComparison;
 import io.qlog.testing.InterleavedRounds;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.apache.lucene.search.BooleanClause;
-import org.apache.lucene.search.BooleanQuery;
-import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.Query;
-import org.apache.lucene.search.TermQuery;
 import org.elasticsearch.action.search.SearchType;
 import org.elasticsearch.common.settings.Settings;
-import org.elasticsearch.index.query.BoolQueryBuilder;
 import org.elasticsearch.index.query.QueryBuilder;
 import org.elasticsearch.index.query.QueryBuilders;
 import org.junit.Test;
@@ -29,17 +23,9 @@ import org.junit.Test;
  * of results/elasticsearch-drift.md at -Dqlog.drift.qs; {@code cost}: results/elasticsearch-bench.md. The corpus is
  * -Dqlog.csn=DIR (prepared CSN-Ruby).
  */
-public class ElasticsearchBench extends TestElasticsearchCsnRuby {
-  static String table;
-
+public class ElasticsearchBench extends ClusterBench {
   public static void main(String[] args) throws Exception {
     Benchmarks.main(ElasticsearchBench.class, args, () -> table);
-  }
-
-  /** dfs_query_then_fetch and query_then_fetch against the single index at each q of -Dqlog.drift.qs. */
-  @Test
-  public void drift() throws Exception {
-    table = compareDrift(DistributedComparison.QS).checkedReport();
   }
 
   /**
@@ -68,7 +54,7 @@ public class ElasticsearchBench extends TestElasticsearchCsnRuby {
       Query query = reference.query(text);
       if (query != null) {
         queries.add(new QueryBuilder[] {QueryBuilders.matchQuery("contents_bm25", text), QueryBuilders.matchQuery("contents", text),
-            toElasticsearch(QLogBoostedQuery.rewrite(query, reference.searcher(), qlog), "contents_bm25")});
+            boosted(QLogBoostedQuery.rewrite(query, reference.searcher(), qlog), "contents_bm25")});
       }
     }
     InterleavedRounds.Request request = (side, i) -> search("bench", queries.get(i)[side]);
@@ -85,21 +71,6 @@ public class ElasticsearchBench extends TestElasticsearchCsnRuby {
         + "ratio over %d rounds: %s.%n", data.docs.size(), queries.size(), rounds,
         InterleavedRounds.medians(nanos, new String[] {"BM25", "plugin", "rewrite"}, ", ")));
     table = md.toString();
-  }
-
-  /** The Elasticsearch query of a rewritten Lucene query (boosted term queries under a boolean), on {@code field}. */
-  static QueryBuilder toElasticsearch(Query query, String field) {
-    if (query instanceof BoostQuery boosted) {
-      return toElasticsearch(boosted.getQuery(), field).boost(boosted.getBoost());
-    }
-    if (query instanceof TermQuery term) {
-      return QueryBuilders.termQuery(field, term.getTerm().text());
-    }
-    BoolQueryBuilder bool = QueryBuilders.boolQuery();
-    for (BooleanClause clause : ((BooleanQuery) query).clauses()) {
-      bool.should(toElasticsearch(clause.query(), field));
-    }
-    return bool;
   }
 
   /** One dfs_query_then_fetch search of the top 10, its response released. */

@@ -4,21 +4,15 @@ import io.qlog.rewrite.QLogBoostedQuery;
 import io.qlog.similarities.QLogBM25Similarity;
 import io.qlog.testing.Benchmarks;
 import io.qlog.testing.CsnRuby;
-import io.qlog.testing.DistributedComparison;
 import io.qlog.testing.InterleavedRounds;
 import io.qlog.testing.ReferenceIndex;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.apache.lucene.search.BooleanClause;
-import org.apache.lucene.search.BooleanQuery;
-import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.Query;
-import org.apache.lucene.search.TermQuery;
 import org.junit.Test;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.action.search.SearchType;
-import org.opensearch.index.query.BoolQueryBuilder;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
 
@@ -29,17 +23,9 @@ import org.opensearch.index.query.QueryBuilders;
  * results/opensearch-drift.md at -Dqlog.drift.qs; {@code cost}: results/opensearch-bench.md. The corpus is
  * -Dqlog.csn=DIR (prepared CSN-Ruby).
  */
-public class OpenSearchBench extends TestOpenSearchCsnRuby {
-  static String table;
-
+public class OpenSearchBench extends ClusterBench {
   public static void main(String[] args) throws Exception {
     Benchmarks.main(OpenSearchBench.class, args, () -> table);
-  }
-
-  /** dfs_query_then_fetch and query_then_fetch against the single index at each q of -Dqlog.drift.qs. */
-  @Test
-  public void drift() throws Exception {
-    table = compareDrift(DistributedComparison.QS).checkedReport();
   }
 
   /**
@@ -81,7 +67,7 @@ public class OpenSearchBench extends TestOpenSearchCsnRuby {
       if (query != null) {
         queries.add(new QueryBuilder[] {QueryBuilders.matchQuery("contents_bm25", text),
             QueryBuilders.matchQuery("contents", text), QueryBuilders.matchQuery("contents_scripted", text),
-            toOpenSearch(QLogBoostedQuery.rewrite(query, stats.searcher(), qlog), "contents_bm25")});
+            boosted(QLogBoostedQuery.rewrite(query, stats.searcher(), qlog), "contents_bm25")});
       }
     }
     if (stats != reference) {
@@ -118,20 +104,5 @@ public class OpenSearchBench extends TestOpenSearchCsnRuby {
     SearchResponse rsp = client().prepareSearch("bench").setSearchType(SearchType.DFS_QUERY_THEN_FETCH)
         .setQuery(query).setSize(10).setTrackTotalHits(false).get();
     assertNotNull(rsp.getHits());
-  }
-
-  /** The OpenSearch query of a rewritten Lucene query (boosted term queries under a boolean), on {@code field}. */
-  static QueryBuilder toOpenSearch(Query query, String field) {
-    if (query instanceof BoostQuery boosted) {
-      return toOpenSearch(boosted.getQuery(), field).boost(boosted.getBoost());
-    }
-    if (query instanceof TermQuery term) {
-      return QueryBuilders.termQuery(field, term.getTerm().text());
-    }
-    BoolQueryBuilder bool = QueryBuilders.boolQuery();
-    for (BooleanClause clause : ((BooleanQuery) query).clauses()) {
-      bool.should(toOpenSearch(clause.query(), field));
-    }
-    return bool;
   }
 }
