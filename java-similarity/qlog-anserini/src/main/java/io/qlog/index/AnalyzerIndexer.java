@@ -61,8 +61,11 @@ public final class AnalyzerIndexer {
 
   private static final int BATCH = 256;
 
-  /** Command-line options; the storage flags are {@code IndexCollection}'s. */
-  public static final class Args {
+  /**
+   * Command-line options (the analyzer and buffer are {@link WriterOptions}); the storage flags are
+   * {@code IndexCollection}'s.
+   */
+  public static final class Args extends WriterOptions {
     @Option(name = "-input", metaVar = "[path]", required = true,
         usage = "folder of Anserini JsonCollection files ({\"id\", \"contents\"} per line)")
     public String input;
@@ -70,14 +73,8 @@ public final class AnalyzerIndexer {
     @Option(name = "-index", metaVar = "[path]", required = true, usage = "index folder to create")
     public String index;
 
-    @Option(name = "-analyzer", metaVar = "[name]", usage = "default or identifier")
-    public String analyzer = IdentifierAnalyzer.NAME;
-
     @Option(name = "-threads", metaVar = "[num]", usage = "indexing threads")
     public int threads = 4;
-
-    @Option(name = "-memoryBuffer", metaVar = "[mb]", usage = "IndexWriter RAM buffer in MB")
-    public int memoryBuffer = 4096;
 
     @Option(name = "-storePositions", usage = "index term positions")
     public boolean storePositions = false;
@@ -90,6 +87,10 @@ public final class AnalyzerIndexer {
 
     @Option(name = "-quiet", usage = "no progress or counter lines (a caller building many indexes reports its own)")
     public boolean quiet = false;
+
+    public Args() {
+      super(IdentifierAnalyzer.NAME, 4096);
+    }
   }
 
   private final Args args;

@@ -30,20 +30,18 @@ import org.kohsuke.args4j.Option;
  */
 public final class BatchIndexer {
 
-  /** Command-line options. */
-  public static final class Args {
+  /** Command-line options (the analyzer and buffer are {@link WriterOptions}). */
+  public static final class Args extends WriterOptions {
     @Option(name = "-jobs", metaVar = "[file]", required = true,
         usage = "one job a line: collection folder, a tab, index folder")
     public String jobs;
 
-    @Option(name = "-analyzer", metaVar = "[name]", usage = "default or identifier")
-    public String analyzer = IdentifierAnalyzer.DEFAULT_NAME;
-
     @Option(name = "-threads", metaVar = "[num]", usage = "indexes built at the same time")
     public int threads = 1;
 
-    @Option(name = "-memoryBuffer", metaVar = "[mb]", usage = "IndexWriter RAM buffer of each index, in MB")
-    public int memoryBuffer = 256;
+    public Args() {
+      super(IdentifierAnalyzer.DEFAULT_NAME, 256);
+    }
   }
 
   private BatchIndexer() {}

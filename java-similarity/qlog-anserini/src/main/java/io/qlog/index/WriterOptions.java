@@ -1,0 +1,20 @@
+package io.qlog.index;
+
+import org.kohsuke.args4j.Option;
+
+/**
+ * The options of every command that builds indexes: the analyzer and each IndexWriter's RAM buffer. A command's
+ * own options class extends it and gives the defaults that suit it (args4j reads the options of superclasses).
+ */
+public class WriterOptions {
+  @Option(name = "-analyzer", metaVar = "[name]", usage = "default or identifier")
+  public String analyzer;
+
+  @Option(name = "-memoryBuffer", metaVar = "[mb]", usage = "each IndexWriter's RAM buffer, in MB")
+  public int memoryBuffer;
+
+  protected WriterOptions(String analyzer, int memoryBuffer) {
+    this.analyzer = analyzer;
+    this.memoryBuffer = memoryBuffer;
+  }
+}
