@@ -18,7 +18,7 @@ def test_reproduce_quick_end_to_end(tmp_path):
     out, work = tmp_path / "results", tmp_path / "work"
     args = ["--quick", "--languages", "python", "--max-docs", "400", "--queries", "40", "--grid", "0.5,1.0",
             "--resamples", "200", "--threads", "2", "--work", str(work), "--out", str(out),
-            "--shared", str(tmp_path / "no-shared-data"),
+            "--shared", str(tmp_path / "no-shared-data"), "--repos", str(tmp_path / "no-repos"),
             "--skip", "auto-query,bench,engines"]  # those stages: test_stages.py
     assert main(args) == 0
     main_table = pd.read_csv(out / "main.csv")
