@@ -1,13 +1,9 @@
 """Label-free q for issue -> files (``--q auto`` on an instance set): one q, chosen across languages.
 
-The corpus rule (:mod:`qlog_pyserini.predict.rule`) was fitted on corpora of functions and text. On a
-repository of files its shrinkage toward BM25 (n0 = 5,000 documents) leaves every repository of 20 to 2,000
-files at q = 1. ``results/issues.md`` ("Label-free q on issue -> files") sets each statistic a rule could read
-without labels against the gain q < 1 brings, per issue and per repository: the issue's own (its number of
-terms, the document frequency of its rarest term, its count of rare terms) and the corpus rule's feature and
-q (without the shrinkage) do not predict it; the repository's size and its files' mean length do, the way
-BM25's weak length normalisation predicts (long files collect an issue's common words): the longer the files,
-the larger the gain, and the repositories of short files (most JavaScript here) lose at every q < 1.
+The corpus rule (:mod:`qlog_pyserini.predict.rule`) leaves every repository of 20 to 2,000 files at q = 1 (its
+shrinkage toward BM25). What predicts the gain of q < 1 on files is their mean length, as BM25's weak length
+normalisation would have it; the statistics set against the gain are in ``results/issues.md`` ("Label-free q on
+issue -> files") and docs/label-free-q.md.
 
 So on an instance set ``--q auto`` is this rule, for each instance's index:
 

@@ -2,36 +2,14 @@
 
     python -m qlog_pyserini.sweep --instances SET --index DIR --out sweeps/java-issues
 
-Each corpus's index is opened once; its instances are searched under every grid point in one pass
-(:meth:`PointScorer.score_grid_values <qlog_pyserini.sweep.measure.PointScorer.score_grid_values>`, each
-query's postings read once for all points) and measured in process, and the index is closed; ``--threads``
-corpora are searched and measured at once. A grid point is a model (k1, b, q) of three families
-(:mod:`qlog_pyserini.sweep.baselines`): q-log BM25 over q, tuned BM25 over (k1, b), and the joint (b, q) choice; BM25 at the sweep's (k1, b) (0.9, 0.4 by default) and the engines'
-default (1.2, 0.75) are points too.
-
-Measures per instance (trec_eval's values, computed in process; an instance whose ranking misses every
-answer scores 0): Hit@1/5/10 (``success.1,5,10``), MRR (``recip_rank``), NDCG@10 (``ndcg_cut.10``), and
-Recall@K-tokens over files (:mod:`qlog_pyserini.eval.budget`: the ranked files fill a context of K tokens in
-rank order, whole, up to the first that does not fit; tokens counted by
-:func:`~qlog_pyserini.eval.budget.code_token_count` on the indexed text, the file's path, a newline and
-its text) in two forms: ``recall_tokens.K``, at least one changed file fits, and ``recall_tokens_all.K``,
-every changed file fits (a changed file the index lacks is never in context).
-
-Each family's value is chosen by k-fold cross-validation on the selection metric (MRR by default) with the
-same folds for all families. By default the folds are dealt by repository (:func:`group_fold_assignment
-<qlog_pyserini.sweep.crossval.group_fold_assignment>`): every instance of a repository is in one fold, so an
-instance is scored at a value chosen on other repositories only, as a user tuning on public repositories and
-searching their own would. A set of one repository falls back to folds over instances (and says so).
-With the label-free q (``--q auto`` on an instance set: the files rule of :mod:`qlog_pyserini.predict.files`, on
-by default in the verb), each instance is also searched at that q, in the same pass. Every system is compared with BM25 and q-log and the joint choice
-with tuned BM25 by the paired tests of
-:func:`qlog_pyserini.eval.significance.compare_scores` (two-sided randomization p first).
-
-Written to ``--out``: ``summary.json`` (everything below), ``summary.md`` (the tables: per set, per language,
-per repository, every measure, and whether q-log's gain holds over tuned BM25), ``points.csv`` (every grid
-point's mean of every measure), ``per_query.csv`` (instance, repository, language, fold, then every system's
-every measure), ``per_point.csv`` (the selection metric per instance at every grid point, ``k1=0.9,b=0.4,q=0.7``:
-what any other choice of the parameters, per repository or per instance, can be scored from).
+Each corpus's index is opened once and its instances are scored at every grid point in one pass
+(:meth:`PointScorer.score_grid_values <qlog_pyserini.sweep.measure.PointScorer.score_grid_values>`), ``--threads``
+corpora at once. The grid holds three families (:mod:`qlog_pyserini.sweep.baselines`: q-log over q, tuned BM25
+over (k1, b), the joint (b, q)), each chosen by cross-validation on the same folds, dealt by repository by default
+(:func:`group_fold_assignment <qlog_pyserini.sweep.crossval.group_fold_assignment>`); ``--q auto`` adds the files
+rule of :mod:`qlog_pyserini.predict.files`. Measures are trec_eval's and Recall@K-tokens
+(:mod:`qlog_pyserini.eval.budget`), compared by :func:`qlog_pyserini.eval.significance.compare_scores`. The
+measures, folds and files written are described in docs/cli.md ("Instance sets: issue -> files").
 """
 
 from __future__ import annotations
