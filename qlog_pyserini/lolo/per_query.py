@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
@@ -48,16 +50,24 @@ class QueryEvidence:
     prediction: Prediction  # the corpus rule's, for this index
     oracle_q: float  # the corpus-level oracle (the sweep's)
 
+    @cached_property
+    def _grid(self) -> tuple[np.ndarray, dict[float, int]]:
+        """The scores as a float array and each grid q's column in it: a fit scores thousands of candidates."""
+        return (self.scores.to_numpy(dtype=float),
+                {round(float(c), 10): i for i, c in enumerate(self.scores.columns)})
+
     def score(self, qs: Mapping[str, float]) -> float:
         """Mean metric with query ``qid`` at ``qs[qid]``, read from the grid."""
-        columns = {round(float(c), 10): c for c in self.scores.columns}
-        total = 0.0
-        for qid in self.scores.index:
+        values, columns = self._grid
+        picked = np.empty(len(self.scores.index))
+        for row, qid in enumerate(self.scores.index):
             q = round(qs[qid], 10)
             if q not in columns:
                 raise QLogError(f"{self.name}: q = {q:g} (query {qid}) is not a point of the sweep's grid")
-            total += float(self.scores.at[qid, columns[q]])
-        return total / len(self.scores.index)
+            picked[row] = values[row, columns[q]]
+        # summed in query order, one addition at a time (cumsum, not numpy's pairwise sum), so a fit's
+        # near-ties compare as they always have
+        return float(np.cumsum(picked)[-1]) / len(picked)
 
     def at(self, q: float) -> float:
         """Mean metric with every query at ``q``."""
