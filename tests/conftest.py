@@ -35,37 +35,57 @@ os.environ.setdefault("QLOG_JAVA_OPTS", TEST_JVM_OPTIONS)
 JVM_FIXTURES = frozenset({"tiny_index", "stdlib_index", "csn_ruby", "csn_ruby_runs", "instance_set"})
 
 
-# The suite runs on two pytest-xdist workers (setup.cfg's addopts: -n 2 --dist loadgroup), a file at a time as
-# --dist loadfile would, so module fixtures are built once; each worker is a process with session fixtures of its
-# own, and the indexes among them are built by whichever worker asks first and reused by the other
-# (built_once). The
-# tests taking a solr_url (the SolrCloud cluster's, or tests/solr/'s loopback stand-in) form one group, so one
-# worker starts the cluster (a Maven build and two Solr nodes, about 20 s) for all of them.
-SOLR_GROUP = "solrcloud"
+# The suite runs on two pytest-xdist workers (setup.cfg's addopts: -n 2 --dist loadscope), one work unit at a time
+# (work_unit), so module fixtures are built once; each worker is a process with session fixtures of its own, and the
+# indexes among them are built by whichever worker asks first and reused by the other (built_once). A unit is a test
+# file, but the tests under tests/solr/ are one unit, so one worker starts the SolrCloud cluster (a Maven build and
+# two Solr nodes, about 20 s) for all the tests taking a solr_url. The units are this suite's own scheduler's
+# (pytest_xdist_make_scheduler) rather than xdist_group marks: xdist's --dist loadgroup carries a mark by rewriting
+# node ids, which pytest 9.2 no longer lets it do (pytest-xdist issue 1386), and the tests then spread one by one.
+SOLR_FOLDER = "tests/solr/"
 
 
-# The longest groups (`--durations`: the SolrCloud group about 200 s, these files about 100 s each, on a suite of
-# 6.5 minutes on two workers in a fresh CI run) go to the workers first: started last, one of them would keep a worker busy
-# alone at the end while the other has nothing left to do.
-LONGEST_GROUPS = (SOLR_GROUP, "tests/pyserini/test_lucene.py", "tests/reproduce/test_stages.py")
+def work_unit(nodeid: str) -> str:
+    """The work unit of the test ``nodeid``: its file, or tests/solr/ for every test there."""
+    path = nodeid.split("::", 1)[0]
+    return SOLR_FOLDER if path.startswith(SOLR_FOLDER) else path
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadscope with work_unit's units (xdist's own loadscope would split a file's classes)."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return GroupScheduling(config, log)
+
+
+# The longest units (`--durations`: tests/solr/ about 100 s, these files about 100 s each, on a suite of 7.5 minutes
+# on two workers) go to the workers first: started last, one of them would keep a worker busy alone at the end while
+# the other has nothing left to do.
+LONGEST_GROUPS = (SOLR_FOLDER, "tests/pyserini/test_lucene.py", "tests/reproduce/test_stages.py")
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    group_of = {}
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         if "shared_data" in names:
             item.add_marker(pytest.mark.data)
         if names & JVM_FIXTURES:
             item.add_marker(pytest.mark.jvm)
-        group_of[item] = SOLR_GROUP if "solr_url" in names else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(group_of[item]))
+        # the cluster is started once only if every test taking it is in the unit that starts it
+        assert "solr_url" not in names or work_unit(item.nodeid) == SOLR_FOLDER, \
+            f"{item.nodeid} takes solr_url outside {SOLR_FOLDER}"
     root = Path(__file__).resolve().parent.parent
-    moved = [g for g in LONGEST_GROUPS[1:] if not (root / g).is_file()]
+    moved = [g for g in LONGEST_GROUPS if not (root / g).exists()]
     assert not moved, f"LONGEST_GROUPS names files that are gone: {moved}"
-    # a stable sort: every worker collects the same order, as xdist requires, and each group keeps its own
+    # a stable sort: every worker collects the same order, as xdist requires, and each unit keeps its own
     first = {group: rank for rank, group in enumerate(LONGEST_GROUPS)}
-    items.sort(key=lambda item: first.get(group_of[item], len(first)))
+    items.sort(key=lambda item: first.get(work_unit(item.nodeid), len(first)))
 
 
 def _jvm_forbidden(*_args, **_kwargs):
