@@ -41,7 +41,8 @@ JVM_FIXTURES = frozenset({"tiny_index", "stdlib_index", "csn_ruby", "csn_ruby_ru
 # file, but the tests under tests/solr/ are one unit, so one worker starts the SolrCloud cluster (a Maven build and
 # two Solr nodes, about 20 s) for all the tests taking a solr_url. The units are this suite's own scheduler's
 # (pytest_xdist_make_scheduler) rather than xdist_group marks: xdist's --dist loadgroup carries a mark by rewriting
-# node ids, which pytest 9.2 no longer lets it do (pytest-xdist issue 1386), and the tests then spread one by one.
+# node ids, which pytest 9.2 ignores (https://github.com/pytest-dev/pytest-xdist/issues/1386), and the tests then
+# spread one by one.
 SOLR_FOLDER = "tests/solr/"
 
 
