@@ -56,22 +56,26 @@ class QueryEvidence:
         return (self.scores.to_numpy(dtype=float),
                 {round(float(c), 10): i for i, c in enumerate(self.scores.columns)})
 
-    def score(self, qs: Mapping[str, float]) -> float:
-        """Mean metric with query ``qid`` at ``qs[qid]``, read from the grid."""
-        values, columns = self._grid
-        picked = np.empty(len(self.scores.index))
-        for row, qid in enumerate(self.scores.index):
-            q = round(qs[qid], 10)
-            if q not in columns:
-                raise QLogError(f"{self.name}: q = {q:g} (query {qid}) is not a point of the sweep's grid")
-            picked[row] = values[row, columns[q]]
+    def _column(self, q: float, qid: str) -> int:
+        column = self._grid[1].get(round(q, 10))
+        if column is None:
+            raise QLogError(f"{self.name}: q = {q:g} (query {qid}) is not a point of the sweep's grid")
+        return column
+
+    @staticmethod
+    def _mean(picked: np.ndarray) -> float:
         # summed in query order, one addition at a time (cumsum, not numpy's pairwise sum), so a fit's
         # near-ties compare as they always have
         return float(np.cumsum(picked)[-1]) / len(picked)
 
+    def score(self, qs: Mapping[str, float]) -> float:
+        """Mean metric with query ``qid`` at ``qs[qid]``, read from the grid."""
+        columns = [self._column(qs[qid], qid) for qid in self.scores.index]
+        return self._mean(self._grid[0][np.arange(len(columns)), columns])
+
     def at(self, q: float) -> float:
         """Mean metric with every query at ``q``."""
-        return self.score({qid: q for qid in self.scores.index})
+        return self._mean(self._grid[0][:, self._column(q, self.scores.index[0])])
 
     @property
     def per_query_oracle(self) -> float:
