@@ -52,6 +52,7 @@ def work_unit(nodeid: str) -> str:
     return SOLR_FOLDER if path.startswith(SOLR_FOLDER) else path
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: absent with -p no:xdist
 def pytest_xdist_make_scheduler(config, log):
     """--dist loadscope with work_unit's units (xdist's own loadscope would split a file's classes)."""
     if config.getvalue("dist") != "loadscope":
