@@ -15,8 +15,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from qlog_pyserini.system import signals
 
@@ -117,22 +116,3 @@ def run(cmd: Sequence[str], **kwargs: Any) -> subprocess.CompletedProcess:
     with reaped(proc):
         out, err = proc.communicate(input_text)
     return subprocess.CompletedProcess(list(cmd), proc.returncode, out, err)
-
-
-def wait_gone(pids: Iterable[int], timeout: float = 10.0) -> list[int]:
-    """The ``pids`` still alive after up to ``timeout`` seconds (for tests and diagnostics)."""
-    deadline = time.monotonic() + timeout
-    left = list(pids)
-    while left and time.monotonic() < deadline:
-        left = [p for p in left if pid_alive(p) and not _is_zombie(p)]
-        if left:
-            time.sleep(0.05)
-    return left
-
-
-def _is_zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return False
