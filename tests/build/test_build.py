@@ -56,6 +56,18 @@ def test_newest_adequate_jdk_wins_over_old_java_home(no_system_jdks, monkeypatch
     assert jdk.version == 25 and jdk.home.name == "jdk-25"
 
 
+def test_an_adequate_java_home_wins_over_a_newer_system_jdk(no_system_jdks, monkeypatch):
+    (no_system_jdks / "jvm").mkdir()
+    fake_jdk(no_system_jdks / "jvm", "25")
+    chosen = no_system_jdks / "mine"
+    chosen.mkdir()
+    monkeypatch.setenv("JAVA_HOME", str(fake_jdk(chosen, "21.0.2")))
+    assert toolchain.find_jdk().version == 21
+    toolchain.find_jdk.cache_clear()
+    monkeypatch.setenv("QLOG_JAVA_HOME", str(fake_jdk(no_system_jdks, "24")))
+    assert toolchain.find_jdk().version == 24
+
+
 def test_missing_pyserini_is_a_clear_error(monkeypatch):
     import importlib.util
 
