@@ -228,4 +228,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("kills", "SIGKILL while index --instances builds", "finished indexes kept; the next run reuses them and "
              "removes every leftover, the staging of an index it reuses too",
              "test_instance_routes.py::test_a_killed_index_instances_keeps_finished_indexes_and_no_half_built_one"),
+    # --- instance sets: what moves or decays under a set and its indexes
+    Scenario("instance sets", "a corpus changed, or a segment file deleted, after index --instances built its index",
+             "search and sweep refuse it naming why; the next index --instances rebuilds it, not 'reused'",
+             "test_issue_sets.py::test_a_stale_or_damaged_index_is_refused_by_search_and_rebuilt_by_index"),
 )
