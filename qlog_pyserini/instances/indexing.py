@@ -26,11 +26,12 @@ from qlog_pyserini.analysis.analyzers import check_analyzer
 from qlog_pyserini.build.jar import similarity_jar
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.index.indexer import INDEX_OUTPUT, java_launcher
+from qlog_pyserini.formats.documents import scan_documents
 from qlog_pyserini.formats.instances import (INDEX_RECORD, REPORT_FILE, corpus_path, index_files, index_problem,
                                              read_index_record, read_instances)
 from qlog_pyserini.jvm.toolchain import checked_java_options, pyserini_jar
 from qlog_pyserini.system.digests import file_sha256
-from qlog_pyserini.system.outputs import (OutputKind, atomic_output, is_owned, publish_dir, record_entries,
+from qlog_pyserini.system.outputs import (OutputKind, atomic_output, check_output_dir, is_owned, publish_dir, record_entries,
                                           staging_dir, sweep_stale, work_dir, write_json)
 from qlog_pyserini.system.processes import popen, reaped
 from qlog_pyserini.system.progress import progress_bar
@@ -61,6 +62,13 @@ def _line_count(path: Path) -> int:
         return sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 20), b""))
 
 
+def _check_corpus(path: Path) -> None:
+    """Refuse the corpus file ``path`` when it holds no document or a docid twice (the index verb's checks of
+    every document): a run of such an index would be empty, or list one file twice."""
+    if sum(1 for _ in scan_documents([path])) == 0:
+        raise QLogError(f"corpus {str(path)!r} holds no documents")
+
+
 def index_instance_set(instance_set: str | os.PathLike, index_dir: str | os.PathLike, threads: int = 1,
                        progress: bool = True, analyzer: str = "default") -> IndexSetSummary:
     """Build (or reuse) the index of every corpus the set's instances use, in one JVM."""
@@ -76,16 +84,20 @@ def index_instance_set(instance_set: str | os.PathLike, index_dir: str | os.Path
                         f"({len(missing)} of {len(keys)} corpora missing)")
     checked_java_options()  # a bad $QLOG_JAVA_OPTS fails now, not after the corpora were hashed
     # A folder of indexes is added to run after run: an existing one is fine when this tool made it.
-    work_dir(index_dir, INDEXES_OUTPUT, option="--index", inputs=[instance_set])
-    # A killed run leaves the staging folders of indexes it had already published too; a later run may reuse
-    # those indexes and stage nothing for them, so what dead runs left is swept here, whatever its key.
-    sweep_stale(index_dir, None)
+    check_output_dir(index_dir, INDEXES_OUTPUT, option="--index", inputs=[instance_set], overwrite=True)
+    if index_dir.is_dir():
+        # A killed run leaves the staging folders of indexes it had already published too; a later run may reuse
+        # those indexes and stage nothing for them, so what dead runs left is swept here, whatever its key.
+        sweep_stale(index_dir, None)
     record = {k: v for k, v in read_index_record(index_dir).items() if (index_dir / k).is_dir()}
     digests = {k: file_sha256(corpus_path(instance_set, k)) for k in keys}
     # an index whose corpus or files changed since it was recorded (a segment deleted, a file truncated) is rebuilt
     todo = [k for k in keys if not (k in record and is_owned(index_dir / k, INDEX_OUTPUT)
                                     and record[k].get("analyzer", "default") == analyzer
                                     and index_problem(instance_set, index_dir, k, record[k], digests[k]) is None)]
+    for key in todo:
+        _check_corpus(corpus_path(instance_set, key))
+    work_dir(index_dir, INDEXES_OUTPUT, option="--index", inputs=[instance_set])
     built_docs = 0
     if todo:
         built_docs = _build(instance_set, index_dir, todo, digests, record, threads, progress, analyzer)

@@ -232,4 +232,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("instance sets", "a corpus changed, or a segment file deleted, after index --instances built its index",
              "search and sweep refuse it naming why; the next index --instances rebuilds it, not 'reused'",
              "test_issue_sets.py::test_a_stale_or_damaged_index_is_refused_by_search_and_rebuilt_by_index"),
+    Scenario("instance sets", "index --instances of an empty corpus file or one listing a docid twice",
+             "refused naming the corpus file, before the JVM; no folder written",
+             "test_issue_sets.py::test_an_empty_corpus_or_a_docid_twice_is_refused_by_index_instances_naming_the_file"),
 )

@@ -64,3 +64,24 @@ def test_a_stale_or_damaged_index_is_refused_by_search_and_rebuilt_by_index(inde
     keys = len(list((root / "corpora").glob("*.jsonl")))
     assert ": 1 indexes built" in again.stdout and f"and {keys - 1} reused" in again.stdout, again.stdout
     assert all(proc.returncode == 0 for proc in _searches(root, indexes, tmp_path).values())
+
+
+@pytest.fixture(scope="module")
+def written_set(tmp_path_factory) -> Path:
+    return write_instance_set(tmp_path_factory.mktemp("set"))
+
+
+@pytest.mark.jvm
+@pytest.mark.parametrize("edit, needle", [
+    (lambda lines: [], "holds no documents"),
+    (lambda lines: lines + lines[:1], "duplicate docid"),
+])
+def test_an_empty_corpus_or_a_docid_twice_is_refused_by_index_instances_naming_the_file(written_set, tmp_path,
+                                                                                       edit, needle):
+    root = tmp_path / "set"
+    shutil.copytree(written_set, root)
+    corpus = sorted((root / "corpora").glob("*.jsonl"))[-1]
+    corpus.write_text("".join(edit(corpus.read_text().splitlines(keepends=True))))
+    proc = run_verb("index", "--instances", root, "--index", tmp_path / "indexes", "--quiet")
+    assert str(corpus) in assert_one_error(proc, needle)
+    assert not (tmp_path / "indexes").exists()
