@@ -18,7 +18,8 @@ import collections
 import datetime as dt
 import json
 import os
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -242,7 +243,7 @@ def _open_repositories(records: Sequence[IssueRecord], repos: Path, skip_missing
             opened[label] = _Repo(label, None, None, {})
             continue
         git = GitRepository(path)
-        resolved = git.resolve(sorted({r.base_commit for r in group}))
+        resolved = _resolve_bases(git, group)
         missing = [r for r in group if resolved[r.base_commit] is None]
         if missing and not skip_missing:
             raise QLogError(f"base commit {missing[0].base_commit} of {missing[0].instance_id} is not in {str(path)!r}"
@@ -250,6 +251,32 @@ def _open_repositories(records: Sequence[IssueRecord], repos: Path, skip_missing
                             "--skip-missing to drop such instances")
         opened[label] = _Repo(label, path, git, resolved)
     return opened
+
+
+_COMMIT_ID = re.compile(r"[0-9a-fA-F]{4,40}")
+
+
+def _resolve_bases(git: GitRepository, group: Sequence[IssueRecord]) -> dict[str, tuple[str, str] | None]:
+    """``{base commit: (full commit id, tree id)}`` of the records' base commits, None where the repository lacks
+    it. A base commit is a commit id (abbreviated or not) or a tag; HEAD, a branch or any other revision names a
+    tree that moves (it may already hold the fix) and is refused."""
+    revs = sorted({r.base_commit for r in group})
+    spaced = next((r for r in group if not r.base_commit or any(c.isspace() for c in r.base_commit)), None)
+    if spaced is not None:
+        raise QLogError(f"{spaced.where}: base commit {spaced.base_commit!r} of {spaced.instance_id} is not a "
+                        "commit id or a tag")
+    # a tag is looked up as refs/tags/<name> only, so a branch of the same name is never taken for it
+    queries = {rev: rev if _COMMIT_ID.fullmatch(rev) else f"refs/tags/{rev}" for rev in revs}
+    fixed = git.resolve(list(queries.values()))
+    resolved = {rev: fixed[query] for rev, query in queries.items()}
+    unknown = [rev for rev in revs if resolved[rev] is None and not _COMMIT_ID.fullmatch(rev)]
+    moving = [rev for rev, found in git.resolve(unknown).items() if found is not None] if unknown else []
+    if moving:
+        record = next(r for r in group if r.base_commit == moving[0])
+        raise QLogError(f"{record.where}: base commit {moving[0]!r} of {record.instance_id} is a branch or a "
+                        "revision that moves, not a commit: its tree may already hold the fix; give the commit "
+                        "id or a tag")
+    return resolved
 
 
 def prepare_issue_set(fmt: str, inputs: Sequence[str | os.PathLike], repos: str | os.PathLike,
@@ -276,7 +303,8 @@ def prepare_issue_set(fmt: str, inputs: Sequence[str | os.PathLike], repos: str 
                 elif repo.resolved[record.base_commit] is None:
                     writer.drop(record, "commit-missing", base_commit=record.base_commit)
                 else:
-                    writer.add(repo.git, record, repo.resolved[record.base_commit][1])  # type: ignore[index]
+                    commit, tree = repo.resolved[record.base_commit]  # type: ignore[misc]
+                    writer.add(repo.git, replace(record, base_commit=commit), tree)
             sources = {"inputs": [str(Path(p).resolve()) for p in inputs], "repos": str(repos.resolve()),
                        "repositories": {r.label: {"path": str(r.path.resolve()) if r.path else None,
                                                   "head": r.git.head() if r.git else None}

@@ -235,4 +235,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("instance sets", "index --instances of an empty corpus file or one listing a docid twice",
              "refused naming the corpus file, before the JVM; no folder written",
              "test_issue_sets.py::test_an_empty_corpus_or_a_docid_twice_is_refused_by_index_instances_naming_the_file"),
+    Scenario("instance sets", "base_commit HEAD, a branch, HEAD~1", "refused naming the record, nothing written",
+             "test_issue_sets.py::test_a_base_commit_that_moves_is_refused"),
+    Scenario("instance sets", "base_commit a tag, an abbreviated or upper-case commit id", "the full commit id recorded",
+             "test_issue_sets.py::test_a_tag_or_an_abbreviated_base_commit_is_recorded_as_its_full_commit_id"),
 )

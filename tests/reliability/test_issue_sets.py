@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_verb, write_instance_set
+from instances.gitrepos import BASE_FILES, commit, git
 from reliability.reliability_helpers import assert_one_error
 
 
@@ -85,3 +86,54 @@ def test_an_empty_corpus_or_a_docid_twice_is_refused_by_index_instances_naming_t
     proc = run_verb("index", "--instances", root, "--index", tmp_path / "indexes", "--quiet")
     assert str(corpus) in assert_one_error(proc, needle)
     assert not (tmp_path / "indexes").exists()
+
+
+# --- prepare: base commits, names and repositories -------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> tuple[Path, str, str]:
+    """(REPOS, base, fix): ``REPOS/demo__demo``, a repository whose fix of src/app.py is its last commit (HEAD),
+    with the tag ``v1`` (annotated) on its base."""
+    repos = tmp_path_factory.mktemp("repos")
+    repo = repos / "demo__demo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    base = commit(repo, "initial import", BASE_FILES, "2020-01-01T00:00:00Z")
+    git(repo, "tag", "-a", "v1", "-m", "first release")
+    fix = commit(repo, "Fix parse_config on an empty file", {
+        "src/app.py": "def parse_config(path):\n    text = open(path).read()\n    return text or None\n"},
+        "2021-01-01T00:00:00Z")
+    return repos, base, fix
+
+
+def _records(demo, tmp_path: Path, *bases: str, **fields) -> Path:
+    repos, base, fix = demo
+    patch = git(repos / "demo__demo", "diff", base, fix)
+    rows = [{"instance_id": f"demo__demo-{i}", "repo": "demo/demo", "base_commit": b,
+             "problem_statement": "parse_config crashes on an empty file", "patch": patch, **fields}
+            for i, b in enumerate(bases, 1)]
+    path = tmp_path / "records.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _prepare(demo, records: Path, out: Path, *extra) -> object:
+    return run_verb("prepare", "--format", "swebench", "--input", records, "--repos", demo[0], "--language",
+                    "python", "--output", out, "--quiet", *extra)
+
+
+@pytest.mark.parametrize("moving", ["HEAD", "main", "HEAD~1", "main^"])
+def test_a_base_commit_that_moves_is_refused(demo, tmp_path, moving):
+    records = _records(demo, tmp_path, demo[1], moving)
+    proc = _prepare(demo, records, tmp_path / "set")
+    assert_one_error(proc, f"{records}:2: base commit {moving!r} of demo__demo-2 is a branch or a revision that moves")
+    assert not (tmp_path / "set").exists()
+
+
+def test_a_tag_or_an_abbreviated_base_commit_is_recorded_as_its_full_commit_id(demo, tmp_path):
+    base = demo[1]
+    proc = _prepare(demo, _records(demo, tmp_path, "v1", base[:8], base.upper()), tmp_path / "set")
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in (tmp_path / "set" / "instances.jsonl").read_text().splitlines()]
+    assert [r["base_commit"] for r in rows] == [base] * 3
+    assert {r["corpus"] for r in rows} == {rows[0]["corpus"]}
