@@ -35,6 +35,17 @@ from qlog_pyserini.system.outputs import atomic_output, check_output_dir, disk_e
 from qlog_pyserini.system.progress import progress_bar
 from qlog_pyserini.system.provenance import git_commit
 
+#: why a file whose name is not UTF-8 is no document: no docid, run or qrels line could name it as git does
+NAME_NOT_UTF8 = "name-not-utf-8"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escaped_name(path: str) -> str:
+    """``path`` as git gave it (bytes that are not UTF-8 held as surrogates) with those bytes written ``\\xNN``:
+    a name every report can write."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 # Decoded blobs kept for the next trees of the same repository (successive base commits share most files).
 BLOB_CACHE_CHARS = 256 * 2**20
 
@@ -82,6 +93,7 @@ class _SetWriter:
         self.blobs: dict[str, tuple[str | None, str]] = {}
         self.blob_chars = 0
         self.read = 0
+        self.repaired: collections.Counter = collections.Counter()
 
     def drop(self, record: IssueRecord, reason: str, **detail: Any) -> None:
         self.dropped[reason].append({"instance_id": record.instance_id, "repo": record.repo, **detail})
@@ -94,7 +106,7 @@ class _SetWriter:
         if not record.query.strip():
             self.drop(record, "empty-query")
             return False
-        modified = modified_files(record.changes)
+        modified = [escaped_name(p) for p in modified_files(record.changes)]
         if not modified:
             self.drop(record, "no-modified-file", changes=sorted({c.kind for c in record.changes}))
             return False
@@ -117,8 +129,15 @@ class _SetWriter:
         self.instances.append({
             "instance_id": record.instance_id, "repo": record.repo, "language": self._language(answers),
             "base_commit": record.base_commit, "corpus": state.key, "answers": answers,
-            "tree": tree, "dropped_answers": lost, "query": record.query})
+            "tree": tree, "dropped_answers": lost, "query": self._query(record.query)})
         return True
+
+    def _query(self, text: str) -> str:
+        # A lone surrogate (half of a pair, from a JSON escape) has no UTF-8 form: it becomes U+FFFD, counted.
+        repaired, n = _LONE_SURROGATE.subn("\ufffd", text)
+        if n:
+            self.repaired["query-lone-surrogate"] += 1
+        return repaired
 
     def _lost(self, record: IssueRecord, why: dict[str, str | None]) -> None:
         self.dropped_answers.update(r for r in why.values() if r is not None)
@@ -132,8 +151,9 @@ class _SetWriter:
     def _tree(self, repo: GitRepository, tree: str) -> _Tree:
         cached = self.trees.get((str(repo.path), tree))
         if cached is None:
-            entries = {e.path: e for e in repo.tree(tree)}
-            reasons = {p: self.rules.path_reason(p, e.mode, e.size) for p, e in entries.items()}
+            entries = {escaped_name(e.path): e for e in repo.tree(tree)}
+            reasons = {p: NAME_NOT_UTF8 if p != e.path else self.rules.path_reason(p, e.mode, e.size)
+                       for p, e in entries.items()}
             cached = self.trees[(str(repo.path), tree)] = _Tree(corpus_key(tree, self.rules), entries, reasons)
         return cached
 
@@ -203,6 +223,7 @@ class _SetWriter:
             "dropped_answers": dict(sorted(self.dropped_answers.items())),
             "changes_not_answers": dict(sorted(self.other_changes.items())),
             "dropped_files": dict(sorted(files.items())),
+            "repaired_queries": dict(sorted(self.repaired.items())),
             "corpora": {k: {n: v for n, v in c.items() if n != "docids"} for k, c in sorted(self.corpora.items())},
         }
         write_json(self.staging / REPORT_FILE, report)

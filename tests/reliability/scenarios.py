@@ -239,4 +239,9 @@ SCENARIOS: tuple[Scenario, ...] = (
              "test_issue_sets.py::test_a_base_commit_that_moves_is_refused"),
     Scenario("instance sets", "base_commit a tag, an abbreviated or upper-case commit id", "the full commit id recorded",
              "test_issue_sets.py::test_a_tag_or_an_abbreviated_base_commit_is_recorded_as_its_full_commit_id"),
+    Scenario("instance sets", "a file name that is not UTF-8 in a tree (git-history, swebench)",
+             "dropped as name-not-utf-8, counted in report.json, no traceback",
+             "test_issue_sets.py::test_a_file_name_that_is_not_utf8_is_dropped_and_counted"),
+    Scenario("instance sets", "a lone surrogate in an issue text", "U+FFFD in the query, counted in report.json",
+             "test_issue_sets.py::test_a_lone_surrogate_in_an_issue_text_is_replaced_and_counted"),
 )

@@ -137,3 +137,51 @@ def test_a_tag_or_an_abbreviated_base_commit_is_recorded_as_its_full_commit_id(d
     rows = [json.loads(line) for line in (tmp_path / "set" / "instances.jsonl").read_text().splitlines()]
     assert [r["base_commit"] for r in rows] == [base] * 3
     assert {r["corpus"] for r in rows} == {rows[0]["corpus"]}
+
+
+LATIN1_NAME = "src/caf\udce9.py"  # the byte 0xE9 alone: a Latin-1 name, not UTF-8
+
+
+@pytest.fixture(scope="module")
+def latin1(tmp_path_factory) -> tuple[Path, str, str]:
+    """(REPOS, base, fix): ``REPOS/demo__demo``, whose tree holds a file named in Latin-1; the fix modifies it
+    and src/app.py."""
+    repos = tmp_path_factory.mktemp("latin1")
+    repo = repos / "demo__demo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    base = commit(repo, "initial import", {**BASE_FILES, LATIN1_NAME: "def cafe():\n    pass\n"},
+                  "2020-01-01T00:00:00Z")
+    fix = commit(repo, "Fix parse_config and cafe on an empty file", {
+        "src/app.py": "def parse_config(path):\n    return open(path).read() or None\n",
+        LATIN1_NAME: "def cafe():\n    return 1\n"}, "2021-01-01T00:00:00Z")
+    return repos, base, fix
+
+
+@pytest.mark.parametrize("fmt", ["git-history", "swebench"])
+def test_a_file_name_that_is_not_utf8_is_dropped_and_counted(latin1, tmp_path, fmt):
+    repos, base, fix = latin1
+    out = tmp_path / "set"
+    if fmt == "git-history":
+        proc = run_verb("prepare", "--format", fmt, "--repo", repos / "demo__demo", "--language", "python",
+                        "--output", out, "--quiet")
+    else:
+        proc = _prepare(latin1, _records(latin1, tmp_path, base), out)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert report["dropped_files"]["name-not-utf-8"] == 1
+    assert report["dropped_answers"] == {"name-not-utf-8": 1}
+    (row,) = [json.loads(line) for line in (out / "instances.jsonl").read_text().splitlines()]
+    assert row["answers"] == ["src/app.py"] and row["dropped_answers"] == {"src/caf\\xe9.py": "name-not-utf-8"}
+    docids = [json.loads(line)["id"] for line in (out / "corpora" / f"{row['corpus']}.jsonl").open()]
+    assert "src/app.py" in docids and not [d for d in docids if "caf" in d]
+
+
+def test_a_lone_surrogate_in_an_issue_text_is_replaced_and_counted(demo, tmp_path):
+    records = _records(demo, tmp_path, demo[1], problem_statement="parse_config \ud83d crashes on an empty file")
+    proc = _prepare(demo, records, tmp_path / "set")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert (tmp_path / "set" / "topics.tsv").read_text() == \
+        "demo__demo-1\tparse_config \ufffd crashes on an empty file\n"
+    report = json.loads((tmp_path / "set" / "report.json").read_text())
+    assert report["repaired_queries"] == {"query-lone-surrogate": 1}
