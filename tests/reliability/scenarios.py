@@ -244,4 +244,7 @@ SCENARIOS: tuple[Scenario, ...] = (
              "test_issue_sets.py::test_a_file_name_that_is_not_utf8_is_dropped_and_counted"),
     Scenario("instance sets", "a lone surrogate in an issue text", "U+FFFD in the query, counted in report.json",
              "test_issue_sets.py::test_a_lone_surrogate_in_an_issue_text_is_replaced_and_counted"),
+    Scenario("parameters", "sweep --instances --q-grid '', '0.5,,0.7' or 'auto,,0.7'",
+             "refused naming the empty item, as the plain sweep",
+             "test_issue_sets.py::test_sweep_instances_refuses_an_empty_grid_item_as_the_plain_sweep_does"),
 )
