@@ -14,6 +14,7 @@ rules, so instances on the same tree (or a tree that recurs) share one corpus fi
 
 from __future__ import annotations
 
+import calendar
 import collections
 import datetime as dt
 import json
@@ -349,6 +350,7 @@ def prepare_history_set(repository: str | os.PathLike, out: str | os.PathLike, r
     check_output_dir(out, "prepare", inputs=[path], overwrite=overwrite)
     _check_max(max_instances)
     label = check_repo_name(name) if name else repo_label(path)
+    since = check_since(since) if since is not None else None
     git = GitRepository(path)
     try:
         if git.resolve([revision])[revision] is None:
@@ -402,6 +404,38 @@ def _history_records(git: GitRepository, commits: Sequence, label: str,
 def _stub(commit, label: str) -> IssueRecord:
     org, name = label.split("/")
     return IssueRecord(f"{org}__{name}-{commit.sha[:12]}", label, commit.parent or "", "", (), commit.sha)
+
+
+_AGO = re.compile(r"(\d+) (second|minute|hour|day|week|month|year)s? ago")
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_UNIT_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400}
+
+
+def check_since(text: str) -> str:
+    """``--since`` as git is given it, an ISO 8601 time with its offset: from an ISO 8601 date or time (UTC
+    unless it names its offset) or ``N <unit>s ago`` (months and years by the calendar); anything else is
+    refused, never left to git's guess (git takes 'notadate' as no date at all and '2023-13-45' as some other
+    day)."""
+    given = " ".join(text.split())
+    now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    try:
+        if (ago := _AGO.fullmatch(given)):
+            n, unit = int(ago.group(1)), ago.group(2)
+            if unit in _UNIT_SECONDS:
+                when = now - dt.timedelta(seconds=n * _UNIT_SECONDS[unit])
+            else:
+                months = now.year * 12 + now.month - 1 - n * (12 if unit == "year" else 1)
+                first = now.replace(year=max(months // 12, 1), month=months % 12 + 1, day=1)
+                when = first.replace(day=min(now.day, calendar.monthrange(first.year, first.month)[1]))
+        else:
+            when = dt.datetime.fromisoformat(given)
+    except (ValueError, OverflowError):
+        raise QLogError(f"--since {text!r} is not a date: give an ISO 8601 date or time (2024-01-31, "
+                        "2024-01-31T12:00:00+02:00) or 'N days ago' (seconds, minutes, hours, weeks, months, "
+                        "years)") from None
+    when = when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+    # git reads a time before 1970 as some later one; every commit time is after 1970 anyway
+    return max(when, _EPOCH).isoformat()
 
 
 def check_repo_name(name: str) -> str:

@@ -247,4 +247,10 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("parameters", "sweep --instances --q-grid '', '0.5,,0.7' or 'auto,,0.7'",
              "refused naming the empty item, as the plain sweep",
              "test_issue_sets.py::test_sweep_instances_refuses_an_empty_grid_item_as_the_plain_sweep_does"),
+    Scenario("instance sets", "git-history --since notadate, 2023-13-45, 2020-02-30, '2 fortnights ago'",
+             "refused as not a date, never blamed on the history nor guessed by git",
+             "test_issue_sets.py::test_a_since_that_is_not_a_date_is_refused_not_guessed"),
+    Scenario("instance sets", "git-history --since a date, a time with an offset, 'N months ago', a date before 1970",
+             "the commits after that moment in UTC",
+             "test_issue_sets.py::test_a_since_date_is_read_in_utc_unless_it_names_its_offset"),
 )

@@ -194,3 +194,26 @@ def test_sweep_instances_refuses_an_empty_grid_item_as_the_plain_sweep_does(writ
                     "--out", tmp_path / "sw")
     assert_one_error(proc, needle)
     assert not (tmp_path / "sw").exists()
+
+
+def _history(demo, out: Path, *extra) -> object:
+    return run_verb("prepare", "--format", "git-history", "--repo", demo[0] / "demo__demo", "--language", "python",
+                    "--output", out, "--quiet", *extra)
+
+
+@pytest.mark.parametrize("since", ["notadate", "2023-13-45", "2020-02-30", "yesterday-ish", "2 fortnights ago"])
+def test_a_since_that_is_not_a_date_is_refused_not_guessed(demo, tmp_path, since):
+    assert_one_error(_history(demo, tmp_path / "set", "--since", since), f"--since {since!r} is not a date")
+    assert not (tmp_path / "set").exists()
+
+
+@pytest.mark.parametrize("since, kept", [("2020-06-01", 1), ("2021-01-01T00:00:01", 0),
+                                         ("2021-01-01T01:00:00+02:00", 1), ("100 years ago", 1), ("3 months ago", 0), ("1969-01-01", 1), ("5000 years ago", 1)])
+def test_a_since_date_is_read_in_utc_unless_it_names_its_offset(demo, tmp_path, since, kept):
+    # the fix's commit time is 2021-01-01T00:00:00Z
+    proc = _history(demo, tmp_path / "set", "--since", since)
+    if kept:
+        assert proc.returncode == 0, proc.stderr
+        assert len((tmp_path / "set" / "instances.jsonl").read_text().splitlines()) == kept
+    else:
+        assert_one_error(proc, "has no non-merge commits since 20")
