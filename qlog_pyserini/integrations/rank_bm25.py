@@ -36,8 +36,8 @@ class _QLogIdf:
     LIBRARY_IDF: LibraryIdf
 
     def _configure(self, q: float, idf_form: str | None) -> None:
-        self.q = check_q(q)
-        self.idf_form = self.LIBRARY_IDF.check(idf_form)
+        q, idf_form = check_q(q), self.LIBRARY_IDF.check(idf_form)  # both checked before either changes
+        self.q, self.idf_form = q, idf_form
 
     def _build(self, corpus: Any, tokenizer: Any, k1: float, b: float, q: float, idf_form: str | None,
                **library: Any) -> None:

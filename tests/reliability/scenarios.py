@@ -253,4 +253,10 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("instance sets", "git-history --since a date, a time with an offset, 'N months ago', a date before 1970",
              "the commits after that moment in UTC",
              "test_issue_sets.py::test_a_since_date_is_read_in_utc_unless_it_names_its_offset"),
+    # --- library integrations: q never lost or compounded without a word
+    Scenario("parameters", "LangChain QLogBM25Retriever.from_texts(texts, qq=0.7)", "refused naming qq, not plain BM25",
+             "test_integrations.py::test_langchain_refuses_a_keyword_it_does_not_take"),
+    Scenario("parameters", "LangChain QLogBM25Retriever(vectorizer=..., docs=..., q=0.7); retriever.q = 0.5 or NaN",
+             "q kept from the constructor; assigned as k is, NaN refused keeping the old q",
+             "test_integrations.py::test_langchain_keeps_q_given_to_its_constructor_and_takes_q_assigned"),
 )
