@@ -259,4 +259,9 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("parameters", "LangChain QLogBM25Retriever(vectorizer=..., docs=..., q=0.7); retriever.q = 0.5 or NaN",
              "q kept from the constructor; assigned as k is, NaN refused keeping the old q",
              "test_integrations.py::test_langchain_keeps_q_given_to_its_constructor_and_takes_q_assigned"),
+    Scenario("parameters", "rank_bm25 QLog classes on documents that hold no tokens ([[], []])",
+             "one line, never NaN scores", "test_integrations.py::test_rank_bm25_refuses_a_corpus_of_empty_documents_not_nan_scores"),
+    Scenario("parameters", "pack_context(None, ...), a document None or bytes, documents a string",
+             "a QLogError naming it, not an AttributeError",
+             "test_integrations.py::test_pack_context_refuses_what_is_not_text_in_one_line"),
 )
