@@ -264,4 +264,12 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("parameters", "pack_context(None, ...), a document None or bytes, documents a string",
              "a QLogError naming it, not an AttributeError",
              "test_integrations.py::test_pack_context_refuses_what_is_not_text_in_one_line"),
+    Scenario("parameters", "bm25s model rescaled, saved by bm25s's own save, loaded and rescaled again (each method)",
+             "refused, never compounded; a plain model saved by bm25s rescales as before",
+             "test_integrations.py::test_bm25s_scores_rescaled_then_saved_by_bm25s_are_refused_not_compounded"),
+    Scenario("parameters", "bm25s save at q 0.7, then bm25s's own save at q 0.5 into the same folder",
+             "load refuses the stale q", "test_integrations.py::test_bm25s_state_saved_before_bm25s_saved_other_scores_is_refused"),
+    Scenario("parameters", "LlamaIndex retriever at q 0.7 persisted by LlamaIndex's own persist, read back",
+             "refused, never compounded",
+             "test_integrations.py::test_llamaindex_scores_persisted_by_llamaindex_are_refused_not_compounded"),
 )
