@@ -128,14 +128,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_index_dir(args.index)
         prediction = predict_with(args.index, rule_from_args(args))
         info(describe(prediction))
-    try:
-        summary = run_sweep(args.index, args.topics, args.qrels, args.out, settings, name=args.name, family=args.family,
-                            progress=not args.quiet, overwrite=args.overwrite,
-                            extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))},
-                            prediction=prediction,
-                            query_rule=query_rule_from_args(args) if prediction is not None else None)
-    except ValueError as e:
-        raise QLogError(str(e)) from None
+    # bad input is a QLogError where it enters; any other exception is a bug and keeps its traceback
+    summary = run_sweep(args.index, args.topics, args.qrels, args.out, settings, name=args.name, family=args.family,
+                        progress=not args.quiet, overwrite=args.overwrite,
+                        extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))},
+                        prediction=prediction,
+                        query_rule=query_rule_from_args(args) if prediction is not None else None)
     print(f"{summary_line(summary)}; {summary['seconds']:.1f} s; wrote {args.out}")
     return 0
 

@@ -272,4 +272,10 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("parameters", "LlamaIndex retriever at q 0.7 persisted by LlamaIndex's own persist, read back",
              "refused, never compounded",
              "test_integrations.py::test_llamaindex_scores_persisted_by_llamaindex_are_refused_not_compounded"),
+    # --- the error boundary: bad input where it enters, bugs with their traceback
+    Scenario("parameters", "a ValueError raised inside the sweep's work (a numpy or pandas bug)",
+             "a traceback, not an error: line blaming the input",
+             "test_error_boundary.py::test_a_bug_inside_the_sweep_is_a_traceback_not_bad_input"),
+    Scenario("parameters", "search --q abc, 5 or nan", "refused by the option's type as it is read, naming --q",
+             "test_error_boundary.py::test_search_reads_q_as_a_number_or_an_auto_mode_where_it_enters"),
 )
