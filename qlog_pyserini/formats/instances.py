@@ -64,6 +64,12 @@ class InstanceSet:
             groups.setdefault(instance.corpus, []).append(instance)
         return groups
 
+    def repositories(self) -> dict[str, str]:
+        """``{instance_id: repo}`` with one spelling per repository, the first the set writes: GitHub names are
+        case-insensitive, so 'JQLANG/jq' and 'jqlang/jq' are one repository (one fold, counted once)."""
+        spelling: dict[str, str] = {}
+        return {i.instance_id: spelling.setdefault(i.repo.lower(), i.repo) for i in self.instances}
+
     def attribute(self, name: str) -> dict[str, str]:
         """``{instance_id: value}`` of ``repo`` or ``language``."""
         return {i.instance_id: getattr(i, name) for i in self.instances}

@@ -310,6 +310,9 @@ def prepare_issue_set(fmt: str, inputs: Sequence[str | os.PathLike], repos: str 
     check_output_dir(out, "prepare", inputs=[*inputs, repos], overwrite=overwrite)
     _check_max(max_instances)
     records = read_records(fmt, inputs)
+    # GitHub names are case-insensitive: 'JQLANG/jq' and 'jqlang/jq' are one repository, named as first written
+    spelling: dict[str, str] = {}
+    records = [replace(r, repo=spelling.setdefault(r.repo.lower(), r.repo)) for r in records]
     opened = _open_repositories(records, repos, skip_missing)
     try:
         with staged_output(out, "prepare", "staging", overwrite=overwrite) as staging:

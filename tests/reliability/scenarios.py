@@ -278,4 +278,9 @@ SCENARIOS: tuple[Scenario, ...] = (
              "test_error_boundary.py::test_a_bug_inside_the_sweep_is_a_traceback_not_bad_input"),
     Scenario("parameters", "search --q abc, 5 or nan", "refused by the option's type as it is read, naming --q",
              "test_error_boundary.py::test_search_reads_q_as_a_number_or_an_auto_mode_where_it_enters"),
+    Scenario("instance sets", "records naming one repository in two cases (JQLANG/jq, jqlang/jq)",
+             "one repository, named as first written", "test_issue_sets.py::test_a_repository_named_in_two_cases_is_one_repository"),
+    Scenario("instance sets", "sweep --cv-by repository over a set naming a repository in three cases",
+             "its instances in one fold",
+             "test_issue_sets.py::test_cross_validation_by_repository_keeps_one_repository_named_in_two_cases_in_one_fold"),
 )

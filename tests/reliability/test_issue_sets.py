@@ -217,3 +217,30 @@ def test_a_since_date_is_read_in_utc_unless_it_names_its_offset(demo, tmp_path, 
         assert len((tmp_path / "set" / "instances.jsonl").read_text().splitlines()) == kept
     else:
         assert_one_error(proc, "has no non-merge commits since 20")
+
+
+def test_a_repository_named_in_two_cases_is_one_repository(demo, tmp_path):
+    repos, base, fix = demo
+    records = _records(demo, tmp_path, base, base)
+    rows = [json.loads(line) for line in records.read_text().splitlines()]
+    rows[1]["repo"] = "DEMO/Demo"  # GitHub's names are case-insensitive: the same repository
+    records.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert _prepare(demo, records, tmp_path / "set").returncode == 0
+    kept = [json.loads(line)["repo"] for line in (tmp_path / "set" / "instances.jsonl").read_text().splitlines()]
+    assert kept == ["demo/demo", "demo/demo"]
+    report = json.loads((tmp_path / "set" / "report.json").read_text())
+    assert list(report["sources"]["repositories"]) == ["demo/demo"]
+
+
+def test_cross_validation_by_repository_keeps_one_repository_named_in_two_cases_in_one_fold():
+    from qlog_pyserini.formats.instances import Instance, InstanceSet
+    from qlog_pyserini.sweep.baselines import TuningGrids
+    from qlog_pyserini.sweep.instances import InstanceSweepSettings, instance_folds
+
+    repos = ["jqlang/jq", "JQLANG/jq", "JqLang/JQ", "a/b", "c/d", "e/f"] * 2
+    instances = tuple(Instance(f"i{n}", repo, "c", "0" * 40, "k", ("x.c",)) for n, repo in enumerate(repos))
+    folds, unit = instance_folds(InstanceSet(Path("set"), instances, {}, {}),
+                                 InstanceSweepSettings(grids=TuningGrids(q_grid=(1.0,), k1_grid=(0.9,), b_grid=(0.4,)), folds=4))
+    assert unit == "repository"
+    assert len({folds[i.instance_id] for i in instances if i.repo.lower() == "jqlang/jq"}) == 1
+    assert len(set(folds.values())) == 4
