@@ -85,10 +85,17 @@ class GitRepository:
         self.path = Path(path)
         if not self.path.is_dir():
             raise QLogError(f"repository {str(self.path)!r} does not exist")
-        out = self._run("rev-parse", "--git-dir", check=False)
+        out = self._run("rev-parse", "--absolute-git-dir", check=False)
         if out.returncode != 0:
             raise QLogError(f"{str(self.path)!r} is not a git repository: {out.stderr.decode(errors='replace').strip()}")
         self._batch: subprocess.Popen | None = None
+        # git looks upward from a folder: an empty folder inside another work tree would read that repository
+        here = self.path.resolve()
+        if Path(out.stdout.decode().strip()).resolve() != here:  # not a bare repository or a .git folder
+            top = self._run("rev-parse", "--show-toplevel", check=False).stdout.decode().strip()
+            if not top or Path(top).resolve() != here:
+                raise QLogError(f"{str(self.path)!r} is not a git repository: it is a folder inside the work tree "
+                                f"of {top or 'another repository'!r}")
 
     def _run(self, *args: str, check: bool = True, input: bytes | None = None) -> subprocess.CompletedProcess:
         out = run(["git", "-C", str(self.path), *args], env=git_env(), input=input)

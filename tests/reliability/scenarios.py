@@ -283,4 +283,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("instance sets", "sweep --cv-by repository over a set naming a repository in three cases",
              "its instances in one fold",
              "test_issue_sets.py::test_cross_validation_by_repository_keeps_one_repository_named_in_two_cases_in_one_fold"),
+    Scenario("instance sets", "an empty repository folder under --repos (or --repo) inside another git work tree",
+             "refused naming the enclosing work tree, never read as that repository",
+             "test_issue_sets.py::test_an_empty_repository_folder_inside_another_work_tree_is_not_that_repository"),
 )

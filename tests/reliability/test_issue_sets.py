@@ -244,3 +244,20 @@ def test_cross_validation_by_repository_keeps_one_repository_named_in_two_cases_
     assert unit == "repository"
     assert len({folds[i.instance_id] for i in instances if i.repo.lower() == "jqlang/jq"}) == 1
     assert len(set(folds.values())) == 4
+
+
+def test_an_empty_repository_folder_inside_another_work_tree_is_not_that_repository(demo, tmp_path):
+    outer = tmp_path / "project"
+    outer.mkdir()
+    git(outer, "init", "-q", "-b", "main")
+    commit(outer, "the project around the mirrors", {"README.md": "mirrors below\n"}, "2020-01-01T00:00:00Z")
+    (outer / "repos" / "demo__demo").mkdir(parents=True)  # a clone that never happened
+    records = _records(demo, tmp_path, demo[1])
+    proc = run_verb("prepare", "--format", "swebench", "--input", records, "--repos", outer / "repos",
+                    "--language", "python", "--output", tmp_path / "set")
+    assert_one_error(proc, f"'{outer / 'repos' / 'demo__demo'}' is not a git repository: it is a folder inside "
+                           f"the work tree of '{outer}'")
+    proc = run_verb("prepare", "--format", "git-history", "--repo", outer / "repos" / "demo__demo", "--language",
+                    "python", "--output", tmp_path / "set")
+    assert_one_error(proc, "is a folder inside the work tree")
+    assert not (tmp_path / "set").exists()
