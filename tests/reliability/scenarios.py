@@ -286,4 +286,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("instance sets", "an empty repository folder under --repos (or --repo) inside another git work tree",
              "refused naming the enclosing work tree, never read as that repository",
              "test_issue_sets.py::test_an_empty_repository_folder_inside_another_work_tree_is_not_that_repository"),
+    Scenario("instance sets", "a partial clone (--filter=blob:none) holding some of a tree's blobs",
+             "the missing ones dropped as blob-missing, as docs/cli.md says; never fetched",
+             "test_issue_sets.py::test_a_partial_clone_drops_the_blobs_it_lacks_as_blob_missing"),
 )

@@ -261,3 +261,29 @@ def test_an_empty_repository_folder_inside_another_work_tree_is_not_that_reposit
                     "python", "--output", tmp_path / "set")
     assert_one_error(proc, "is a folder inside the work tree")
     assert not (tmp_path / "set").exists()
+
+
+def test_a_partial_clone_drops_the_blobs_it_lacks_as_blob_missing(tmp_path):
+    import subprocess
+
+    source = tmp_path / "source"
+    source.mkdir()
+    git(source, "init", "-q", "-b", "main")
+    base = commit(source, "initial import", {"src/app.py": "def parse_config(path):\n    return open(path).read()\n",
+                                            "src/util.py": "def helper(value):\n    return value\n"},
+                  "2020-01-01T00:00:00Z")
+    commit(source, "Fix parse_config on an empty file",
+           {"src/app.py": "def parse_config(path):\n    return open(path).read() or None\n"}, "2021-01-01T00:00:00Z")
+    git(source, "config", "uploadpack.allowFilter", "true")
+    git(source, "config", "uploadpack.allowAnySHA1InWant", "true")
+    clone = tmp_path / "demo__demo.git"
+    subprocess.run(["git", "clone", "-q", "--bare", "--filter=blob:none", f"file://{source}", str(clone)], check=True)
+    # the clone fetches the base's src/app.py (reading it fetches it from its promisor); src/util.py stays missing
+    git(clone, "cat-file", "-p", f"{base}:src/app.py")
+    proc = run_verb("prepare", "--format", "git-history", "--repo", clone, "--language", "python", "--output",
+                    tmp_path / "set", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((tmp_path / "set" / "report.json").read_text())
+    assert report["dropped_files"] == {"blob-missing": 1}
+    (row,) = [json.loads(line) for line in (tmp_path / "set" / "instances.jsonl").read_text().splitlines()]
+    assert row["answers"] == ["src/app.py"]
