@@ -289,4 +289,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("instance sets", "a partial clone (--filter=blob:none) holding some of a tree's blobs",
              "the missing ones dropped as blob-missing, as docs/cli.md says; never fetched",
              "test_issue_sets.py::test_a_partial_clone_drops_the_blobs_it_lacks_as_blob_missing"),
+    Scenario("kills", "SIGTERM while a verb forks a child (the handler ran in logging's _afterFork)",
+             "one error line, no 'Exception ignored' traceback",
+             "test_error_boundary.py::test_a_signal_during_a_fork_is_one_error_line"),
 )

@@ -31,3 +31,34 @@ def test_search_reads_q_as_a_number_or_an_auto_mode_where_it_enters(tmp_path, q,
     proc = run_verb("search", "--index", tmp_path / "index", "--topics", tmp_path / "t.tsv", "--output",
                     tmp_path / "run.txt", "--q", q)
     assert_one_error(proc, needle)
+
+
+SIGNAL_DURING_FORK = """
+import os, signal, sys
+from qlog_pyserini.cli.parser import run_cli
+from qlog_pyserini.system.processes import popen, reaped
+
+# a SIGTERM that reaches the process while it forks: CPython runs the handler in the at-fork callbacks, as a
+# group SIGTERM during prepare did in logging's _afterFork
+os.register_at_fork(after_in_parent=lambda: signal.raise_signal(signal.SIGTERM))
+
+def main(argv):
+    proc = popen(["sleep", "30"])
+    with reaped(proc):
+        proc.wait()
+    return 0
+
+run_cli(main)
+"""
+
+
+def test_a_signal_during_a_fork_is_one_error_line():
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    proc = subprocess.run([sys.executable, "-c", SIGNAL_DURING_FORK], capture_output=True, text=True, timeout=60,
+                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stderr == "error: terminated by SIGTERM; nothing half-written was kept\n", proc.stderr
+    assert proc.returncode != 0
