@@ -176,6 +176,8 @@ def index_problem(instance_set: str | os.PathLike, index_dir: str | os.PathLike,
     if record.get("sha256") != digest:
         return f"corpora/{key}.jsonl changed since the index was built"
     files = record.get("files")
+    if files is None:  # recorded before records listed files: its corpus is all that can be compared
+        return None
     if not isinstance(files, dict):
         return "its record does not list its files"
     found = index_files(Path(index_dir) / key)

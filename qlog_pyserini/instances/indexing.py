@@ -97,6 +97,8 @@ def index_instance_set(instance_set: str | os.PathLike, index_dir: str | os.Path
                                     and index_problem(instance_set, index_dir, k, record[k], digests[k]) is None)]
     for key in todo:
         _check_corpus(corpus_path(instance_set, key))
+    for key in set(keys) - set(todo):
+        record[key].setdefault("files", index_files(index_dir / key))  # recorded before records listed files
     work_dir(index_dir, INDEXES_OUTPUT, option="--index", inputs=[instance_set])
     built_docs = 0
     if todo:

@@ -292,4 +292,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("kills", "SIGTERM while a verb forks a child (the handler ran in logging's _afterFork)",
              "one error line, no 'Exception ignored' traceback",
              "test_error_boundary.py::test_a_signal_during_a_fork_is_one_error_line"),
+    Scenario("instance sets", "indexes recorded before the record listed their files",
+             "searched (the corpus compared), reused by index --instances, which records their files",
+             "test_issue_sets.py::test_an_index_recorded_without_its_files_is_reused_and_its_files_recorded"),
 )

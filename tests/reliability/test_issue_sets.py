@@ -287,3 +287,17 @@ def test_a_partial_clone_drops_the_blobs_it_lacks_as_blob_missing(tmp_path):
     assert report["dropped_files"] == {"blob-missing": 1}
     (row,) = [json.loads(line) for line in (tmp_path / "set" / "instances.jsonl").read_text().splitlines()]
     assert row["answers"] == ["src/app.py"]
+
+
+@pytest.mark.jvm
+def test_an_index_recorded_without_its_files_is_reused_and_its_files_recorded(indexed_set, tmp_path):
+    root, indexes = _copy_indexed(indexed_set, tmp_path)
+    record = json.loads((indexes / "instances.json").read_text())
+    for entry in record["corpora"].values():
+        del entry["files"]  # as index --instances recorded them before it listed files
+    (indexes / "instances.json").write_text(json.dumps(record))
+    assert all(proc.returncode == 0 for proc in _searches(root, indexes, tmp_path).values())
+    again = run_verb("index", "--instances", root, "--index", indexes, "--quiet")
+    assert ": 0 indexes built" in again.stdout, again.stdout + again.stderr
+    corpora = json.loads((indexes / "instances.json").read_text())["corpora"]
+    assert all(entry["files"] for entry in corpora.values())
