@@ -26,7 +26,7 @@ from typing import Any, Iterator, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import write_topics_tsv
-from qlog_pyserini.formats.trec import write_qrels
+from qlog_pyserini.formats.trec import LONE_SURROGATE, write_qrels
 from qlog_pyserini.instances.diffs import modified_files
 from qlog_pyserini.instances.git import GitRepository, TreeEntry, find_repository
 from qlog_pyserini.formats.instances import CORPORA_DIR, INSTANCES_FILE, QRELS_FILE, REPORT_FILE, TOPICS_FILE, corpus_path
@@ -38,7 +38,6 @@ from qlog_pyserini.system.provenance import git_commit
 
 #: why a file whose name is not UTF-8 is no document: no docid, run or qrels line could name it as git does
 NAME_NOT_UTF8 = "name-not-utf-8"
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def escaped_name(path: str) -> str:
@@ -135,7 +134,7 @@ class _SetWriter:
 
     def _query(self, text: str) -> str:
         # A lone surrogate (half of a pair, from a JSON escape) has no UTF-8 form: it becomes U+FFFD, counted.
-        repaired, n = _LONE_SURROGATE.subn("\ufffd", text)
+        repaired, n = LONE_SURROGATE.subn("\ufffd", text)
         if n:
             self.repaired["query-lone-surrogate"] += 1
         return repaired

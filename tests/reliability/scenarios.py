@@ -295,4 +295,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("instance sets", "indexes recorded before the record listed their files",
              "searched (the corpus compared), reused by index --instances, which records their files",
              "test_issue_sets.py::test_an_index_recorded_without_its_files_is_reused_and_its_files_recorded"),
+    Scenario("instance sets", "a lone surrogate in an instance id (any TREC identifier)",
+             "one error line naming the record, nothing written",
+             "test_issue_sets.py::test_a_lone_surrogate_in_an_instance_id_is_one_error_naming_the_record"),
 )

@@ -301,3 +301,11 @@ def test_an_index_recorded_without_its_files_is_reused_and_its_files_recorded(in
     assert ": 0 indexes built" in again.stdout, again.stdout + again.stderr
     corpora = json.loads((indexes / "instances.json").read_text())["corpora"]
     assert all(entry["files"] for entry in corpora.values())
+
+
+def test_a_lone_surrogate_in_an_instance_id_is_one_error_naming_the_record(demo, tmp_path):
+    records = _records(demo, tmp_path, demo[1])
+    records.write_text(records.read_text().replace("demo__demo-1", "demo__demo-\\ud83d"))
+    proc = _prepare(demo, records, tmp_path / "set")
+    assert_one_error(proc, f"({records}:1) holds a lone surrogate")
+    assert not (tmp_path / "set").exists()
