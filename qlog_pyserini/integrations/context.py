@@ -48,10 +48,17 @@ def pack_context(query: str, documents: Mapping[str, str] | Sequence[str], budge
     from qlog_pyserini.integrations.labelfree import predict_bm25s
 
     (limit,) = check_budgets([budget])
+    if not isinstance(query, str):
+        raise QLogError(f"the query must be a string, not {type(query).__name__}")
+    if isinstance(documents, (str, bytes)) or not isinstance(documents, (Mapping, Sequence)):
+        raise QLogError("documents must be {id: text} or a list of texts, not " + type(documents).__name__)
     ids, texts = (list(documents), list(documents.values())) if isinstance(documents, Mapping) else \
         ([str(i) for i in range(len(documents))], list(documents))
     if not texts:
         raise QLogError("no documents to rank")
+    bad = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)
+    if bad is not None:
+        raise QLogError(f"document {ids[bad]!r} is {type(texts[bad]).__name__}, not a string")
     model = bm25s.BM25(k1=DEFAULT_K1, b=DEFAULT_B, method="lucene")
     model.index(bm25s.tokenize(texts, stopwords=stopwords, show_progress=False), show_progress=False)
     rescale(model, predict_bm25s(model).q if q == AUTO else q)

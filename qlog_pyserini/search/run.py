@@ -89,10 +89,7 @@ class Prepared:
 def check_job(job: SearchJob) -> SearchJob:
     """The job with its numbers checked (QLogError naming the flag), before anything is read."""
     if job.auto is None:
-        try:
-            job = replace(job, q=check_q(job.q))
-        except ValueError as e:
-            raise QLogError(str(e)) from None
+        job = replace(job, q=check_q(job.q))
     elif job.similarity != "qlog":
         raise QLogError(f"--q {'auto-query' if job.auto_query else 'auto'} applies to --similarity qlog only, "
                         f"not {job.similarity!r}")
@@ -101,11 +98,8 @@ def check_job(job: SearchJob) -> SearchJob:
             raise QLogError("a per-query q (auto-query) builds on the corpus rule: give its settings too")
         if job.fields or job.feedback is not None:
             raise QLogError("--q auto-query does not combine with --fields, --rm3 or --rocchio")
-    try:
-        job = replace(job, idf_form=check_form(job.idf_form))
-        model(job.similarity)
-    except ValueError as e:
-        raise QLogError(str(e)) from None
+    job = replace(job, idf_form=check_form(job.idf_form))
+    model(job.similarity)
     for name, value in (("--hits", job.hits), ("--threads", job.threads), ("--batch-size", job.batch_size)):
         if value < 1:
             raise QLogError(f"{name} must be at least 1, got {value}")
@@ -154,12 +148,9 @@ def _predict(index_dir: Path, auto: RuleSettings) -> Prediction:
 def open_searcher(p: Prepared) -> QLogSearcher:
     """The searcher with the job's model, language and feedback installed (fields are checked against the index)."""
     job = p.job
-    try:
-        searcher = QLogSearcher(p.index.path, k1=p.k1, b=p.b, q=p.q, idf_form=job.idf_form, analyzer=job.analyzer)
-        if job.similarity != "qlog":
-            searcher.set_similarity(job.similarity, **own_parameters(job.similarity, gamma=job.gamma, mu=job.mu))
-    except ValueError as e:
-        raise QLogError(str(e)) from None
+    searcher = QLogSearcher(p.index.path, k1=p.k1, b=p.b, q=p.q, idf_form=job.idf_form, analyzer=job.analyzer)
+    if job.similarity != "qlog":
+        searcher.set_similarity(job.similarity, **own_parameters(job.similarity, gamma=job.gamma, mu=job.mu))
     if job.language != "en":
         searcher.java.set_language(job.language)
     from qlog_pyserini.search.fields import check_fields
