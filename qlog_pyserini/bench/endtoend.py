@@ -236,7 +236,7 @@ def format_end_to_end(result: dict[str, Any], lucene_pass_s: float | None = None
                      f"{row['peak_rss_bytes'] / 2**20:.0f} MiB |")
     lines += ["", "| ratio | value |", "|---|---:|"]
     lines += [f"| {name} | {value:.2f}x |" for name, value in end_to_end_ratios(result, lucene_pass_s)]
-    lines += ["", "Commands (TMP is the run's temporary folder; CLASSPATH the Anserini fatjar and this project's jar, "
-              "the JVM options the searching JVM's own):", ""]
+    lines += ["", "Commands (TMP is the run's temporary folder; CLASSPATH the Anserini fatjar, this project's "
+              "similarity jar and its bench jar, the JVM options the searching JVM's own):", ""]
     lines += [f"- {name}: `{cmd}`" for name, cmd in result["commands"].items()]
     return "\n".join(lines) + "\n"
