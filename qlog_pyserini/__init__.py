@@ -31,7 +31,7 @@ __all__ = ["QLogSearcher", "QLogLuceneSearcher", "install_qlog", "Hit", "to_dict
            "batch_search_per_query", "search_auto_query"]
 __version__ = "0.1.0"
 
-_LAZY = {"QLogSearcher": ".search.searcher", "QLogLuceneSearcher": ".search.lucene", "install_qlog": ".search.lucene",
+_LAZY = {"QLogSearcher": ".lucene.searcher", "QLogLuceneSearcher": ".search.lucene", "install_qlog": ".search.lucene",
          "Hit": ".formats.trec", "to_dict": ".formats.trec", "idf_q": ".formula", "ln_q": ".formula",
          "read_topics": ".formats.topics", "read_qrels": ".formats.trec", "read_run": ".formats.trec",
          "evaluate": ".eval.quick",

@@ -38,8 +38,8 @@ from qlog_pyserini.system.provenance import jvm_versions, load_average, machine
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
 from qlog_pyserini.jvm.bridge import is_java_exception, java_error, java_list, jclass
-from qlog_pyserini.search.searcher import check_index_dir
-from qlog_pyserini.search.similarities import make_similarity
+from qlog_pyserini.lucene.searcher import check_index_dir
+from qlog_pyserini.lucene.similarities import make_similarity
 
 BENCH_CLASS = "io.qlog.bench.SearchBenchmark"
 PATHS = ("top-k", "anserini-sort", "anserini-order", "term-at-a-time", "routed")

@@ -1,4 +1,4 @@
-"""``python -m qlog_pyserini.index``: the command line over :mod:`qlog_pyserini.index.indexer`."""
+"""``python -m qlog_pyserini.index``: the command line over :mod:`qlog_pyserini.lucene.indexer`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Sequence
 
 from qlog_pyserini.cli.options import add_index_option, add_instances_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
-from qlog_pyserini.index.indexer import build_index
+from qlog_pyserini.lucene.indexer import build_index
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.analysis.analyzers import ANALYZERS

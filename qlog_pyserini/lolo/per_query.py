@@ -111,7 +111,7 @@ def collect_query_evidence(sweeps: Sequence[Sweep], text: Sequence[str] = ()) ->
     from qlog_pyserini.formats.topics import read_topics
     from qlog_pyserini.predict.rule import predict_q
     from qlog_pyserini.search.per_query import query_doc_freqs
-    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.lucene.searcher import QLogSearcher
 
     out = []
     for sweep in sweeps:

@@ -306,7 +306,7 @@ def _instance_features(set_dir: Path, index_dir: Path) -> pd.DataFrame:
     from qlog_pyserini.predict.rule import predict_q
     from qlog_pyserini.search.instances import corpus_indexes
     from qlog_pyserini.search.per_query import query_doc_freqs
-    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.lucene.searcher import QLogSearcher
     from qlog_pyserini.stats.statistics import corpus_stats, features
 
     instance_set = read_instance_set(set_dir)

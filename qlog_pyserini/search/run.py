@@ -24,12 +24,12 @@ from qlog_pyserini.formats.trec import OUTPUT_FORMATS, check_id
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info, progress_bar
-from qlog_pyserini.search.batch import BATCH, RunWritten, default_run_tag, write_topics_lines, write_topics_run
+from qlog_pyserini.lucene.batch import BATCH, RunWritten, default_run_tag, write_topics_lines, write_topics_run
 from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
 from qlog_pyserini.predict.files import files_rule_for, log_files_qs
 from qlog_pyserini.search.instances import corpus_indexes
-from qlog_pyserini.search.searcher import QLogSearcher
-from qlog_pyserini.search.similarities import model, own_parameters
+from qlog_pyserini.lucene.searcher import QLogSearcher
+from qlog_pyserini.lucene.similarities import model, own_parameters
 if TYPE_CHECKING:
     from qlog_pyserini.predict.query_rule import QueryRuleSettings
     from qlog_pyserini.predict.rule import Prediction, RuleSettings
@@ -163,7 +163,7 @@ def open_searcher(p: Prepared) -> QLogSearcher:
         raise QLogError(str(e)) from None
     if job.language != "en":
         searcher.java.set_language(job.language)
-    from qlog_pyserini.search.fields import check_fields
+    from qlog_pyserini.lucene.fields import check_fields
 
     # Without --fields the contents field is searched: an index lacking it (another indexer's field names) would
     # give every query no hits and an empty run that exits 0, so it is refused as a missing --fields field is.

@@ -6,7 +6,7 @@ label-free q per query and BM25's reference make, by :meth:`PointScorer.score_pa
 small indexes takes the grid's measures as arrays (:meth:`PointScorer.score_grid_values`): a table per model
 and index would cost it more than the search.
 
-Each batch of queries comes back from Java as columns (:class:`~qlog_pyserini.search.results.BatchResults`);
+Each batch of queries comes back from Java as columns (:class:`~qlog_pyserini.lucene.results.BatchResults`);
 its per-query metrics are computed in process (:func:`qlog_pyserini.eval.metrics.evaluate`, equal to
 trec_eval's ``-q -c`` values) and so is its Recall@K-tokens (:func:`qlog_pyserini.eval.budget.recall_from_arrays`,
 each document's text read and counted once per sweep, whatever the number of grid points), then the batch
@@ -32,10 +32,10 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import TokenCounts, recall_from_arrays, recall_of_runs
 from qlog_pyserini.eval.metrics import DocidTable, QrelsArrays, RunArrays, evaluate_arrays, metric_names, parse_supported
 from qlog_pyserini.eval.trec_eval import EvalResult, trec_eval
-from qlog_pyserini.search.batch import prefetched, search_batches, search_grid_batches
-from qlog_pyserini.search.results import BatchResults
-from qlog_pyserini.search.searcher import QLogSearcher
-from qlog_pyserini.search.stored import StoredTexts
+from qlog_pyserini.lucene.batch import prefetched, search_batches, search_grid_batches
+from qlog_pyserini.lucene.results import BatchResults
+from qlog_pyserini.lucene.searcher import QLogSearcher
+from qlog_pyserini.lucene.stored import StoredTexts
 from qlog_pyserini.system.outputs import atomic_output
 
 if TYPE_CHECKING:

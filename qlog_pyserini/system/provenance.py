@@ -165,7 +165,7 @@ def _version(pkg: str) -> str | None:
 def jvm_versions() -> dict[str, Any]:
     """Java, Lucene, Anserini, Pyserini and qlog-pyserini versions as the running JVM reports them (starts it)."""
     from qlog_pyserini.jvm.bridge import jclass
-    from qlog_pyserini.build.jar import similarity_jar
+    from qlog_pyserini.jvm.jar import similarity_jar
 
     system = jclass("java.lang.System")
     runtime = jclass("java.lang.Runtime").getRuntime()

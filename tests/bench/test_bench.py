@@ -116,7 +116,7 @@ def test_term_at_a_time_and_routed_paths_return_what_anserini_order_returns(stdl
 
     from qlog_pyserini.formats.topics import read_topics
     from qlog_pyserini.jvm.bridge import java_list, jclass
-    from qlog_pyserini.search.similarities import make_similarity
+    from qlog_pyserini.lucene.similarities import make_similarity
 
     texts = list(read_topics(stdlib_code[1]).values())
     searcher = jclass(bench.BENCH_CLASS).open(str(stdlib_index), java_list(texts))

@@ -69,7 +69,7 @@ def test_search_cli_q_auto_query_end_to_end(tmp_path, stdlib_index, stdlib_code)
     from qlog_pyserini.formats.trec import read_run
     from qlog_pyserini.predict.rule import predict_q
     from qlog_pyserini.search.per_query import query_doc_freqs
-    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.lucene.searcher import QLogSearcher
 
     out = tmp_path / "run.txt"
     proc = subprocess.run([sys.executable, "-m", "qlog_pyserini.search", "--index", str(stdlib_index), "--topics",
@@ -115,7 +115,7 @@ def test_search_cli_auto_query_options_reach_the_rule(tmp_path, stdlib_index, st
     from qlog_pyserini.predict.rule import RuleSettings, predict_with
     from qlog_pyserini.search.__main__ import main
     from qlog_pyserini.search.per_query import query_doc_freqs
-    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.lucene.searcher import QLogSearcher
 
     def run(name, *extra):
         main(["--index", str(stdlib_index), "--topics", str(stdlib_code[1]), "--output", str(tmp_path / name),

@@ -170,7 +170,7 @@ def test_search_cli_q_auto_end_to_end(tmp_path, stdlib_index, stdlib_code):
     assert out.read_text().split("\n", 1)[0].endswith(f" qlog-bm25-q{expected.q:g}-lucene")
 
     from qlog_pyserini.formats.topics import read_topics
-    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.lucene.searcher import QLogSearcher
 
     topics = read_topics(stdlib_code[1])
     qid = next(iter(topics))

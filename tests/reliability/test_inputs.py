@@ -302,7 +302,7 @@ def test_the_native_heap_is_trimmed_unless_the_user_sets_the_interval(monkeypatc
 @pytest.mark.parametrize("name, params", [("qld", {"mu": 1e39}), ("idf-gamma", {"gamma": float("inf")}),
                                           ("qld", {"mu": 0})])
 def test_parameters_a_java_float_cannot_hold_are_refused_before_java(name, params):
-    from qlog_pyserini.search.similarities import make_similarity
+    from qlog_pyserini.lucene.similarities import make_similarity
 
     with pytest.raises(QLogError, match="illegal (mu|gamma) value"):
         make_similarity(name, **params)

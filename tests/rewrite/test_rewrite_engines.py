@@ -25,7 +25,7 @@ FORMS = ("lucene", "rsj")
 def test_lucene_rewrite_ranks_as_qlog_similarity(csn_ruby, form: str) -> None:
     from qlog_pyserini.formats.topics import read_topics
     from qlog_pyserini.rewrite.lucene import LuceneRewriter
-    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.lucene.searcher import QLogSearcher
 
     prepared, index = csn_ruby
     topics = read_topics(prepared / "topics.tsv")

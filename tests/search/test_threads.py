@@ -15,7 +15,7 @@ import threading
 import pytest
 
 from qlog_pyserini.formats.trec import to_dict
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm
 
