@@ -35,7 +35,8 @@ from qlog_pyserini.system import processes
 from qlog_pyserini.system.outputs import write_json, write_text
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.project import PROJECT_ROOT
-from qlog_pyserini.system.provenance import git_commit, provenance, provenance_markdown
+from qlog_pyserini.jvm.provenance import provenance
+from qlog_pyserini.system.provenance import git_commit, provenance_markdown
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,8 @@ from qlog_pyserini.lolo.report import lolo_report
 from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp, sweep
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import atomic_output
-from qlog_pyserini.system.provenance import provenance, provenance_markdown
+from qlog_pyserini.jvm.provenance import provenance
+from qlog_pyserini.system.provenance import provenance_markdown
 from qlog_pyserini.table.rows import (NOTE, current_auto, current_auto_query, format_markdown,
                                      format_tuned_markdown, table_rows)
 

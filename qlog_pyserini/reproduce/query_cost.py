@@ -24,7 +24,8 @@ from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system import processes
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.project import PROJECT_ROOT
-from qlog_pyserini.system.provenance import git_commit, provenance, provenance_markdown, recorded_path
+from qlog_pyserini.jvm.provenance import provenance
+from qlog_pyserini.system.provenance import git_commit, provenance_markdown, recorded_path
 
 FULL_QUERIES, QUICK_QUERIES, QUICK_DOCS = 1000, 100, 3000
 

@@ -10,7 +10,8 @@ from qlog_pyserini.cli.options import add_index_option, add_instances_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.trec_eval import check_single_metric, parse_metrics
-from qlog_pyserini.system.provenance import command_line, provenance
+from qlog_pyserini.jvm.provenance import provenance
+from qlog_pyserini.system.provenance import command_line
 from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, TuningGrids
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS
 from qlog_pyserini.sweep.instances import CV_UNITS, ISSUE_BUDGETS, InstanceSweepSettings, run_instance_sweep
