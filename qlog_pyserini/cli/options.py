@@ -1,13 +1,12 @@
 """Options several verbs declare, each declared once, so that its name, metavar, default and help read the
-same in every verb's ``--help``: the index read, the topics, the indexed field and the document sample of
-the corpus statistics."""
+same in every verb's ``--help``: the index read, the topics and an instance set. The options of the corpus
+statistics (the indexed field, the document sample) live beside their verb, in :mod:`qlog_pyserini.stats.flags`."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from qlog_pyserini.stats.statistics import DEFAULT_FIELD, DEFAULT_SAMPLE_DOCS
 
 INDEX_HELP = "Lucene index built by qlog_pyserini.index, Anserini or Pyserini"
 TOPICS_HELP = "queries: TSV (qid<TAB>text), BEIR/CoIR queries.jsonl or TREC topics"
@@ -27,17 +26,3 @@ def add_instances_option(parser: Any, what: str) -> None:
     """``--instances SET`` on a parser or one of its groups: an instance set, and what the verb does with it."""
     parser.add_argument("--instances", metavar="SET",
                         help=f"an instance set (prepare --format swebench|multi-swe-bench|git-history): {what}")
-
-
-def add_field_option(parser: argparse.ArgumentParser) -> None:
-    """``--field NAME``: the indexed field the statistics are read from."""
-    parser.add_argument("--field", default=DEFAULT_FIELD, metavar="NAME",
-                        help=f"indexed field (default {DEFAULT_FIELD})")
-
-
-def add_sample_options(parser: argparse.ArgumentParser) -> None:
-    """``--sample-docs N --seed S``: the seeded document sample the ``sample-*`` features are computed on."""
-    parser.add_argument("--sample-docs", type=int, default=DEFAULT_SAMPLE_DOCS, metavar="N",
-                        help=f"documents in the sample the sample-* features are computed on "
-                             f"(default {DEFAULT_SAMPLE_DOCS}; 0: none)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the sample's hash (default 0)")

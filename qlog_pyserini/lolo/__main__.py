@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
-from qlog_pyserini.cli.options import add_sample_options
+from qlog_pyserini.stats.flags import add_sample_options
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.lolo.fit import DEFAULT_SHRINKS, LoloOptions
