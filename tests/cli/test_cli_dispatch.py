@@ -23,6 +23,17 @@ def _run(*args: str) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
+#: verbs whose library is a lower layer's: build's is the JVM layer's jar (qlog_pyserini.jvm.jar), index's the
+#: Lucene core's indexer (qlog_pyserini.lucene.indexer)
+LIBRARY_BELOW = {"build", "index"}
+#: the command-line side: a verb's __main__.py, the flags beside it, and the shared parser in cli/
+COMMAND_LINE_FILES = ("__main__.py", "flags.py")
+
+
+def _command_line_side(path) -> bool:
+    return path.name in COMMAND_LINE_FILES or path.parent.name == "cli"
+
+
 #: the only modules at the package's top level: its core (formula, errors), the public API and the dispatcher
 CORE = {"__init__", "__main__", "formula", "errors"}
 
@@ -36,15 +47,15 @@ def test_every_verb_is_a_package_with_its_command_line_in_main():
     for verb in cli:
         main = (PACKAGE / verb / "__main__.py").read_text()
         assert "def main(" in main and "run_cli(main)" in main, verb
-        library = [p for p in (PACKAGE / verb).glob("*.py") if p.name not in ("__init__.py", "__main__.py")]
-        assert library, f"{verb}/ holds only its command line: its library belongs beside it"
+        library = [p for p in (PACKAGE / verb).glob("*.py") if p.name not in ("__init__.py", "__main__.py", "flags.py")]
+        assert library or verb in LIBRARY_BELOW, f"{verb}/ holds only its command line: its library belongs beside it"
 
 
 def test_top_level_holds_only_the_core():
     assert {p.stem for p in PACKAGE.glob("*.py")} == CORE
     # no command line hides elsewhere: every main() that parses arguments is in a __main__.py
     for path in PACKAGE.rglob("*.py"):
-        if path.name != "__main__.py" and path.parent.name != "cli":
+        if not _command_line_side(path):
             assert "ArgumentParser(" not in path.read_text(), f"{path} builds a command line outside __main__.py"
 
 
@@ -77,10 +88,11 @@ def _imports(path):
 def test_library_never_imports_the_command_line_side():
     # dependencies one way: command line -> library -> JVM bridge; a library signature takes values, never a Namespace
     for path in PACKAGE.rglob("*.py"):
-        if path.name == "__main__.py" or path.parent.name == "cli":
+        if _command_line_side(path):
             continue
         for name in _imports(path):
-            assert not (name.endswith(".__main__") or name == "qlog_pyserini.cli" or name.startswith("qlog_pyserini.cli.")), \
+            assert not (name.endswith((".__main__", ".flags")) or name == "qlog_pyserini.cli"
+                        or name.startswith("qlog_pyserini.cli.")), \
                 f"{path} imports the command-line module {name}"
         assert "argparse.Namespace" not in path.read_text(), f"{path} takes an argparse.Namespace"
 
