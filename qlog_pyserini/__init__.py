@@ -21,6 +21,9 @@ A q per query in one batch: :func:`batch_search_per_query` (given q values) and 
 
 from __future__ import annotations
 
+import configparser
+from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from qlog_pyserini.errors import QLogError
@@ -29,7 +32,20 @@ from qlog_pyserini.jvm.bridge import configure_classpath
 __all__ = ["QLogSearcher", "QLogLuceneSearcher", "install_qlog", "Hit", "to_dict", "idf_q", "ln_q",
            "read_topics", "read_qrels", "read_run", "evaluate",
            "batch_search_per_query", "search_auto_query"]
-__version__ = "0.1.0"
+
+
+def _read_version() -> str:
+    # setup.cfg is the one place the version is written: an installed package reads it from its metadata, a
+    # source tree on the path that was never installed from setup.cfg itself
+    try:
+        return metadata.version("qlog-pyserini")
+    except metadata.PackageNotFoundError:
+        config = configparser.ConfigParser()
+        config.read(Path(__file__).resolve().parent.parent / "setup.cfg")
+        return config.get("metadata", "version", fallback="0+unknown")
+
+
+__version__ = _read_version()
 
 _LAZY = {"QLogSearcher": ".lucene.searcher", "QLogLuceneSearcher": ".search.lucene", "install_qlog": ".search.lucene",
          "Hit": ".formats.trec", "to_dict": ".formats.trec", "idf_q": ".formula", "ln_q": ".formula",
