@@ -43,8 +43,8 @@ def pyserini(index: str, topics_path: str, q: float, repeats: int) -> None:
     from qlog_pyserini.jvm.bridge import jclass, start_jvm
 
     start_jvm()
-    from qlog_pyserini.search.pyserini_hits import docid_table, search_simple_searcher
     from qlog_pyserini.lucene.results import SEARCHER
+    from qlog_pyserini.search.pyserini_hits import docid_table, search_simple_searcher
 
     topics = read_topics(topics_path)
     qids, queries = list(topics), list(topics.values())

@@ -379,8 +379,8 @@ def stdlib_qrels(stdlib_code) -> Path:
 @pytest.fixture(scope="session")
 def csn_ruby(shared_data, tmp_path_factory) -> tuple[Path, Path]:
     """CodeSearchNet Ruby (test + valid) prepared and indexed once per session: (prepared folder, index)."""
-    from qlog_pyserini.prepare.datasets import prepare_csn
     from qlog_pyserini.lucene.indexer import build_index
+    from qlog_pyserini.prepare.datasets import prepare_csn
 
     folder = shared_data / "csn-ruby"
     if not (folder / "test.jsonl").is_file():

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-
 INDEX_HELP = "Lucene index built by qlog_pyserini.index, Anserini or Pyserini"
 TOPICS_HELP = "queries: TSV (qid<TAB>text), BEIR/CoIR queries.jsonl or TREC topics"
 

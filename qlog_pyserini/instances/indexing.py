@@ -24,14 +24,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qlog_pyserini.analysis.analyzers import check_analyzer
-from qlog_pyserini.jvm.jar import similarity_jar
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.lucene.indexer import INDEX_OUTPUT, java_launcher
 from qlog_pyserini.formats.instances import REPORT_FILE, corpus_path, read_instances
+from qlog_pyserini.jvm.jar import similarity_jar
 from qlog_pyserini.jvm.toolchain import checked_java_options, pyserini_jar
+from qlog_pyserini.lucene.indexer import INDEX_OUTPUT, java_launcher
 from qlog_pyserini.system.digests import file_sha256
-from qlog_pyserini.system.outputs import (OutputKind, atomic_output, is_owned, publish_dir, record_entries,
-                                          staging_dir, sweep_stale, work_dir, write_json)
+from qlog_pyserini.system.outputs import (
+    OutputKind,
+    atomic_output,
+    is_owned,
+    publish_dir,
+    record_entries,
+    staging_dir,
+    sweep_stale,
+    work_dir,
+    write_json,
+)
 from qlog_pyserini.system.processes import popen, reaped
 from qlog_pyserini.system.progress import progress_bar
 

@@ -84,8 +84,8 @@ def _route_row(name: str, tokenizer: str, search: Callable[[float], dict[str, li
 
 
 def lucene_rows(corpus: Corpus, topics: dict[str, str]) -> list[dict[str, Any]]:
-    from qlog_pyserini.predict.rule import predict_q
     from qlog_pyserini.lucene.searcher import QLogSearcher
+    from qlog_pyserini.predict.rule import predict_q
 
     searcher = QLogSearcher(corpus.index, k1=DEFAULT_K1, b=DEFAULT_B, q=1.0)
     qids, texts = list(topics), list(topics.values())

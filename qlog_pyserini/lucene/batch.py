@@ -18,11 +18,11 @@ from typing import BinaryIO, Callable, Iterator, Mapping, Sequence, TypeVar
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import Topics
 from qlog_pyserini.formats.trec import OUTPUT_FORMATS, Hit, check_id, run_lines
-from qlog_pyserini.system.outputs import atomic_output
-from qlog_pyserini.system.progress import progress_bar
 from qlog_pyserini.lucene.fields import FieldResults, search_fields_columns
 from qlog_pyserini.lucene.results import BatchResults
 from qlog_pyserini.lucene.searcher import QLogSearcher
+from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.system.progress import progress_bar
 
 BATCH = 64  # queries per Java batch call: large enough to keep threads busy, small enough for a live progress bar
 

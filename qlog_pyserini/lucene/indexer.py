@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qlog_pyserini.analysis.analyzers import INDEXER_CLASS, check_analyzer
-from qlog_pyserini.jvm.jar import similarity_jar
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import corpus_files, count_documents_in, scan_documents, write_json_collection
+from qlog_pyserini.jvm.jar import similarity_jar
 from qlog_pyserini.jvm.toolchain import (
     HEAP_HINT,
     checked_java_options,

@@ -26,11 +26,11 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from qlog_pyserini.analysis.analyzers import java_analyzer, open_reader, query_analyzer
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import UNWRITABLE_ID, Hit, check_id
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q, check_qlog, check_score_range, max_idf
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends, is_java_exception, java_error, jclass
-from qlog_pyserini.analysis.analyzers import java_analyzer, open_reader, query_analyzer
 from qlog_pyserini.lucene.results import SEARCHER, BatchResults, DocidTable
 from qlog_pyserini.lucene.similarities import check_parameters, own_parameters
 

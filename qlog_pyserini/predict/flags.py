@@ -10,10 +10,18 @@ from __future__ import annotations
 import argparse
 
 from qlog_pyserini.errors import QLogError
-
-from qlog_pyserini.predict.rule import (DEFAULT_C, DEFAULT_H0, DEFAULT_Q_MIN, DEFAULT_SHRINK_DOCS, DEFAULT_STEP,
-                                        DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN, RuleSettings)
 from qlog_pyserini.predict.query_rule import DEFAULT_GAIN, DEFAULT_Q_FLOOR, DEFAULT_RARE_DF, QueryRuleSettings
+from qlog_pyserini.predict.rule import (
+    DEFAULT_C,
+    DEFAULT_H0,
+    DEFAULT_Q_MIN,
+    DEFAULT_SHRINK_DOCS,
+    DEFAULT_STEP,
+    DEFAULT_VARIANT,
+    PAPER_C,
+    PAPER_Q_MIN,
+    RuleSettings,
+)
 from qlog_pyserini.stats.statistics import FEATURES
 
 

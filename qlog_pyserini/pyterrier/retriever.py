@@ -24,10 +24,10 @@ import pyterrier as pt
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.frames import RUN_COLUMNS, columns_run_frame, run_frame
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
-from qlog_pyserini.predict.rule import Prediction, RuleSettings, is_auto, predict_with
 from qlog_pyserini.lucene.batch import search_batches
 from qlog_pyserini.lucene.searcher import QLogSearcher, check_hits, check_threads
-from qlog_pyserini.lucene.similarities import PARAMETER_CHECKS, DEFAULT_MU, model, own_parameters
+from qlog_pyserini.lucene.similarities import DEFAULT_MU, PARAMETER_CHECKS, model, own_parameters
+from qlog_pyserini.predict.rule import Prediction, RuleSettings, is_auto, predict_with
 
 # What pt.GridSearch may vary (through set_parameter); anything else stays as built.
 PARAMETERS = ("q", "k1", "b", "idf_form", "gamma", "mu", "similarity", "num_results")

@@ -20,15 +20,21 @@ from typing import Sequence
 
 from qlog_pyserini.corpus.subsample import subsample, subsample_name
 from qlog_pyserini.formats.documents import iter_documents
+from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.lolo.fit import LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
 from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp, sweep
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import atomic_output
-from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.system.provenance import provenance_markdown
-from qlog_pyserini.table.rows import (NOTE, current_auto, current_auto_query, format_markdown,
-                                     format_tuned_markdown, table_rows)
+from qlog_pyserini.table.rows import (
+    NOTE,
+    current_auto,
+    current_auto_query,
+    format_markdown,
+    format_tuned_markdown,
+    table_rows,
+)
 
 SWEEP_FORM = "lucene"  # the evidence is on the default odds form
 

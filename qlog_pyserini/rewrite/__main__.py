@@ -14,8 +14,8 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import TopicStream
 from qlog_pyserini.formats.trec import write_run_stream
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
-from qlog_pyserini.rewrite.transport import DEFAULT_CACHE_ENTRIES, DEFAULT_CACHE_SECONDS, StatisticsCache
 from qlog_pyserini.lucene.searcher import check_hits
+from qlog_pyserini.rewrite.transport import DEFAULT_CACHE_ENTRIES, DEFAULT_CACHE_SECONDS, StatisticsCache
 from qlog_pyserini.system.outputs import check_output_file
 
 ENGINES = ("lucene", "solr", "elasticsearch", "opensearch", "tantivy")

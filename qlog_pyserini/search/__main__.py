@@ -12,20 +12,24 @@ import os
 from typing import Sequence
 
 from qlog_pyserini.analysis.analyzers import analyzer_from_flags
-
 from qlog_pyserini.cli.options import add_instances_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN
-from qlog_pyserini.predict.flags import add_auto_arguments, add_auto_query_arguments, query_rule_from_args, rule_from_args
-from qlog_pyserini.predict.query_rule import is_auto_query
-from qlog_pyserini.predict.rule import is_auto
-from qlog_pyserini.system.outputs import check_output_file
 from qlog_pyserini.lucene.batch import BATCH
 from qlog_pyserini.lucene.fields import parse_fields
+from qlog_pyserini.lucene.searcher import check_hits
+from qlog_pyserini.predict.flags import (
+    add_auto_arguments,
+    add_auto_query_arguments,
+    query_rule_from_args,
+    rule_from_args,
+)
+from qlog_pyserini.predict.query_rule import is_auto_query
+from qlog_pyserini.predict.rule import is_auto
 from qlog_pyserini.search.flags import add_pyserini_arguments, feedback_from_args
 from qlog_pyserini.search.run import SearchJob, run_instance_search, run_search
-from qlog_pyserini.lucene.searcher import check_hits
+from qlog_pyserini.system.outputs import check_output_file
 
 
 def build_parser() -> ArgumentParser:

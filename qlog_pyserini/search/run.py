@@ -22,14 +22,15 @@ from qlog_pyserini.formats.instances import read_instance_set
 from qlog_pyserini.formats.topics import Topics, empty_count
 from qlog_pyserini.formats.trec import OUTPUT_FORMATS, check_id
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
-from qlog_pyserini.system.outputs import atomic_output
-from qlog_pyserini.system.progress import info, progress_bar
 from qlog_pyserini.lucene.batch import BATCH, RunWritten, default_run_tag, write_topics_lines, write_topics_run
-from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
-from qlog_pyserini.predict.files import files_rule_for, log_files_qs
-from qlog_pyserini.search.instances import corpus_indexes
 from qlog_pyserini.lucene.searcher import QLogSearcher
 from qlog_pyserini.lucene.similarities import model, own_parameters
+from qlog_pyserini.predict.files import files_rule_for, log_files_qs
+from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
+from qlog_pyserini.search.instances import corpus_indexes
+from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.system.progress import info, progress_bar
+
 if TYPE_CHECKING:
     from qlog_pyserini.predict.query_rule import QueryRuleSettings
     from qlog_pyserini.predict.rule import Prediction, RuleSettings

@@ -30,7 +30,14 @@ import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import TokenCounts, recall_from_arrays, recall_of_runs
-from qlog_pyserini.eval.metrics import DocidTable, QrelsArrays, RunArrays, evaluate_arrays, metric_names, parse_supported
+from qlog_pyserini.eval.metrics import (
+    DocidTable,
+    QrelsArrays,
+    RunArrays,
+    evaluate_arrays,
+    metric_names,
+    parse_supported,
+)
 from qlog_pyserini.eval.trec_eval import EvalResult, trec_eval
 from qlog_pyserini.lucene.batch import prefetched, search_batches, search_grid_batches
 from qlog_pyserini.lucene.results import BatchResults

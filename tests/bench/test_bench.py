@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from qlog_pyserini.bench import __main__ as bench_cli
-from qlog_pyserini.errors import QLogError
 from qlog_pyserini.bench import run as bench
+from qlog_pyserini.errors import QLogError
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
 

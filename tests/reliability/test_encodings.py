@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, run_verb
 from reliability.reliability_helpers import assert_one_error, children_of, tree
 
-from conftest import ROOT, run_verb
 from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.system.processes import wait_gone
 

@@ -10,8 +10,8 @@ from conftest import run_verb
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import Hit, read_run
 from qlog_pyserini.lucene.batch import drop_hits
-from qlog_pyserini.search.feedback import Rm3, Rocchio
 from qlog_pyserini.lucene.fields import parse_fields
+from qlog_pyserini.search.feedback import Rm3, Rocchio
 
 
 def cli(*args: object) -> subprocess.CompletedProcess:

@@ -6,7 +6,12 @@ import pytest
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.lucene.searcher import QLogSearcher, anserini_bm25_searcher, hits_from_anserini, results_from_anserini
+from qlog_pyserini.lucene.searcher import (
+    QLogSearcher,
+    anserini_bm25_searcher,
+    hits_from_anserini,
+    results_from_anserini,
+)
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
 
