@@ -19,13 +19,13 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.jvm.toolchain import MIN_JAVA, find_jdk, pyserini_jar
+from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.project import PROJECT_ROOT
 
 JAVA_ROOT = PROJECT_ROOT / "java-similarity"
@@ -118,7 +118,7 @@ def compile_jar(target: Path, fatjar: Path | None = None, verbose: bool = False)
         cmd = [str(jdk.javac), "--release", str(MIN_JAVA), "-encoding", "UTF-8", "-Xlint:-options",
                "-cp", str(fatjar), "-d", str(classes), *(str(f) for _, f in java_sources())]
         if verbose:
-            print(" ".join(cmd), file=sys.stderr)
+            info(" ".join(cmd))
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise QLogError(f"javac failed ({jdk.javac}):\n{proc.stderr.strip()}")

@@ -12,7 +12,6 @@ atomically, Pyserini's duplicate/query filters applied; one batch in memory at a
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Mapping
@@ -29,7 +28,7 @@ from qlog_pyserini.predict.files import files_rule_for, log_files_qs
 from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
 from qlog_pyserini.search.instances import corpus_indexes
 from qlog_pyserini.system.outputs import atomic_output
-from qlog_pyserini.system.progress import info, progress_bar
+from qlog_pyserini.system.progress import info, progress_bar, warn
 
 if TYPE_CHECKING:
     from qlog_pyserini.predict.query_rule import QueryRuleSettings
@@ -213,13 +212,13 @@ def run_search(job: SearchJob) -> Path:
     info(describe_setup(p, searcher))
     empty = empty_count(p.topics)
     if empty:
-        print(f"warning: {empty} queries have empty text; they get no hits", file=sys.stderr)
+        warn(f"{empty} queries have empty text; they get no hits")
     written = search_to_file(p, searcher)
     # Counted after the search: a query of only stopwords (or of terms no document has) gets no hits
     # either, which its text alone does not show.
     if written.unanswered > empty:
-        print(f"warning: {written.unanswered - empty} more queries got no hits (only stopwords, or no term in the "
-              "index); they have no run lines", file=sys.stderr)
+        warn(f"{written.unanswered - empty} more queries got no hits (only stopwords, or no term in the index); "
+             "they have no run lines")
     info(f"wrote {written.lines} lines for {len(p.topics)} queries to {job.output}")
     return Path(job.output)
 
@@ -265,7 +264,7 @@ def run_instance_search(job: SearchJob, instances: str | Path) -> Path:
     if files is not None:
         log_files_qs(qs, files)
     if unanswered:
-        print(f"warning: {unanswered} instances got no hits (empty text, only stopwords, or no term in their "
-              "index); they have no run lines", file=sys.stderr)
+        warn(f"{unanswered} instances got no hits (empty text, only stopwords, or no term in their index); "
+             "they have no run lines")
     info(f"wrote {lines} lines for {len(instance_set.instances)} instances on {len(groups)} indexes to {job.output}")
     return Path(job.output)

@@ -97,6 +97,16 @@ def test_library_never_imports_the_command_line_side():
         assert "argparse.Namespace" not in path.read_text(), f"{path} takes an argparse.Namespace"
 
 
+def test_library_writes_to_stderr_only_through_progress():
+    # one channel for warnings and informational lines: --quiet silences the same lines in every verb
+    for path in PACKAGE.rglob("*.py"):
+        if _command_line_side(path) or path.relative_to(PACKAGE).as_posix() == "system/progress.py":
+            continue
+        text = path.read_text()
+        assert "file=sys.stderr" not in text and "sys.stderr.write" not in text, \
+            f"{path} writes to stderr itself: use qlog_pyserini.system.progress.info or warn"
+
+
 def test_the_shared_layer_never_names_a_verb():
     # system/ serves every verb: a verb's kinds of output and folder names live with the verb, not in system/
     for path in (PACKAGE / "system").glob("*.py"):
