@@ -1,11 +1,13 @@
 """Options several verbs declare, each declared once, so that its name, metavar, default and help read the
-same in every verb's ``--help``: the index read, the topics and an instance set. The options of the corpus
+same in every verb's ``--help``: the index read, the topics, an instance set and the IDF's odds form. The options of the corpus
 statistics (the indexed field, the document sample) live beside their verb, in :mod:`qlog_pyserini.stats.flags`."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
+
+from qlog_pyserini.formula import IDF_ODDS, check_form
 
 INDEX_HELP = "Lucene index built by qlog_pyserini.index, Anserini or Pyserini"
 TOPICS_HELP = "queries: TSV (qid<TAB>text), BEIR/CoIR queries.jsonl or TREC topics"
@@ -25,3 +27,12 @@ def add_instances_option(parser: Any, what: str) -> None:
     """``--instances SET`` on a parser or one of its groups: an instance set, and what the verb does with it."""
     parser.add_argument("--instances", metavar="SET",
                         help=f"an instance set (prepare --format swebench|multi-swe-bench|git-history): {what}")
+
+
+IDF_FORM_HELP = ("odds inside ln_q: 'lucene' = 1 + (N-n+0.5)/(n+0.5) (default; q=1 is Lucene's BM25), "
+                 "'rsj' = (N-n+0.5)/(n+0.5), the paper's form, IDF floored at 0")
+
+
+def add_idf_form_option(parser: argparse.ArgumentParser, help: str = IDF_FORM_HELP) -> None:
+    """``--idf-form {lucene,rsj}``: the odds form of :data:`qlog_pyserini.formula.IDF_ODDS` (any case)."""
+    parser.add_argument("--idf-form", default="lucene", type=check_form, choices=list(IDF_ODDS), help=help)

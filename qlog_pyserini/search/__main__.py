@@ -12,7 +12,7 @@ import os
 from typing import Sequence
 
 from qlog_pyserini.analysis.analyzers import analyzer_from_flags
-from qlog_pyserini.cli.options import add_instances_option
+from qlog_pyserini.cli.options import add_idf_form_option, add_instances_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN
@@ -65,9 +65,7 @@ def build_parser() -> ArgumentParser:
                         help=f"BM25 k1 (default {DEFAULT_K1}, or Pyserini's tuned value for an MS MARCO prebuilt index)")
     parser.add_argument("--b", type=float, default=None,
                         help=f"BM25 b (default {DEFAULT_B}, or Pyserini's tuned value for an MS MARCO prebuilt index)")
-    parser.add_argument("--idf-form", default="lucene", metavar="lucene|rsj",
-                        help="odds inside ln_q: 'lucene' = 1 + (N-n+0.5)/(n+0.5) (default; q=1 is Lucene's BM25), "
-                             "'rsj' = (N-n+0.5)/(n+0.5), the paper's form, IDF floored at 0")
+    add_idf_form_option(parser)
     parser.add_argument("--similarity", default="qlog", metavar="NAME",
                         help="ranking model: qlog (default), bm25, idf-gamma (BM25 with idf^gamma), qld "
                              "(Dirichlet LM), dfr (DFR InL2), dph (DFR DPH); see qlog_pyserini.lucene.similarities")

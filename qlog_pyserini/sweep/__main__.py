@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import Sequence
 
-from qlog_pyserini.cli.options import add_index_option, add_instances_option
+from qlog_pyserini.cli.options import add_idf_form_option, add_index_option, add_instances_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.significance import check_resamples
@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="trec_eval metric that picks the oracle and the cross-validated values (default "
                              "ndcg_cut.10; recip_rank with --instances, where success.1, success.5, success.10, "
                              "ndcg_cut.10 and recall_tokens[_all].K are the others)")
-    parser.add_argument("--idf-form", default="lucene", help="lucene (default) or rsj; see qlog_pyserini.search")
+    add_idf_form_option(parser)
     parser.add_argument("--k1", type=float, default=DEFAULT_K1)
     parser.add_argument("--b", type=float, default=DEFAULT_B)
     parser.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")

@@ -14,6 +14,7 @@ import pytest
 from conftest import ROOT
 
 from qlog_pyserini.__main__ import VERBS, available_verbs
+from qlog_pyserini.errors import QLogError
 
 PACKAGE = ROOT / "qlog_pyserini"
 
@@ -69,6 +70,23 @@ def test_every_verbs_help_names_the_command_as_typed_and_takes_quiet():
         command = "scripts/reproduce" if verb == "reproduce" else f"python -m qlog_pyserini.{verb}"
         assert out.getvalue().startswith(f"usage: {command} "), (verb, out.getvalue()[:80])
         assert "--quiet" in out.getvalue(), verb
+
+
+def test_idf_form_is_declared_once_and_refused_with_its_choices():
+    # one declaration (cli.options), so every verb lists the same forms and refuses an unknown one the same way
+    declaring = [p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py") if '"--idf-form"' in p.read_text()]
+    assert declaring == ["cli/options.py"]
+    takers = [p.parent.name for p in PACKAGE.glob("*/__main__.py") if "add_idf_form_option(" in p.read_text()]
+    assert {"search", "sweep", "rewrite"} <= set(takers)
+    for verb in takers:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+            importlib.import_module(f"qlog_pyserini.{verb}.__main__").main(
+                ["configset", "--help"] if verb == "solr" else ["--help"])
+        assert "--idf-form {lucene,rsj}" in out.getvalue(), verb
+        if verb != "solr":  # its subcommands' required options are checked first
+            with pytest.raises(QLogError, match=r"argument --idf-form: illegal idf form: okapi, must be one of lucene, rsj"):
+                importlib.import_module(f"qlog_pyserini.{verb}.__main__").main(["--idf-form", "okapi"])
 
 
 def test_readme_documents_every_verb():
