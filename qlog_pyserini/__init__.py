@@ -16,7 +16,7 @@ Evaluating: :func:`read_topics`, :func:`read_qrels`, :func:`read_run` load our i
 TREC qrels and runs), and :func:`evaluate` scores hits, a run file or a results frame as our ``eval`` does.
 
 A q per query in one batch: :func:`batch_search_per_query` (given q values) and :func:`search_auto_query`
-(the label-free per-query q of ``--q auto-query``), both in :mod:`qlog_pyserini.search.per_query`.
+(the label-free per-query q of ``--q auto-query``), both in :mod:`qlog_pyserini.predict.per_query`.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ _LAZY = {"QLogSearcher": ".lucene.searcher", "QLogLuceneSearcher": ".search.luce
          "Hit": ".formats.trec", "to_dict": ".formats.trec", "idf_q": ".formula", "ln_q": ".formula",
          "read_topics": ".formats.topics", "read_qrels": ".formats.trec", "read_run": ".formats.trec",
          "evaluate": ".eval.quick",
-         "batch_search_per_query": ".search.per_query", "search_auto_query": ".search.per_query"}
+         "batch_search_per_query": ".predict.per_query", "search_auto_query": ".predict.per_query"}
 
 try:
     configure_classpath()

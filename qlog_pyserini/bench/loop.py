@@ -124,8 +124,8 @@ def _rounds(sides: dict[str, Callable[[], None]], k: int, threads: int, repeats:
 
 def _auto_query_q(searcher: QLogSearcher, index_path: Path) -> Callable[[list[str]], list[float]]:
     """``--q auto-query``'s choice of a q per query (the corpus rule's statistics read once, untimed)."""
+    from qlog_pyserini.predict.per_query import AutoQueryQ
     from qlog_pyserini.predict.rule import RuleSettings, predict_with
-    from qlog_pyserini.search.per_query import AutoQueryQ
 
     return AutoQueryQ(searcher, predict_with(index_path, RuleSettings()))
 

@@ -311,9 +311,9 @@ def _instance_features(set_dir: Path, index_dir: Path) -> pd.DataFrame:
     """What a label-free rule could read for each instance: its query's term statistics in its index, and the
     index's own statistics (the corpus rule's feature and q without the small-corpus shrinkage)."""
     from qlog_pyserini.lucene.searcher import QLogSearcher
+    from qlog_pyserini.predict.per_query import query_doc_freqs
     from qlog_pyserini.predict.rule import predict_q
     from qlog_pyserini.search.instances import corpus_indexes
-    from qlog_pyserini.search.per_query import query_doc_freqs
     from qlog_pyserini.stats.statistics import corpus_stats, features
 
     instance_set = read_instance_set(set_dir)

@@ -1,7 +1,6 @@
 """``search``: the verb, and what only it runs; the searcher it runs is the Lucene core (:mod:`qlog_pyserini.lucene`).
 
 - :mod:`.run`: one search run from inputs to run file, in checked steps (its flags: :mod:`.flags`).
-- :mod:`.per_query`: a q per query in one batch (given q values, or the label-free ``--q auto-query``).
 - :mod:`.feedback`: RM3 and Rocchio, as Pyserini does them.
 - :mod:`.sources`: an index or topics by path, or by Pyserini's names through Pyserini's own code.
 - :mod:`.instances`: the corpus indexes of an instance set.

@@ -178,7 +178,7 @@ def search_to_file(p: Prepared, searcher: QLogSearcher, out: BinaryIO | None = N
     job = p.job
     q_of = None
     if job.auto_query is not None:  # a q per query, chosen batch by batch from its terms' statistics
-        from qlog_pyserini.search.per_query import AutoQueryQ
+        from qlog_pyserini.predict.per_query import AutoQueryQ
 
         q_of = AutoQueryQ(searcher, p.prediction, job.auto_query)
     options = dict(hits=job.hits, threads=job.threads, progress=job.progress, batch_size=job.batch_size,

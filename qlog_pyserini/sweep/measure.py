@@ -152,9 +152,9 @@ class PointScorer:
     def score_auto_query(self, prediction: Prediction, rule: QueryRuleSettings | None = None,
                          run_path: str | os.PathLike | None = None, tag: str = "run",
                          budgets: Sequence[int] = ()) -> tuple[PassResult, list[float]]:
-        """Every topic at its own label-free q (:class:`qlog_pyserini.search.per_query.AutoQueryQ`, one pass),
+        """Every topic at its own label-free q (:class:`qlog_pyserini.predict.per_query.AutoQueryQ`, one pass),
         measured as :meth:`score_pass` measures a pass; also the q of each topic, in topic order."""
-        from qlog_pyserini.search.per_query import AutoQueryQ
+        from qlog_pyserini.predict.per_query import AutoQueryQ
 
         q_of = AutoQueryQ(self.searcher, prediction, rule)
         batches = search_batches(self.searcher, self.topics, self.hits, self.threads, progress=False,

@@ -75,8 +75,8 @@ def test_search_cli_q_auto_query_end_to_end(tmp_path, stdlib_index, stdlib_code)
     from qlog_pyserini.formats.topics import read_topics
     from qlog_pyserini.formats.trec import read_run
     from qlog_pyserini.lucene.searcher import QLogSearcher
+    from qlog_pyserini.predict.per_query import query_doc_freqs
     from qlog_pyserini.predict.rule import predict_q
-    from qlog_pyserini.search.per_query import query_doc_freqs
 
     out = tmp_path / "run.txt"
     proc = subprocess.run([sys.executable, "-m", "qlog_pyserini.search", "--index", str(stdlib_index), "--topics",
@@ -120,9 +120,9 @@ def test_search_cli_auto_query_options_reach_the_rule(tmp_path, stdlib_index, st
     chosen q values follow rare_df and the floor as query_qs computes them with those settings."""
     from qlog_pyserini.formats.topics import read_topics
     from qlog_pyserini.lucene.searcher import QLogSearcher
+    from qlog_pyserini.predict.per_query import query_doc_freqs
     from qlog_pyserini.predict.rule import RuleSettings, predict_with
     from qlog_pyserini.search.__main__ import main
-    from qlog_pyserini.search.per_query import query_doc_freqs
 
     def run(name, *extra):
         main(["--index", str(stdlib_index), "--topics", str(stdlib_code[1]), "--output", str(tmp_path / name),
@@ -142,7 +142,7 @@ def test_search_cli_auto_query_options_reach_the_rule(tmp_path, stdlib_index, st
         default_qs = query_qs(query_doc_freqs(s, list(topics.values())), prediction)
         assert qs != default_qs and min(qs) < min(default_qs)  # the settings changed the choice
         from qlog_pyserini.formats.trec import write_run
-        from qlog_pyserini.search.per_query import batch_search_per_query
+        from qlog_pyserini.predict.per_query import batch_search_per_query
 
         write_run(tmp_path / "want.txt", batch_search_per_query(s, list(topics.values()), list(topics), qs, k=20),
                   "t", qids=list(topics))

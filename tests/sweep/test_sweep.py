@@ -207,9 +207,9 @@ def test_sweep_auto_query_run_equals_the_grid_runs_at_each_querys_q(tmp_path, st
     """The per-query pass (one batch, a q per query) against the grid's passes (one installed q each)."""
     from qlog_pyserini.formats.topics import read_topics
     from qlog_pyserini.lucene.searcher import QLogSearcher
+    from qlog_pyserini.predict.per_query import query_doc_freqs
     from qlog_pyserini.predict.query_rule import QueryRuleSettings, query_qs
     from qlog_pyserini.predict.rule import predict_q
-    from qlog_pyserini.search.per_query import query_doc_freqs
 
     out = tmp_path / "sweep"
     prediction = predict_q(stdlib_index)

@@ -1,7 +1,7 @@
 """One batch, a q per query: q-log BM25 at each query's own q in a single pass, and the term statistics
 a per-query q is chosen from.
 
-    >>> from qlog_pyserini.search.per_query import batch_search_per_query, query_doc_freqs
+    >>> from qlog_pyserini.predict.per_query import batch_search_per_query, query_doc_freqs
     >>> query_doc_freqs(searcher, ["parse json body", "ServeHTTP handler"])  # doctest: +SKIP
     >>> batch_search_per_query(searcher, queries, qids, [0.7, 1.0, 0.85], k=1000)  # doctest: +SKIP
 
