@@ -28,7 +28,7 @@ class build_py_with_jar(build_py):  # named like setuptools' own commands
             return
         sys.path.insert(0, str(HERE))  # this source tree's qlog_pyserini, not an installed one
         from qlog_pyserini.errors import QLogError
-        from qlog_pyserini.build.jar import PACKAGED_JAR, compile_jar
+        from qlog_pyserini.jvm.jar import PACKAGED_JAR, compile_jar
 
         fatjar = os.environ.get("QLOG_PYSERINI_FATJAR")
         target = Path(self.build_lib) / "qlog_pyserini" / PACKAGED_JAR.parent.name / PACKAGED_JAR.name

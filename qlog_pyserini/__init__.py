@@ -16,11 +16,14 @@ Evaluating: :func:`read_topics`, :func:`read_qrels`, :func:`read_run` load our i
 TREC qrels and runs), and :func:`evaluate` scores hits, a run file or a results frame as our ``eval`` does.
 
 A q per query in one batch: :func:`batch_search_per_query` (given q values) and :func:`search_auto_query`
-(the label-free per-query q of ``--q auto-query``), both in :mod:`qlog_pyserini.search.per_query`.
+(the label-free per-query q of ``--q auto-query``), both in :mod:`qlog_pyserini.predict.per_query`.
 """
 
 from __future__ import annotations
 
+import configparser
+from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from qlog_pyserini.errors import QLogError
@@ -29,13 +32,26 @@ from qlog_pyserini.jvm.bridge import configure_classpath
 __all__ = ["QLogSearcher", "QLogLuceneSearcher", "install_qlog", "Hit", "to_dict", "idf_q", "ln_q",
            "read_topics", "read_qrels", "read_run", "evaluate",
            "batch_search_per_query", "search_auto_query"]
-__version__ = "0.1.0"
 
-_LAZY = {"QLogSearcher": ".search.searcher", "QLogLuceneSearcher": ".search.lucene", "install_qlog": ".search.lucene",
+
+def _read_version() -> str:
+    # setup.cfg is the one place the version is written: an installed package reads it from its metadata, a
+    # source tree on the path that was never installed from setup.cfg itself
+    try:
+        return metadata.version("qlog-pyserini")
+    except metadata.PackageNotFoundError:
+        config = configparser.ConfigParser()
+        config.read(Path(__file__).resolve().parent.parent / "setup.cfg")
+        return config.get("metadata", "version", fallback="0+unknown")
+
+
+__version__ = _read_version()
+
+_LAZY = {"QLogSearcher": ".lucene.searcher", "QLogLuceneSearcher": ".search.lucene", "install_qlog": ".search.lucene",
          "Hit": ".formats.trec", "to_dict": ".formats.trec", "idf_q": ".formula", "ln_q": ".formula",
          "read_topics": ".formats.topics", "read_qrels": ".formats.trec", "read_run": ".formats.trec",
          "evaluate": ".eval.quick",
-         "batch_search_per_query": ".search.per_query", "search_auto_query": ".search.per_query"}
+         "batch_search_per_query": ".predict.per_query", "search_auto_query": ".predict.per_query"}
 
 try:
     configure_classpath()

@@ -10,7 +10,7 @@ pyserini: Anserini's SimpleSearcher.batch_search (what Pyserini's LuceneSearcher
 hit's docid and score read, as a run writer reads them) against QLogLuceneSearcher's array-bridge batch on
 the same SimpleSearcher (qlog_pyserini.search.pyserini_hits), at k = 10 and 1000.
 fields: the multi-field batch's lines parsed into Hits and written by run_lines, against the same lines read
-as columns (search.fields.FieldResults) and formatted by formats.trec.format_run_columns, k = 1000.
+as columns (lucene.fields.FieldResults) and formatted by formats.trec.format_run_columns, k = 1000.
 solr: the Solr verb's Python side on made-up answers (1000 float32 scores a query): Hits and per-query
 anserini_scores then formats.trec.write_run, against solr.workflow's columns (anserini_score_steps over a
 chunk, format_run_columns).
@@ -43,8 +43,8 @@ def pyserini(index: str, topics_path: str, q: float, repeats: int) -> None:
     from qlog_pyserini.jvm.bridge import jclass, start_jvm
 
     start_jvm()
+    from qlog_pyserini.lucene.results import SEARCHER
     from qlog_pyserini.search.pyserini_hits import docid_table, search_simple_searcher
-    from qlog_pyserini.search.results import SEARCHER
 
     topics = read_topics(topics_path)
     qids, queries = list(topics), list(topics.values())
@@ -76,7 +76,7 @@ def fields(index: str, topics_path: str, q: float, repeats: int, k: int = 1000) 
     from qlog_pyserini.formats.topics import read_topics
     from qlog_pyserini.formats.trec import Hit, run_lines
     from qlog_pyserini.jvm.bridge import java_list, jclass
-    from qlog_pyserini.search.fields import FIELD_SEARCH, search_fields_columns
+    from qlog_pyserini.lucene.fields import FIELD_SEARCH, search_fields_columns
 
     topics = read_topics(topics_path)
     qids, queries = list(topics), list(topics.values())

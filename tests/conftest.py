@@ -379,8 +379,8 @@ def stdlib_qrels(stdlib_code) -> Path:
 @pytest.fixture(scope="session")
 def csn_ruby(shared_data, tmp_path_factory) -> tuple[Path, Path]:
     """CodeSearchNet Ruby (test + valid) prepared and indexed once per session: (prepared folder, index)."""
+    from qlog_pyserini.lucene.indexer import build_index
     from qlog_pyserini.prepare.datasets import prepare_csn
-    from qlog_pyserini.index.indexer import build_index
 
     folder = shared_data / "csn-ruby"
     if not (folder / "test.jsonl").is_file():
@@ -409,8 +409,8 @@ def csn_ruby_runs(csn_ruby, tmp_path_factory) -> dict[float, Path]:
     """
     from qlog_pyserini.formats.topics import read_topics
     from qlog_pyserini.formats.trec import write_run
-    from qlog_pyserini.search.batch import search_topics
-    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.lucene.batch import search_topics
+    from qlog_pyserini.lucene.searcher import QLogSearcher
 
     data, index = csn_ruby
 

@@ -11,7 +11,7 @@ from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.jvm.bridge import jclass
-from qlog_pyserini.search.searcher import check_index_dir
+from qlog_pyserini.lucene.searcher import check_index_dir
 from qlog_pyserini.system.processes import pid_alive
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
 

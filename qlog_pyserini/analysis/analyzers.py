@@ -12,7 +12,7 @@ original token; its exact chain is in the Javadoc of ``io.qlog.analysis.Identifi
 
 An index records its analyzer in its Lucene commit data (``qlog.analyzer``); an index without
 the record (any index built by Anserini or Pyserini) was built with ``default``.
-:class:`qlog_pyserini.search.searcher.QLogSearcher` reads the record and analyzes queries the same way.
+:class:`qlog_pyserini.lucene.searcher.QLogSearcher` reads the record and analyzes queries the same way.
 """
 
 from __future__ import annotations

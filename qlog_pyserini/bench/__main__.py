@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
+from qlog_pyserini.bench.report import format_markdown
+from qlog_pyserini.bench.run import DEFAULT_PATHS, SWEEP_POINTS, run_benchmark
 from qlog_pyserini.cli.options import add_index_option, add_topics_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.bench.report import format_markdown
-from qlog_pyserini.bench.run import DEFAULT_PATHS, SWEEP_POINTS, run_benchmark
-from qlog_pyserini.system.outputs import check_output_files, report_stream, write_json, write_text
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
+from qlog_pyserini.system.outputs import check_output_files, report_stream, write_json, write_text
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.provenance import command_line
 

@@ -112,7 +112,7 @@ def lucene_alone(index: str | os.PathLike, topics: str | os.PathLike, k: int, th
                  k1: float, b: float, q: float) -> list[str]:
     """The command of Lucene alone in a fresh JVM: ``passes`` top-k passes of q-log BM25 over ``topics``,
     with the searching JVM's own options (collector and heap as :func:`embedded_jvm_options` sets them)."""
-    from qlog_pyserini.build.jar import bench_jar, similarity_jar
+    from qlog_pyserini.jvm.jar import bench_jar, similarity_jar
     from qlog_pyserini.jvm.toolchain import embedded_jvm_options, find_jdk, pyserini_jar
 
     classpath = os.pathsep.join([str(pyserini_jar()), str(similarity_jar()), str(bench_jar())])

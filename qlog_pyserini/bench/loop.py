@@ -5,12 +5,12 @@ every round (A B C ... then reversed in the next), wall time for the whole query
 
 * ``lucene``: Lucene's ``IndexSearcher.search(query, k)`` inside the JVM, queries parsed
   beforehand, q-log BM25 at ``q`` (``io.qlog.bench.SearchBenchmark``, the limit);
-* ``batch``: :meth:`QLogSearcher.batch_search <qlog_pyserini.search.searcher.QLogSearcher.batch_search>`
+* ``batch``: :meth:`QLogSearcher.batch_search <qlog_pyserini.lucene.searcher.QLogSearcher.batch_search>`
   from Python (query analysis, Anserini's order, the arrays across the bridge);
 * ``batch, q per query``: the same with each query at its own label-free q (``--q auto-query``: its
   terms' document frequencies read, its q chosen, one pass at mixed q values);
 * ``run``: the search verb's loop without the JVM start, every query searched and its TREC run
-  written (:func:`qlog_pyserini.search.batch.write_topics_run`);
+  written (:func:`qlog_pyserini.lucene.batch.write_topics_run`);
 * ``sweep point``: one grid point of a sweep as the sweep verb measures it by default
   (:class:`qlog_pyserini.sweep.measure.PointScorer`: the pass, its metrics and Recall@8K-tokens from the
   arrays, no run written; the token counts, kept once per sweep, are warm after the first round), at
@@ -37,8 +37,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from qlog_pyserini.formats.trec import read_qrels
-from qlog_pyserini.search.batch import write_topics_run
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.batch import write_topics_run
+from qlog_pyserini.lucene.searcher import QLogSearcher
 
 
 def measure_loop(bench: Any, index_path: Path, topics: dict[str, str], ks: Sequence[int], threads: int, q: float,
@@ -124,8 +124,8 @@ def _rounds(sides: dict[str, Callable[[], None]], k: int, threads: int, repeats:
 
 def _auto_query_q(searcher: QLogSearcher, index_path: Path) -> Callable[[list[str]], list[float]]:
     """``--q auto-query``'s choice of a q per query (the corpus rule's statistics read once, untimed)."""
+    from qlog_pyserini.predict.per_query import AutoQueryQ
     from qlog_pyserini.predict.rule import RuleSettings, predict_with
-    from qlog_pyserini.search.per_query import AutoQueryQ
 
     return AutoQueryQ(searcher, predict_with(index_path, RuleSettings()))
 

@@ -34,13 +34,14 @@ import numpy as np
 
 from qlog_pyserini.bench.evaluate import Pass, label, latency_rows, path_ratio_rows, ratio_rows
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.system.provenance import jvm_versions, load_average, machine
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
-from qlog_pyserini.build.jar import bench_jar
 from qlog_pyserini.jvm.bridge import is_java_exception, jar_class, java_error, java_list
-from qlog_pyserini.search.searcher import check_index_dir
-from qlog_pyserini.search.similarities import make_similarity
+from qlog_pyserini.jvm.jar import bench_jar
+from qlog_pyserini.jvm.provenance import jvm_versions
+from qlog_pyserini.lucene.searcher import check_index_dir
+from qlog_pyserini.lucene.similarities import make_similarity
+from qlog_pyserini.system.provenance import load_average, machine
 
 BENCH_CLASS = "io.qlog.bench.SearchBenchmark"
 PATHS = ("top-k", "anserini-sort", "anserini-order", "term-at-a-time", "routed")

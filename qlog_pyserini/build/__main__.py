@@ -1,11 +1,11 @@
-"""``python -m qlog_pyserini.build``: the command line over :mod:`qlog_pyserini.build.jar`."""
+"""``python -m qlog_pyserini.build``: the command line over :mod:`qlog_pyserini.jvm.jar`."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
 from qlog_pyserini.cli.parser import run_cli, verb_parser
-from qlog_pyserini.build.jar import bench_jar, similarity_jar
+from qlog_pyserini.jvm.jar import bench_jar, similarity_jar
 from qlog_pyserini.jvm.toolchain import find_jdk, pyserini_jar
 
 

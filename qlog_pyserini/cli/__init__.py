@@ -1,2 +1,3 @@
 """Command-line side only: the argument parser and error handling every verb shares (:mod:`.parser`), and
-option groups several verbs take (:mod:`.search_flags`, :mod:`.auto_flags`). Library code never imports this package."""
+the options several verbs declare alike (:mod:`.options`). A verb's own flags live beside its ``__main__``
+(``search/flags.py``, ``predict/flags.py``, ``stats/flags.py``). Library code never imports this package."""

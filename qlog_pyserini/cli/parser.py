@@ -11,8 +11,8 @@ import signal
 import sys
 from typing import Callable, NoReturn, Sequence
 
-from qlog_pyserini.system import progress
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.system import progress
 from qlog_pyserini.system.signals import Terminated, install_signal_handlers
 
 

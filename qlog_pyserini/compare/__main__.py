@@ -8,13 +8,12 @@ from typing import Sequence
 import pandas as pd
 
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
-from qlog_pyserini.errors import QLogError
 from qlog_pyserini.compare.comparison import DEFAULT_METRIC, compare_runs, format_markdown, result_record
-from qlog_pyserini.system.outputs import atomic_output, report_stream, write_text
-from qlog_pyserini.formats.trec import read_qrels, read_run
-from qlog_pyserini.system.outputs import check_output_files
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.significance import check_resamples
 from qlog_pyserini.eval.trec_eval import check_single_metric
+from qlog_pyserini.formats.trec import read_qrels, read_run
+from qlog_pyserini.system.outputs import atomic_output, check_output_files, report_stream, write_text
 
 
 def build_parser() -> ArgumentParser:

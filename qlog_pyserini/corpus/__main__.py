@@ -10,8 +10,8 @@ import os
 import sys
 from typing import Sequence
 
-from qlog_pyserini.corpus import LANGUAGES, build_benchmark
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
+from qlog_pyserini.corpus import LANGUAGES, build_benchmark
 from qlog_pyserini.system.outputs import check_output_dir
 
 

@@ -25,12 +25,12 @@ import pandas as pd
 from qlog_pyserini.corpus import build_benchmark
 from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.index.indexer import build_index
 from qlog_pyserini.jvm.toolchain import find_jdk
+from qlog_pyserini.lucene.batch import write_topics_run
+from qlog_pyserini.lucene.indexer import build_index
+from qlog_pyserini.lucene.searcher import QLogSearcher
 from qlog_pyserini.predict.rule import predict_q
 from qlog_pyserini.prepare.datasets import prepare_beir
-from qlog_pyserini.search.batch import write_topics_run
-from qlog_pyserini.search.searcher import QLogSearcher
 from qlog_pyserini.sweep.crossval import cross_validate
 from qlog_pyserini.system.outputs import OutputKind
 from qlog_pyserini.system.progress import info

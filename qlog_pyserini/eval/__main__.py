@@ -11,9 +11,8 @@ import pandas as pd
 
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, SUMMARY_QID, parse_metrics, trec_eval
-from qlog_pyserini.system.outputs import atomic_output, report_stream
 from qlog_pyserini.formats.trec import read_run
-from qlog_pyserini.system.outputs import check_output_file
+from qlog_pyserini.system.outputs import atomic_output, check_output_file, report_stream
 
 
 def build_parser() -> ArgumentParser:

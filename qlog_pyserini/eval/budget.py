@@ -81,7 +81,7 @@ class TokenCounts:
     counted with ``count_tokens``. The text comes from ``doc_text(docid)`` (a mapping or a function
     of the docid), or, with ``texts_of``, from ``texts_of(keys)``: the texts of many documents at
     once, by key (an index's Lucene doc numbers, see
-    :class:`qlog_pyserini.search.stored.StoredTexts`), asked for in ascending key order. Keep one per
+    :class:`qlog_pyserini.lucene.stored.StoredTexts`), asked for in ascending key order. Keep one per
     open index: every run of a sweep (every q) then reads each document's text once, not once per
     query per q.
     """

@@ -139,7 +139,7 @@ class RunArrays:
 
     @classmethod
     def from_batch(cls, batch: Any) -> "RunArrays":
-        """From a columnar search result (:class:`qlog_pyserini.search.results.BatchResults` or any
+        """From a columnar search result (:class:`qlog_pyserini.lucene.results.BatchResults` or any
         object with ``qids``, ``offsets``, ``docs``, ``scores`` and a ``table`` whose ``ids`` are the
         index's docids by Lucene doc number); no copy of the hits, one :class:`DocidTable` per index."""
         return cls(np.asarray(batch.qids, dtype=object), batch.offsets, batch.docs, batch.scores,

@@ -30,10 +30,10 @@ from typing import Iterable, Iterator, Sequence
 
 import pandas as pd
 
-from qlog_pyserini.system import processes
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.jvm.toolchain import find_jdk, pyserini_jar
+from qlog_pyserini.system import processes
 from qlog_pyserini.system.outputs import atomic_output, disk_errors, staging_dir
 
 DEFAULT_METRICS: tuple[str, ...] = ("ndcg_cut.10", "recip_rank", "recall.100", "map")

@@ -12,9 +12,9 @@ import os
 import sys
 from typing import Sequence
 
-from qlog_pyserini.fetch.debian import DEFAULT_CACHE, PLANS, fetch, source_roots
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.fetch.debian import DEFAULT_CACHE, PLANS, fetch, source_roots
 
 
 def build_parser() -> ArgumentParser:

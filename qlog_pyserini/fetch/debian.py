@@ -49,8 +49,8 @@ from typing import Any, Callable, Mapping, Sequence
 from qlog_pyserini import corpus as codecorpus
 from qlog_pyserini.corpus import EXTENSIONS, GRAMMAR_PACKAGES, LANGUAGES, extract_functions
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.system.digests import file_sha256
 from qlog_pyserini.system import processes
+from qlog_pyserini.system.digests import file_sha256
 from qlog_pyserini.system.outputs import atomic_output, staging_dir, write_json
 from qlog_pyserini.system.processes import process_pool
 from qlog_pyserini.system.progress import info, progress_bar

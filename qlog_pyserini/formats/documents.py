@@ -26,8 +26,8 @@ from typing import IO, Iterable, Iterator, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.lines import numbered_lines
-from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.formats.trec import check_id
+from qlog_pyserini.system.outputs import atomic_output
 
 CORPUS_SUFFIXES = (".jsonl", ".json", ".jsonl.gz")
 SHARD_PREFIX = "docs"

@@ -21,7 +21,6 @@ from typing import IO, Iterator
 
 from qlog_pyserini.errors import QLogError
 
-
 #: the path that names standard input, as cat and Pyserini's tools take it
 STDIN = "-"
 

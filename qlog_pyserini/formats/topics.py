@@ -26,8 +26,8 @@ import numpy as np
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import json_lines
 from qlog_pyserini.formats.lines import is_stream, numbered_lines
-from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.formats.trec import check_id
+from qlog_pyserini.system.outputs import atomic_output
 
 log = logging.getLogger(__name__)
 

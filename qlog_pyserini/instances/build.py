@@ -25,11 +25,18 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.instances import (
+    CORPORA_DIR,
+    INSTANCES_FILE,
+    QRELS_FILE,
+    REPORT_FILE,
+    TOPICS_FILE,
+    corpus_path,
+)
 from qlog_pyserini.formats.topics import write_topics_tsv
 from qlog_pyserini.formats.trec import LONE_SURROGATE, write_qrels
 from qlog_pyserini.instances.diffs import modified_files
 from qlog_pyserini.instances.git import GitRepository, TreeEntry, find_repository
-from qlog_pyserini.formats.instances import CORPORA_DIR, INSTANCES_FILE, QRELS_FILE, REPORT_FILE, TOPICS_FILE, corpus_path
 from qlog_pyserini.instances.rules import FileRules, content_reason, corpus_key
 from qlog_pyserini.instances.sources import IssueRecord, history_record, read_records, repo_label
 from qlog_pyserini.system.outputs import atomic_output, check_output_dir, disk_errors, staged_output, write_json

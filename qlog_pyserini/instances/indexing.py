@@ -23,16 +23,33 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qlog_pyserini.analysis.analyzers import check_analyzer
-from qlog_pyserini.build.jar import similarity_jar
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.index.indexer import INDEX_OUTPUT, java_launcher
 from qlog_pyserini.formats.documents import scan_documents
-from qlog_pyserini.formats.instances import (INDEX_RECORD, REPORT_FILE, corpus_path, index_files, index_problem,
-                                             read_index_record, read_instances)
+from qlog_pyserini.formats.instances import (
+    INDEX_RECORD,
+    REPORT_FILE,
+    corpus_path,
+    index_files,
+    index_problem,
+    read_index_record,
+    read_instances,
+)
+from qlog_pyserini.jvm.jar import similarity_jar
 from qlog_pyserini.jvm.toolchain import checked_java_options, pyserini_jar
+from qlog_pyserini.lucene.indexer import INDEX_OUTPUT, java_launcher
 from qlog_pyserini.system.digests import file_sha256
-from qlog_pyserini.system.outputs import (OutputKind, atomic_output, check_output_dir, is_owned, publish_dir, record_entries,
-                                          staging_dir, sweep_stale, work_dir, write_json)
+from qlog_pyserini.system.outputs import (
+    OutputKind,
+    atomic_output,
+    check_output_dir,
+    is_owned,
+    publish_dir,
+    record_entries,
+    staging_dir,
+    sweep_stale,
+    work_dir,
+    write_json,
+)
 from qlog_pyserini.system.processes import popen, reaped
 from qlog_pyserini.system.progress import progress_bar
 

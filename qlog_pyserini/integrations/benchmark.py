@@ -132,9 +132,9 @@ def stacked(model: Any, copies: int = STACKED_COPIES) -> Any:
 def run(prepared: str | Path, q: float = 0.5, ks: Sequence[int] = (10, 1000), repeats: int = 5,
         rescale_repeats: int = 3, say: Callable[[str], None] = print) -> dict[str, Any]:
     """Everything of the module docstring on the prepared folder ``prepared`` (``corpus/``, ``topics.tsv``)."""
-    from qlog_pyserini.formats.topics import read_topics
-
     import bm25s
+
+    from qlog_pyserini.formats.topics import read_topics
 
     before = machine()
     _, texts = read_collection(Path(prepared) / "corpus")

@@ -52,7 +52,7 @@ def demo_corpus(folder: Path) -> Corpus:
 
 def csn_ruby_corpus(data: Path, work: Path) -> Corpus:
     """CodeSearchNet Ruby (test + valid, the test docstrings as queries), prepared and indexed once under ``work``."""
-    from qlog_pyserini.index.indexer import build_index
+    from qlog_pyserini.lucene.indexer import build_index
     from qlog_pyserini.prepare.datasets import prepare_csn
 
     prepared, index = work / "csn-ruby" / "data", work / "csn-ruby" / "index"
@@ -84,8 +84,8 @@ def _route_row(name: str, tokenizer: str, search: Callable[[float], dict[str, li
 
 
 def lucene_rows(corpus: Corpus, topics: dict[str, str]) -> list[dict[str, Any]]:
+    from qlog_pyserini.lucene.searcher import QLogSearcher
     from qlog_pyserini.predict.rule import predict_q
-    from qlog_pyserini.search.searcher import QLogSearcher
 
     searcher = QLogSearcher(corpus.index, k1=DEFAULT_K1, b=DEFAULT_B, q=1.0)
     qids, texts = list(topics), list(topics.values())

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.build.jar import current_jar, similarity_jar
+from qlog_pyserini.jvm.jar import current_jar, similarity_jar
 from qlog_pyserini.jvm.toolchain import JAVA_OPTS_ENV, embedded_jvm_options, find_jdk, pyserini_jar
 
 PROBE_CLASS = "io.qlog.search.QLogSearcher"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
-from qlog_pyserini.cli.options import add_sample_options
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.lolo.fit import DEFAULT_SHRINKS, LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
 from qlog_pyserini.predict.rule import DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN
+from qlog_pyserini.stats.flags import add_sample_options
 from qlog_pyserini.stats.statistics import FEATURES
 from qlog_pyserini.system.outputs import atomic_output, check_output_files, report_stream, write_json
 from qlog_pyserini.system.provenance import command_line

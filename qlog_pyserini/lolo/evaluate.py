@@ -44,8 +44,8 @@ class SearchEvaluator:
             return self._cache[key]
         from qlog_pyserini.eval.trec_eval import trec_eval
         from qlog_pyserini.formats.topics import read_topics
-        from qlog_pyserini.search.batch import write_topics_run
-        from qlog_pyserini.search.searcher import QLogSearcher
+        from qlog_pyserini.lucene.batch import write_topics_run
+        from qlog_pyserini.lucene.searcher import QLogSearcher
 
         searcher = self._searchers.get(sweep.index)
         if searcher is None:

@@ -109,9 +109,9 @@ def collect_query_evidence(sweeps: Sequence[Sweep], text: Sequence[str] = ()) ->
     """Every sweep's evidence: the corpus rule's prediction for its index and its queries' term statistics
     (one JVM pass per index). ``text`` names natural-language corpora or families (the others are code)."""
     from qlog_pyserini.formats.topics import read_topics
+    from qlog_pyserini.lucene.searcher import QLogSearcher
+    from qlog_pyserini.predict.per_query import query_doc_freqs
     from qlog_pyserini.predict.rule import predict_q
-    from qlog_pyserini.search.per_query import query_doc_freqs
-    from qlog_pyserini.search.searcher import QLogSearcher
 
     out = []
     for sweep in sweeps:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Sequence
 
+from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.lolo.evaluate import SearchEvaluator
 from qlog_pyserini.lolo.fit import (
     FIT_FLOOR,
@@ -25,7 +26,7 @@ from qlog_pyserini.lolo.fit import (
     select_shrinkage,
 )
 from qlog_pyserini.predict.rule import DEFAULT_C, DEFAULT_Q_MIN, DEFAULT_SHRINK_DOCS, DEFAULT_STEP, DEFAULT_VARIANT
-from qlog_pyserini.system.provenance import provenance, provenance_markdown
+from qlog_pyserini.system.provenance import provenance_markdown
 
 PAPER_RECOVERY = 0.72
 TITLE = "Label-free q: leave-one-family-out"

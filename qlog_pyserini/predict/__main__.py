@@ -7,9 +7,22 @@ import sys
 from dataclasses import asdict
 from typing import Sequence
 
-from qlog_pyserini.cli.options import add_field_option, add_index_option
+from qlog_pyserini.cli.options import add_index_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
-from qlog_pyserini.predict.rule import DEFAULT_C, DEFAULT_Q_MIN, DEFAULT_SHRINK_DOCS, DEFAULT_STEP, DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN, check_variant, describe, predict_from_stats, q_from_h
+from qlog_pyserini.predict.rule import (
+    DEFAULT_C,
+    DEFAULT_Q_MIN,
+    DEFAULT_SHRINK_DOCS,
+    DEFAULT_STEP,
+    DEFAULT_VARIANT,
+    PAPER_C,
+    PAPER_Q_MIN,
+    check_variant,
+    describe,
+    predict_from_stats,
+    q_from_h,
+)
+from qlog_pyserini.stats.flags import add_field_option
 from qlog_pyserini.stats.statistics import FEATURES, H_TOK_VARIANTS, corpus_stats, features
 
 

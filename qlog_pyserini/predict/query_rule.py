@@ -14,7 +14,7 @@ D = DEFAULT_RARE_DF, a = DEFAULT_GAIN, q_floor = DEFAULT_Q_FLOOR, chosen by leav
 each does and the evidence: ``docs/adaptive-q.md``. A corpus whose statistics say BM25 (m = 0) stays BM25
 for every query, and so does a query none of whose terms occurs in the index.
 The term statistics are those of the searched field, read for each query as the searcher parses it
-(:func:`qlog_pyserini.search.per_query.query_doc_freqs`), so the rule costs one dictionary lookup per
+(:func:`qlog_pyserini.predict.per_query.query_doc_freqs`), so the rule costs one dictionary lookup per
 query term on top of the corpus rule's statistics pass.
 
     >>> from qlog_pyserini.predict.query_rule import query_q

@@ -25,7 +25,14 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.stats.statistics import DEFAULT_FIELD, DEFAULT_SAMPLE_DOCS, FEATURES, H_TOK_VARIANTS, corpus_stats, features
+from qlog_pyserini.stats.statistics import (
+    DEFAULT_FIELD,
+    DEFAULT_SAMPLE_DOCS,
+    FEATURES,
+    H_TOK_VARIANTS,
+    corpus_stats,
+    features,
+)
 
 PAPER_C = 7.28
 PAPER_Q_MIN = 0.05

@@ -12,6 +12,9 @@ import logging
 import os
 from typing import Sequence
 
+from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
+from qlog_pyserini.instances.build import SetSummary, check_since, prepare_history_set, prepare_issue_set
+from qlog_pyserini.instances.rules import LANGUAGES, FileRules
 from qlog_pyserini.prepare.datasets import (
     CSN_QUERY_FIELDS,
     PreparedDataset,
@@ -22,9 +25,6 @@ from qlog_pyserini.prepare.datasets import (
     prepare_irds,
     prepare_trec,
 )
-from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
-from qlog_pyserini.instances.build import SetSummary, check_since, prepare_history_set, prepare_issue_set
-from qlog_pyserini.instances.rules import LANGUAGES, FileRules
 from qlog_pyserini.system.provenance import command_line
 
 ISSUE_FORMATS = ("swebench", "multi-swe-bench", "git-history")

@@ -8,7 +8,7 @@
     pt.Experiment([bm25, qlog], topics, qrels, eval_metrics=["ndcg_cut_10"], baseline=0)
 
 Only PyTerrier's Python side is used: no Terrier, no second JVM. Searching runs in our JVM
-(pyjnius, :mod:`qlog_pyserini.jvm`) through :class:`~qlog_pyserini.search.searcher.QLogSearcher`.
+(pyjnius, :mod:`qlog_pyserini.jvm`) through :class:`~qlog_pyserini.lucene.searcher.QLogSearcher`.
 The results frame's scores are those our ``search`` verb writes to its run file
 (:mod:`qlog_pyserini.formats.frames`), so ``pt.Experiment`` scores exactly what our ``eval`` scores.
 """
@@ -24,10 +24,10 @@ import pyterrier as pt
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.frames import RUN_COLUMNS, columns_run_frame, run_frame
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
+from qlog_pyserini.lucene.batch import search_batches
+from qlog_pyserini.lucene.searcher import QLogSearcher, check_hits, check_threads
+from qlog_pyserini.lucene.similarities import DEFAULT_MU, PARAMETER_CHECKS, model, own_parameters
 from qlog_pyserini.predict.rule import Prediction, RuleSettings, is_auto, predict_with
-from qlog_pyserini.search.batch import search_batches
-from qlog_pyserini.search.searcher import QLogSearcher, check_hits, check_threads
-from qlog_pyserini.search.similarities import PARAMETER_CHECKS, DEFAULT_MU, model, own_parameters
 
 # What pt.GridSearch may vary (through set_parameter); anything else stays as built.
 PARAMETERS = ("q", "k1", "b", "idf_form", "gamma", "mu", "similarity", "num_results")
@@ -44,7 +44,7 @@ class QLogRetriever(pt.Transformer):
         q: the q of the q-logarithm IDF (1 is BM25), or ``"auto"``: the label-free q predicted from
             the index (``--q auto``'s rule, constants from ``auto``), kept in :attr:`prediction`.
         k1, b, idf_form: BM25's parameters and the odds form (``lucene`` or ``rsj``).
-        similarity: ``qlog`` (default) or a baseline of :mod:`qlog_pyserini.search.similarities`:
+        similarity: ``qlog`` (default) or a baseline of :mod:`qlog_pyserini.lucene.similarities`:
             ``bm25``, ``idf-gamma`` (``gamma``), ``qld`` (``mu``), ``dfr``, ``dph``.
         num_results: hits per query (default 1000, as the ``search`` verb).
         threads: Java search threads.

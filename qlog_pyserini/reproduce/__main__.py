@@ -8,15 +8,14 @@ from typing import Sequence
 
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.system.provenance import command_line
 from qlog_pyserini.reproduce.cache import WORK_KIND, Config
 from qlog_pyserini.reproduce.main_table import main_markdown
 from qlog_pyserini.reproduce.pipeline import (
     CODE_LANGUAGES,
     FULL_GRID,
     FULL_MODELS,
-    FULL_SUBSAMPLES,
     FULL_SCALING,
+    FULL_SUBSAMPLES,
     QUICK_GRID,
     QUICK_MODELS,
     QUICK_SCALING,
@@ -29,9 +28,10 @@ from qlog_pyserini.reproduce.pipeline import (
 )
 from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID
 from qlog_pyserini.sweep.run import parse_grid
-from qlog_pyserini.system.project import PROJECT_ROOT
 from qlog_pyserini.system.outputs import check_not_precious, check_output_dir, check_results_dir, write_marker
 from qlog_pyserini.system.progress import info
+from qlog_pyserini.system.project import PROJECT_ROOT
+from qlog_pyserini.system.provenance import command_line
 
 
 def main(argv: Sequence[str] | None = None) -> int:

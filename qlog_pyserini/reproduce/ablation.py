@@ -12,7 +12,6 @@ from qlog_pyserini.reproduce.report import footer, mode, simple_markdown, write_
 from qlog_pyserini.system.outputs import atomic_output
 
 
-
 def ablation_rows(corpora: Sequence[Prepared], cfg: Config) -> pd.DataFrame:
     """Generic vs identifier-aware analyzer, each at q = 1 and at its own q_opt."""
     rows = []

@@ -11,7 +11,6 @@ from qlog_pyserini.prepare.datasets import prepare_beir, prepare_cosqa, prepare_
 from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp
 from qlog_pyserini.system.progress import info
 
-
 # name -> (language, folder under --shared, how that folder is prepared)
 LABELLED = {
     "csn-ruby": ("ruby", "csn-ruby", lambda d, o: prepare_csn([d / "test.jsonl", d / "valid.jsonl"], o, overwrite=True)),

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Sequence
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp
 from qlog_pyserini.reproduce.corpora import prepared_labelled
 from qlog_pyserini.reproduce.java_bench import JavaBench
@@ -35,7 +36,7 @@ from qlog_pyserini.system import processes
 from qlog_pyserini.system.outputs import write_json, write_text
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.project import PROJECT_ROOT
-from qlog_pyserini.system.provenance import git_commit, provenance, provenance_markdown
+from qlog_pyserini.system.provenance import git_commit, provenance_markdown
 
 
 @dataclass(frozen=True)

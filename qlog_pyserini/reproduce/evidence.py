@@ -14,20 +14,27 @@ leave-one-family-out holds out together. Every table ends with the ``reproduce``
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Sequence
 
 from qlog_pyserini.corpus.subsample import subsample, subsample_name
 from qlog_pyserini.formats.documents import iter_documents
+from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.lolo.fit import LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
 from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp, sweep
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import atomic_output
-from qlog_pyserini.system.provenance import provenance, provenance_markdown
-from qlog_pyserini.table.rows import (NOTE, current_auto, current_auto_query, format_markdown,
-                                     format_tuned_markdown, table_rows)
+from qlog_pyserini.system.progress import info
+from qlog_pyserini.system.provenance import provenance_markdown
+from qlog_pyserini.table.rows import (
+    NOTE,
+    current_auto,
+    current_auto_query,
+    format_markdown,
+    format_tuned_markdown,
+    table_rows,
+)
 
 SWEEP_FORM = "lucene"  # the evidence is on the default odds form
 
@@ -39,12 +46,12 @@ def subsample_corpora(corpora: Sequence[Prepared], cfg: Config) -> list[Prepared
     for base, sizes in cfg.subsamples.items():
         source = by_name.get(base)
         if source is None:
-            print(f"[{base}] no subsamples: the corpus is absent in this run", file=sys.stderr)
+            info(f"[{base}] no subsamples: the corpus is absent in this run")
             continue
         documents = sum(1 for _ in iter_documents(source.folder / "corpus"))
         for size in sizes:
             if size >= documents:
-                print(f"[{base}] {documents:,} documents: no subsample of {size:,}", file=sys.stderr)
+                info(f"[{base}] {documents:,} documents: no subsample of {size:,}")
                 continue
             name = subsample_name(base, size)
             folder = cfg.work / "corpora" / name
@@ -120,4 +127,4 @@ def run(cfg: Config, corpora: Sequence[Prepared]) -> None:
         with atomic_output(cfg.out / "lolo.json") as f:
             json.dump(payload, f, indent=2)
     else:
-        print("[lolo] skipped: leave-one-family-out needs at least two families", file=sys.stderr)
+        info("[lolo] skipped: leave-one-family-out needs at least two families")

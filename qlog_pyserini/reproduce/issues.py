@@ -22,20 +22,27 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.eval.significance import compare_scores, format_p
 from qlog_pyserini.eval.budget import code_token_count
+from qlog_pyserini.eval.significance import compare_scores, format_p
 from qlog_pyserini.formats.instances import REPORT_FILE, corpus_path, read_instance_set
 from qlog_pyserini.instances.build import prepare_history_set, prepare_issue_set
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.instances.rules import FileRules
 from qlog_pyserini.instances.sources import repo_label
-from qlog_pyserini.predict.files import (CAUTION, LENGTH_GRID, MIN_GROUP, Q_FLOOR, TOLERANCE, FilesRule,
-                                        fit_files_rule, held_out_rules)
+from qlog_pyserini.predict.files import (
+    CAUTION,
+    LENGTH_GRID,
+    MIN_GROUP,
+    Q_FLOOR,
+    TOLERANCE,
+    FilesRule,
+    fit_files_rule,
+    held_out_rules,
+)
 from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp
 from qlog_pyserini.reproduce.report import footer, mode, shown_path
 from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, TuningGrids
-from qlog_pyserini.sweep.instances import (InstanceSweepSettings, format_summary, group_table,
-                                           run_instance_sweep)
+from qlog_pyserini.sweep.instances import InstanceSweepSettings, format_summary, group_table, run_instance_sweep
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info
@@ -303,10 +310,10 @@ FEATURE_LABELS = {"query_terms": "distinct query terms in the index", "rarest_df
 def _instance_features(set_dir: Path, index_dir: Path) -> pd.DataFrame:
     """What a label-free rule could read for each instance: its query's term statistics in its index, and the
     index's own statistics (the corpus rule's feature and q without the small-corpus shrinkage)."""
+    from qlog_pyserini.lucene.searcher import QLogSearcher
+    from qlog_pyserini.predict.per_query import query_doc_freqs
     from qlog_pyserini.predict.rule import predict_q
     from qlog_pyserini.search.instances import corpus_indexes
-    from qlog_pyserini.search.per_query import query_doc_freqs
-    from qlog_pyserini.search.searcher import QLogSearcher
     from qlog_pyserini.stats.statistics import corpus_stats, features
 
     instance_set = read_instance_set(set_dir)

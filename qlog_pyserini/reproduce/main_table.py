@@ -13,7 +13,6 @@ from qlog_pyserini.reproduce.report import cell, footer, mode, write_csv
 from qlog_pyserini.system.outputs import atomic_output
 
 
-
 def main_rows(corpora: Sequence[Prepared], cfg: Config) -> pd.DataFrame:
     """The per-corpus, per-form table: BM25, cross-validated q, oracle q, label-free q."""
     rows = []

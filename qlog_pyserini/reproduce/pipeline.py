@@ -32,12 +32,22 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.reproduce import (ablation, auto_query, engines, evidence, issue_timing, issues, libraries, main_table,
-                                     query_cost, scaling)
+from qlog_pyserini.jvm.provenance import provenance
+from qlog_pyserini.reproduce import (
+    ablation,
+    auto_query,
+    engines,
+    evidence,
+    issue_timing,
+    issues,
+    libraries,
+    main_table,
+    query_cost,
+    scaling,
+)
 from qlog_pyserini.reproduce.cache import Config, Prepared
 from qlog_pyserini.reproduce.corpora import code_corpora, labelled_corpora
 from qlog_pyserini.system.outputs import atomic_output, check_results_dir, mark_results
-from qlog_pyserini.system.provenance import provenance
 
 FULL_GRID = "0.05,0.1,...,1.0,1.25,1.5"
 QUICK_GRID = "0.1,0.3,0.5,0.7,1.0,1.5"

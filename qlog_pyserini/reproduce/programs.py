@@ -11,7 +11,6 @@ from qlog_pyserini.system.processes import run as run_process
 from qlog_pyserini.system.project import PROJECT_ROOT
 
 
-
 def run_checked(cmd: list[str]) -> None:
     """``cmd`` run from the project root, its output passed through; QLogError naming it when it fails."""
     done = run_process(cmd, cwd=PROJECT_ROOT, stdout=None, stderr=None)

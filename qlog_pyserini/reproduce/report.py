@@ -10,9 +10,10 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.reproduce.cache import Config
 from qlog_pyserini.system.outputs import atomic_output
-from qlog_pyserini.system.provenance import project_relative, provenance, provenance_markdown, recorded_path
+from qlog_pyserini.system.provenance import project_relative, provenance_markdown, recorded_path
 
 
 def cell(x: Any, fmt: str = ".4f") -> str:

@@ -18,7 +18,6 @@ from qlog_pyserini.reproduce.report import footer, mode, simple_markdown, write_
 from qlog_pyserini.system.outputs import atomic_output
 
 
-
 def scaling_rows(corpus: Prepared, cfg: Config) -> pd.DataFrame:
     """Gain against corpus size: nested seeded subsets that always keep every query's own function."""
     qrels = read_qrels(corpus.folder / "qrels.txt")

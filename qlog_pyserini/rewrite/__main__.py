@@ -8,14 +8,14 @@ import json
 import sys
 from typing import Any, Sequence
 
-from qlog_pyserini.cli.options import add_topics_option
+from qlog_pyserini.cli.options import add_idf_form_option, add_topics_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import TopicStream
 from qlog_pyserini.formats.trec import write_run_stream
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
+from qlog_pyserini.lucene.searcher import check_hits
 from qlog_pyserini.rewrite.transport import DEFAULT_CACHE_ENTRIES, DEFAULT_CACHE_SECONDS, StatisticsCache
-from qlog_pyserini.search.searcher import check_hits
 from qlog_pyserini.system.outputs import check_output_file
 
 ENGINES = ("lucene", "solr", "elasticsearch", "opensearch", "tantivy")
@@ -32,9 +32,8 @@ def build_parser() -> ArgumentParser:
         "or searches the server and writes a run; on a Tantivy index folder the same, embedded.")
     parser.add_argument("--engine", required=True, choices=ENGINES)
     parser.add_argument("--q", required=True, help="q of the q-logarithm IDF the boosts stand in for (1 = BM25)")
-    parser.add_argument("--idf-form", default="lucene", metavar="lucene|rsj",
-                        help="odds inside ln_q (default lucene; rsj: IDF floored at 0, so terms in over half the "
-                             "documents get boost 0)")
+    add_idf_form_option(parser, help="odds inside ln_q (default lucene; rsj: IDF floored at 0, so terms in over half the "
+                                     "documents get boost 0)")
     add_topics_option(parser)
     parser.add_argument("--output", metavar="RUN", help="TREC run to write (atomically)")
     parser.add_argument("--print", action="store_true", dest="print_queries",

@@ -20,8 +20,8 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
 from qlog_pyserini.jvm.bridge import jclass
+from qlog_pyserini.lucene.searcher import QLogSearcher, instance_call
 from qlog_pyserini.rewrite.boosts import TermBoost, term_boosts
-from qlog_pyserini.search.searcher import QLogSearcher, instance_call
 
 CONTENTS = "contents"  # Anserini's text field
 

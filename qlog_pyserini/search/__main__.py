@@ -12,20 +12,25 @@ import os
 from typing import Sequence
 
 from qlog_pyserini.analysis.analyzers import analyzer_from_flags
-
-from qlog_pyserini.cli.options import add_instances_option, q_or_auto
+from qlog_pyserini.cli.options import add_idf_form_option, add_instances_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN
-from qlog_pyserini.cli.auto_flags import add_auto_arguments, add_auto_query_arguments, query_rule_from_args, rule_from_args
+from qlog_pyserini.lucene.batch import BATCH
+from qlog_pyserini.lucene.fields import parse_fields
+from qlog_pyserini.lucene.searcher import check_hits
+from qlog_pyserini.predict.flags import (
+    add_auto_arguments,
+    add_auto_query_arguments,
+    q_or_auto,
+    query_rule_from_args,
+    rule_from_args,
+)
 from qlog_pyserini.predict.query_rule import AUTO_QUERY
 from qlog_pyserini.predict.rule import AUTO
-from qlog_pyserini.system.outputs import check_output_file
-from qlog_pyserini.search.batch import BATCH
-from qlog_pyserini.search.fields import parse_fields
-from qlog_pyserini.cli.search_flags import add_pyserini_arguments, feedback_from_args
+from qlog_pyserini.search.flags import add_pyserini_arguments, feedback_from_args
 from qlog_pyserini.search.run import SearchJob, run_instance_search, run_search
-from qlog_pyserini.search.searcher import check_hits
+from qlog_pyserini.system.outputs import check_output_file
 
 
 def build_parser() -> ArgumentParser:
@@ -61,12 +66,10 @@ def build_parser() -> ArgumentParser:
                         help=f"BM25 k1 (default {DEFAULT_K1}, or Pyserini's tuned value for an MS MARCO prebuilt index)")
     parser.add_argument("--b", type=float, default=None,
                         help=f"BM25 b (default {DEFAULT_B}, or Pyserini's tuned value for an MS MARCO prebuilt index)")
-    parser.add_argument("--idf-form", default="lucene", metavar="lucene|rsj",
-                        help="odds inside ln_q: 'lucene' = 1 + (N-n+0.5)/(n+0.5) (default; q=1 is Lucene's BM25), "
-                             "'rsj' = (N-n+0.5)/(n+0.5), the paper's form, IDF floored at 0")
+    add_idf_form_option(parser)
     parser.add_argument("--similarity", default="qlog", metavar="NAME",
                         help="ranking model: qlog (default), bm25, idf-gamma (BM25 with idf^gamma), qld "
-                             "(Dirichlet LM), dfr (DFR InL2), dph (DFR DPH); see qlog_pyserini.search.similarities")
+                             "(Dirichlet LM), dfr (DFR InL2), dph (DFR DPH); see qlog_pyserini.lucene.similarities")
     parser.add_argument("--gamma", type=float, default=1.0, help="exponent for --similarity idf-gamma (default 1)")
     parser.add_argument("--mu", type=float, default=1000.0, help="Dirichlet mu for --similarity qld (default 1000, as Pyserini)")
     parser.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.instances import InstanceSet, index_problem, read_index_record
-from qlog_pyserini.search.searcher import check_index_dir
+from qlog_pyserini.lucene.searcher import check_index_dir
 
 
 def corpus_indexes(instance_set: InstanceSet, index_dir: str | os.PathLike) -> dict[str, Path]:

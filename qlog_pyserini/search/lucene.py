@@ -66,7 +66,7 @@ def install_qlog(searcher: Any, q: float = 1.0, k1: float = DEFAULT_K1, b: float
     analyzer and any RM3/Rocchio set-up stay. q = 1 (with ``idf_form="lucene"``) is exactly
     ``set_bm25(k1, b)``. Returns ``searcher``.
     """
-    from qlog_pyserini.search.searcher import QLogSearcher, qlog_parameters
+    from qlog_pyserini.lucene.searcher import QLogSearcher, qlog_parameters
 
     if isinstance(searcher, QLogSearcher):  # ours already speaks q-log
         searcher.set_qlog(q, k1=k1, b=b, idf_form=idf_form)
@@ -87,7 +87,7 @@ def install_qlog(searcher: Any, q: float = 1.0, k1: float = DEFAULT_K1, b: float
 def _installed(java: Any) -> tuple[float, float, float, str]:
     """(q, k1, b, idf_form) of the q-log BM25 installed in ``java``, read from Java itself so that the Python
     side never keeps a second copy; the defaults when another similarity is installed."""
-    from qlog_pyserini.search.searcher import instance_call
+    from qlog_pyserini.lucene.searcher import instance_call
 
     similarity = jclass(SEARCHER).similarity_of(java)
     if instance_call(instance_call(similarity, "getClass"), "getName") != QLOG_SIMILARITY:
@@ -112,7 +112,7 @@ class QLogLuceneSearcher(LuceneSearcher):
                  index_reader: LuceneIndexReader | None = None, q: float = 1.0, k1: float = DEFAULT_K1,
                  b: float = DEFAULT_B, idf_form: str = "lucene") -> None:
         from qlog_pyserini.analysis.analyzers import index_analyzer, java_analyzer
-        from qlog_pyserini.search.searcher import check_index_dir
+        from qlog_pyserini.lucene.searcher import check_index_dir
 
         # LuceneSearcher.__init__ would open Anserini's SimpleSearcher; this opens our subclass of it
         # and sets the same attributes (tests/pyserini check the two sets stay equal).
@@ -131,9 +131,9 @@ class QLogLuceneSearcher(LuceneSearcher):
     def set_qlog(self, q: float | None = None, *, k1: float | None = None, b: float | None = None,
                  idf_form: str | None = None) -> None:
         """Score with q-log BM25; parameters not given keep their values, exactly as
-        :meth:`qlog_pyserini.QLogSearcher.set_qlog` (one contract: ``search.searcher.qlog_parameters``).
+        :meth:`qlog_pyserini.QLogSearcher.set_qlog` (one contract: ``lucene.searcher.qlog_parameters``).
         q = 1 with ``lucene`` is ``set_bm25(k1, b)`` exactly."""
-        from qlog_pyserini.search.searcher import qlog_parameters
+        from qlog_pyserini.lucene.searcher import qlog_parameters
 
         q, k1, b, form = qlog_parameters(_installed(self.object), int(self.num_docs), repr(str(self.index_dir)),
                                          q=q, k1=k1, b=b, idf_form=idf_form)
@@ -172,7 +172,7 @@ class QLogLuceneSearcher(LuceneSearcher):
     def _on_arrays(self, query_generator: Any, fields: dict | None, *filters: bool) -> bool:
         """Whether a search with these options is the array bridge's: Anserini's own query generator, the
         contents field only, no feedback (Pyserini's Python RM3/Rocchio or Anserini's), no hit filter."""
-        from qlog_pyserini.search.searcher import instance_call
+        from qlog_pyserini.lucene.searcher import instance_call
 
         if query_generator is not None or fields or any(filters) or self.rm3 or self.rocchio:
             return False
@@ -193,6 +193,6 @@ class QLogLuceneSearcher(LuceneSearcher):
     @property
     def similarity(self) -> str:
         """The installed similarity as Lucene names it, e.g. ``QLogBM25(k1=0.9,b=0.4,q=0.7,form=lucene)``."""
-        from qlog_pyserini.search.searcher import instance_call
+        from qlog_pyserini.lucene.searcher import instance_call
 
         return str(instance_call(jclass(SEARCHER).similarity_of(self.object), "toString"))

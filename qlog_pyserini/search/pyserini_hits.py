@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends, is_java_exception, java_error, jclass
-from qlog_pyserini.search.results import SEARCHER, BatchResults, DocidTable
+from qlog_pyserini.lucene.results import SEARCHER, BatchResults, DocidTable
 
 _UNREAD = object()
 
@@ -47,7 +47,7 @@ class PyseriniHit:
     def lucene_document(self) -> Any:
         """The hit's stored Lucene ``Document`` (Java), as ``SimpleSearcher.doc(lucene_docid)`` returns it."""
         if self._document is _UNREAD:
-            from qlog_pyserini.search.searcher import instance_call
+            from qlog_pyserini.lucene.searcher import instance_call
 
             self._document = instance_call(self._searcher, "doc", int(self.lucene_docid))
         return self._document
@@ -63,7 +63,7 @@ class PyseriniHit:
         return self._field("raw")
 
     def _field(self, name: str) -> str | None:
-        from qlog_pyserini.search.searcher import instance_call
+        from qlog_pyserini.lucene.searcher import instance_call
 
         document = self.lucene_document
         return None if document is None else instance_call(document, "get", name)
@@ -73,7 +73,7 @@ class PyseriniHit:
 
 
 class PyseriniBatchResults(BatchResults):
-    """:class:`~qlog_pyserini.search.results.BatchResults` whose hits are :class:`PyseriniHit` values.
+    """:class:`~qlog_pyserini.lucene.results.BatchResults` whose hits are :class:`PyseriniHit` values.
 
     Like the dict Pyserini's ``batch_search`` returns, ``results[qid]`` is the same list each time it is
     read (made on first access, so hits changed in place stay changed); the columns, ``to_dict``,
@@ -124,7 +124,7 @@ def search_simple_searcher(simple_searcher: Any, queries: Sequence[str], qids: S
     above and this gives the next float down. ``table`` is the index's docid table, read once per open
     index by the caller that keeps it (read here otherwise).
     """
-    from qlog_pyserini.search.searcher import check_hits, check_query, check_threads
+    from qlog_pyserini.lucene.searcher import check_hits, check_query, check_threads
 
     if isinstance(queries, (str, bytes)) or isinstance(qids, (str, bytes)):
         raise QLogError("queries and qids must be lists of strings")

@@ -21,14 +21,15 @@ from qlog_pyserini.formats.instances import read_instance_set
 from qlog_pyserini.formats.topics import Topics, empty_count
 from qlog_pyserini.formats.trec import OUTPUT_FORMATS, check_id
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
+from qlog_pyserini.lucene.batch import BATCH, RunWritten, default_run_tag, write_topics_lines, write_topics_run
+from qlog_pyserini.lucene.searcher import QLogSearcher
+from qlog_pyserini.lucene.similarities import model, own_parameters
+from qlog_pyserini.predict.files import files_rule_for, log_files_qs
+from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
+from qlog_pyserini.search.instances import corpus_indexes
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info, progress_bar, warn
-from qlog_pyserini.search.batch import BATCH, RunWritten, default_run_tag, write_topics_lines, write_topics_run
-from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
-from qlog_pyserini.predict.files import files_rule_for, log_files_qs
-from qlog_pyserini.search.instances import corpus_indexes
-from qlog_pyserini.search.searcher import QLogSearcher
-from qlog_pyserini.search.similarities import model, own_parameters
+
 if TYPE_CHECKING:
     from qlog_pyserini.predict.query_rule import QueryRuleSettings
     from qlog_pyserini.predict.rule import Prediction, RuleSettings
@@ -153,7 +154,7 @@ def open_searcher(p: Prepared) -> QLogSearcher:
         searcher.set_similarity(job.similarity, **own_parameters(job.similarity, gamma=job.gamma, mu=job.mu))
     if job.language != "en":
         searcher.java.set_language(job.language)
-    from qlog_pyserini.search.fields import check_fields
+    from qlog_pyserini.lucene.fields import check_fields
 
     # Without --fields the contents field is searched: an index lacking it (another indexer's field names) would
     # give every query no hits and an empty run that exits 0, so it is refused as a missing --fields field is.
@@ -168,7 +169,7 @@ def search_to_file(p: Prepared, searcher: QLogSearcher, out: BinaryIO | None = N
     job = p.job
     q_of = None
     if job.auto_query is not None:  # a q per query, chosen batch by batch from its terms' statistics
-        from qlog_pyserini.search.per_query import AutoQueryQ
+        from qlog_pyserini.predict.per_query import AutoQueryQ
 
         q_of = AutoQueryQ(searcher, p.prediction, job.auto_query)
     options = dict(hits=job.hits, threads=job.threads, progress=job.progress, batch_size=job.batch_size,
@@ -207,8 +208,8 @@ def run_search(job: SearchJob) -> Path:
     # Counted after the search: a query of only stopwords (or of terms no document has) gets no hits
     # either, which its text alone does not show.
     if written.unanswered > empty:
-        warn(f"{written.unanswered - empty} more queries got no hits (only stopwords, or no term in the "
-             "index); they have no run lines")
+        warn(f"{written.unanswered - empty} more queries got no hits (only stopwords, or no term in the index); "
+             "they have no run lines")
     info(f"wrote {written.lines} lines for {len(p.topics)} queries to {job.output}")
     return Path(job.output)
 
@@ -254,7 +255,7 @@ def run_instance_search(job: SearchJob, instances: str | Path) -> Path:
     if files is not None:
         log_files_qs(qs, files)
     if unanswered:
-        warn(f"{unanswered} instances got no hits (empty text, only stopwords, or no term in their "
-              "index); they have no run lines")
+        warn(f"{unanswered} instances got no hits (empty text, only stopwords, or no term in their index); "
+             "they have no run lines")
     info(f"wrote {lines} lines for {len(instance_set.instances)} instances on {len(groups)} indexes to {job.output}")
     return Path(job.output)

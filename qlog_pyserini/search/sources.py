@@ -23,7 +23,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.lines import STDIN
 from qlog_pyserini.formats.topics import TopicStream
 from qlog_pyserini.formats.trec import check_id
-from qlog_pyserini.search.searcher import check_index_dir
+from qlog_pyserini.lucene.searcher import check_index_dir
 
 # Pyserini's search CLI picks these BM25 parameters for MS MARCO prebuilt indexes when neither
 # --k1 nor --b is given (pyserini.search.lucene.__main__.set_bm25_parameters).

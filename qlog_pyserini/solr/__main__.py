@@ -14,13 +14,14 @@ from __future__ import annotations
 import logging
 from typing import Sequence
 
+from qlog_pyserini.cli.options import add_idf_form_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.solr.client import SolrClient
 from qlog_pyserini.solr.configset import FIELD, STATS_CACHES, ConfigSet, write_configset, zip_folder
 from qlog_pyserini.solr.workflow import DEFAULT_THREADS, deploy, index_corpus, run_to_file, sweep_q
+from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import check_not_precious, check_output_file
 
 
@@ -28,7 +29,7 @@ def _similarity_args(p: ArgumentParser) -> None:
     p.add_argument("--q", type=float, default=1.0, help="q of the q-logarithm IDF (default 1 = BM25)")
     p.add_argument("--k1", type=float, default=DEFAULT_K1, help=f"BM25 k1 (default {DEFAULT_K1})")
     p.add_argument("--b", type=float, default=DEFAULT_B, help=f"BM25 b (default {DEFAULT_B})")
-    p.add_argument("--idf-form", default="lucene", help="odds inside the q-log: lucene (default) or rsj")
+    add_idf_form_option(p)
     p.add_argument("--stats-cache", default="exact", choices=sorted(STATS_CACHES),
                    help="exact (default): global document frequencies across shards, which q < 1 needs; "
                         "local: each shard its own (Solr's default; rankings drift)")

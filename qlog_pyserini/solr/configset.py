@@ -18,8 +18,8 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.system.outputs import write_text
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter, check_form, check_q
+from qlog_pyserini.system.outputs import write_text
 
 STATS_CACHES = {
     # global document frequencies across shards: what q < 1 needs on a sharded collection

@@ -20,10 +20,10 @@ from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import Hit, check_id, format_run_columns
-from qlog_pyserini.search.searcher import check_threads
-from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.lucene.searcher import check_threads
 from qlog_pyserini.solr.client import SolrClient, batched, check_field
 from qlog_pyserini.solr.configset import CONFIGSET_MARKER, FIELD, ConfigSet
+from qlog_pyserini.system.outputs import atomic_output
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from qlog_pyserini.cli.options import add_field_option, add_index_option, add_sample_options
+from qlog_pyserini.cli.options import add_index_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
+from qlog_pyserini.stats.flags import add_field_option, add_sample_options
 from qlog_pyserini.stats.statistics import corpus_stats
 
 

@@ -20,7 +20,7 @@ import os
 from typing import Any, Callable, Mapping, Sequence
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.search.searcher import check_index_dir, count_documents, no_documents
+from qlog_pyserini.lucene.searcher import check_index_dir, count_documents, no_documents
 
 DEFAULT_FIELD = "contents"
 DEFAULT_SAMPLE_DOCS = 1000

@@ -6,25 +6,31 @@ import argparse
 import os
 from typing import Sequence
 
-from qlog_pyserini.cli.options import add_index_option, add_instances_option
+from qlog_pyserini.cli.options import add_idf_form_option, add_index_option, add_instances_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.significance import check_resamples
 from qlog_pyserini.eval.trec_eval import check_single_metric, parse_metrics
-from qlog_pyserini.system.provenance import command_line, provenance
+from qlog_pyserini.formats.lines import check_input_file
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter
+from qlog_pyserini.jvm.provenance import provenance
+from qlog_pyserini.lucene.searcher import check_hits, check_index_dir
+from qlog_pyserini.predict.files import files_rule_for
+from qlog_pyserini.predict.flags import (
+    add_auto_arguments,
+    add_auto_query_arguments,
+    query_rule_from_args,
+    rule_from_args,
+)
+from qlog_pyserini.predict.rule import describe, is_auto, predict_with
 from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, TuningGrids
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS
 from qlog_pyserini.sweep.instances import CV_UNITS, ISSUE_BUDGETS, InstanceSweepSettings, run_instance_sweep
 from qlog_pyserini.sweep.instances import summary_line as instance_summary_line
 from qlog_pyserini.sweep.run import DEFAULT_GRID, SweepSettings, grid_items, parse_grid, run_sweep, summary_line
-from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter
-from qlog_pyserini.cli.auto_flags import add_auto_arguments, add_auto_query_arguments, query_rule_from_args, rule_from_args
-from qlog_pyserini.formats.lines import check_input_file
-from qlog_pyserini.predict.files import files_rule_for
-from qlog_pyserini.predict.rule import describe, is_auto, predict_with
 from qlog_pyserini.system.outputs import check_output_dir
 from qlog_pyserini.system.progress import info
-from qlog_pyserini.eval.significance import check_resamples
-from qlog_pyserini.search.searcher import check_hits, check_index_dir
+from qlog_pyserini.system.provenance import command_line
 
 DEFAULT_THREADS = min(2, os.cpu_count() or 1)
 
@@ -57,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="trec_eval metric that picks the oracle and the cross-validated values (default "
                              "ndcg_cut.10; recip_rank with --instances, where success.1, success.5, success.10, "
                              "ndcg_cut.10 and recall_tokens[_all].K are the others)")
-    parser.add_argument("--idf-form", default="lucene", help="lucene (default) or rsj; see qlog_pyserini.search")
+    add_idf_form_option(parser)
     parser.add_argument("--k1", type=float, default=DEFAULT_K1)
     parser.add_argument("--b", type=float, default=DEFAULT_B)
     parser.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")

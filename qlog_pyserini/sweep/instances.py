@@ -31,11 +31,19 @@ from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, fo
 from qlog_pyserini.formats.instances import InstanceSet, read_instance_set
 from qlog_pyserini.formula import check_form
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends
-from qlog_pyserini.predict.files import RULE as FILES_RULE, FilesRule
+from qlog_pyserini.lucene.searcher import QLogSearcher
+from qlog_pyserini.predict.files import RULE as FILES_RULE
+from qlog_pyserini.predict.files import FilesRule
 from qlog_pyserini.search.instances import corpus_indexes
-from qlog_pyserini.search.searcher import QLogSearcher
-from qlog_pyserini.sweep.baselines import (FAMILY_LABELS, Point, TuningGrids, cross_validate_families,
-                                           family_value, oracle_point, point_text)
+from qlog_pyserini.sweep.baselines import (
+    FAMILY_LABELS,
+    Point,
+    TuningGrids,
+    cross_validate_families,
+    family_value,
+    oracle_point,
+    point_text,
+)
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, fold_assignment, group_fold_assignment
 from qlog_pyserini.sweep.measure import GridValues, PointScorer
 from qlog_pyserini.sweep.run import RECALL_COLUMN

@@ -6,7 +6,7 @@ label-free q per query and BM25's reference make, by :meth:`PointScorer.score_pa
 small indexes takes the grid's measures as arrays (:meth:`PointScorer.score_grid_values`): a table per model
 and index would cost it more than the search.
 
-Each batch of queries comes back from Java as columns (:class:`~qlog_pyserini.search.results.BatchResults`);
+Each batch of queries comes back from Java as columns (:class:`~qlog_pyserini.lucene.results.BatchResults`);
 its per-query metrics are computed in process (:func:`qlog_pyserini.eval.metrics.evaluate`, equal to
 trec_eval's ``-q -c`` values) and so is its Recall@K-tokens (:func:`qlog_pyserini.eval.budget.recall_from_arrays`,
 each document's text read and counted once per sweep, whatever the number of grid points), then the batch
@@ -30,12 +30,19 @@ import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import TokenCounts, recall_from_arrays, recall_of_runs
-from qlog_pyserini.eval.metrics import DocidTable, QrelsArrays, RunArrays, evaluate_arrays, metric_names, parse_supported
+from qlog_pyserini.eval.metrics import (
+    DocidTable,
+    QrelsArrays,
+    RunArrays,
+    evaluate_arrays,
+    metric_names,
+    parse_supported,
+)
 from qlog_pyserini.eval.trec_eval import EvalResult, trec_eval
-from qlog_pyserini.search.batch import prefetched, search_batches, search_grid_batches
-from qlog_pyserini.search.results import BatchResults
-from qlog_pyserini.search.searcher import QLogSearcher
-from qlog_pyserini.search.stored import StoredTexts
+from qlog_pyserini.lucene.batch import prefetched, search_batches, search_grid_batches
+from qlog_pyserini.lucene.results import BatchResults
+from qlog_pyserini.lucene.searcher import QLogSearcher
+from qlog_pyserini.lucene.stored import StoredTexts
 from qlog_pyserini.system.outputs import atomic_output
 
 if TYPE_CHECKING:
@@ -145,9 +152,9 @@ class PointScorer:
     def score_auto_query(self, prediction: Prediction, rule: QueryRuleSettings | None = None,
                          run_path: str | os.PathLike | None = None, tag: str = "run",
                          budgets: Sequence[int] = ()) -> tuple[PassResult, list[float]]:
-        """Every topic at its own label-free q (:class:`qlog_pyserini.search.per_query.AutoQueryQ`, one pass),
+        """Every topic at its own label-free q (:class:`qlog_pyserini.predict.per_query.AutoQueryQ`, one pass),
         measured as :meth:`score_pass` measures a pass; also the q of each topic, in topic order."""
-        from qlog_pyserini.search.per_query import AutoQueryQ
+        from qlog_pyserini.predict.per_query import AutoQueryQ
 
         q_of = AutoQueryQ(self.searcher, prediction, rule)
         batches = search_batches(self.searcher, self.topics, self.hits, self.threads, progress=False,

@@ -6,7 +6,7 @@ and the honest, cross-validated estimate beside it.
 
 One JVM and one open index, and one sweep over the topics for the whole grid: each query's postings
 are read once and scored under every grid value (:meth:`QLogSearcher.search_grid
-<qlog_pyserini.search.searcher.QLogSearcher.search_grid>`; each value's ranking exactly the one a pass
+<qlog_pyserini.lucene.searcher.QLogSearcher.search_grid>`; each value's ranking exactly the one a pass
 with that model installed gives). The oracle is the grid point with the best mean metric (ties go to the point closest to the
 BM25-equivalent value, so a flat curve reports no change); it is chosen on the queries it is scored
 on, so its gain is optimistic. The cross-validated estimate (:mod:`qlog_pyserini.sweep.crossval`,
@@ -42,18 +42,24 @@ from qlog_pyserini.errors import QLogError, finite_number
 from qlog_pyserini.eval.budget import check_budgets
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS
-from qlog_pyserini.sweep.baselines import (FAMILY_LABELS, Point, TuningGrids, cross_validate_families, family_value,
-                                           oracle_point)
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import read_qrels, write_qrels
-from qlog_pyserini.search.fields import check_fields
-from qlog_pyserini.system.progress import info
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
-from qlog_pyserini.search.searcher import QLogSearcher, check_index_dir
-from qlog_pyserini.search.similarities import model, own_parameters
+from qlog_pyserini.lucene.fields import check_fields
+from qlog_pyserini.lucene.searcher import QLogSearcher, check_index_dir
+from qlog_pyserini.lucene.similarities import model, own_parameters
+from qlog_pyserini.sweep.baselines import (
+    FAMILY_LABELS,
+    Point,
+    TuningGrids,
+    cross_validate_families,
+    family_value,
+    oracle_point,
+)
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, choose_best, cross_validate
 from qlog_pyserini.sweep.measure import PointScorer
 from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged_output, write_json
+from qlog_pyserini.system.progress import info
 
 DEFAULT_GRID = "0.05,0.1,...,1.0,1.25,1.5"
 RECALL_COLUMN = "recall_tokens"  # sweep.csv's Recall@K-tokens columns: recall_tokens.8192, ...

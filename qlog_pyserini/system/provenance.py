@@ -1,8 +1,10 @@
-"""Where a number came from: date, command, software versions and machine, for result tables."""
+"""Where a number came from: the command, the checkout, package versions and the machine, for result tables.
+
+The full record with the Java side (JDK, Anserini jar, the running JVM) is assembled in the JVM layer,
+:mod:`qlog_pyserini.jvm.provenance`; this module reads nothing of Java."""
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import platform
 import shlex
@@ -13,7 +15,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Sequence
 
-from qlog_pyserini.jvm.toolchain import find_jdk, pyserini_jar
 from qlog_pyserini.system.project import PROJECT_ROOT
 
 
@@ -123,20 +124,6 @@ def recorded_path(arg: str) -> str:
     return arg
 
 
-def _java_description(jdk) -> str:
-    """``25.0.3+9-LTS (Eclipse Adoptium)`` from the JDK's release file; the major version otherwise."""
-    fields = {}
-    try:
-        for line in (jdk.home / "release").read_text(errors="replace").splitlines():
-            key, _, value = line.partition("=")
-            fields[key.strip()] = value.strip().strip('"')
-    except OSError:
-        pass
-    version = fields.get("JAVA_RUNTIME_VERSION") or fields.get("JAVA_VERSION") or str(jdk.version)
-    vendor = fields.get("IMPLEMENTOR")
-    return f"{version} ({vendor})" if vendor else version
-
-
 def load_average() -> list[float] | None:
     """1, 5 and 15 minute load averages: other work on the machine shows up in timings."""
     try:
@@ -155,38 +142,12 @@ def machine() -> dict[str, Any]:
             "python": platform.python_version(), "load_average": load_average()}
 
 
-def _version(pkg: str) -> str | None:
+def package_version(pkg: str) -> str | None:
+    """The installed distribution's version, or None when it is not installed."""
     try:
         return metadata.version(pkg)
     except metadata.PackageNotFoundError:
         return None
-
-
-def jvm_versions() -> dict[str, Any]:
-    """Java, Lucene, Anserini, Pyserini and qlog-pyserini versions as the running JVM reports them (starts it)."""
-    from qlog_pyserini.jvm.bridge import jclass
-    from qlog_pyserini.build.jar import similarity_jar
-
-    system = jclass("java.lang.System")
-    runtime = jclass("java.lang.Runtime").getRuntime()
-    return {"java": f"{system.getProperty('java.vm.name')} {system.getProperty('java.runtime.version')}",
-            "java_vendor": str(system.getProperty("java.vm.vendor")), "jvm_max_heap_bytes": int(runtime.maxMemory()),
-            "lucene": str(jclass("org.apache.lucene.util.Version").LATEST.toString()),
-            "anserini_jar": pyserini_jar().name, "pyserini": _version("pyserini"),
-            "qlog_pyserini": git_commit(), "similarity_jar": similarity_jar().name}
-
-
-def provenance(command: str | None = None) -> dict:
-    """Date, command, versions (qlog-pyserini commit, pyserini, Anserini jar, Java, Python) and machine."""
-    jdk = find_jdk()
-    return {
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "command": command,
-        "qlog_pyserini": _version("qlog-pyserini"), "git_commit": git_commit(),
-        "pyserini": _version("pyserini"), "anserini_jar": pyserini_jar().name,
-        "java": _java_description(jdk), "python": platform.python_version(),
-        "machine": f"{cpu_model()}, {os.cpu_count()} cores, {memory_gib()} GiB",
-    }
 
 
 def provenance_markdown(info: dict) -> str:

@@ -11,7 +11,6 @@ import contextlib
 import signal
 from typing import Any, Iterator
 
-
 # --------------------------------------------------------------------------------------------
 # Signals
 

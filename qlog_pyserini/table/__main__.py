@@ -6,11 +6,18 @@ from typing import Sequence
 
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.system.provenance import command_line, provenance, provenance_markdown
-from qlog_pyserini.table.rows import (NOTE, current_auto, current_auto_query, format_markdown, format_tuned_markdown,
-                                     load_summary, table_rows)
-from qlog_pyserini.system.outputs import atomic_output, report_stream
-from qlog_pyserini.system.outputs import check_output_files
+from qlog_pyserini.jvm.provenance import provenance
+from qlog_pyserini.system.outputs import atomic_output, check_output_files, report_stream
+from qlog_pyserini.system.provenance import command_line, provenance_markdown
+from qlog_pyserini.table.rows import (
+    NOTE,
+    current_auto,
+    current_auto_query,
+    format_markdown,
+    format_tuned_markdown,
+    load_summary,
+    table_rows,
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

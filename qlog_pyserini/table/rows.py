@@ -96,10 +96,10 @@ def current_auto_query(summary: dict, folder: str | os.PathLike, corpus_rule: An
 
     from qlog_pyserini.eval.significance import compare_scores
     from qlog_pyserini.formats.topics import read_topics
+    from qlog_pyserini.lucene.searcher import QLogSearcher
+    from qlog_pyserini.predict.per_query import query_doc_freqs
     from qlog_pyserini.predict.query_rule import QueryRuleSettings, corpus_move, distribution, query_qs
     from qlog_pyserini.predict.rule import RuleSettings, predict_with
-    from qlog_pyserini.search.per_query import query_doc_freqs
-    from qlog_pyserini.search.searcher import QLogSearcher
 
     rule = QueryRuleSettings()
     prediction = predict_with(summary["index"], RuleSettings() if corpus_rule is None else corpus_rule)

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from qlog_pyserini.analysis.analyzers import analyze, index_analyzer
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import iter_documents, write_json_collection
 from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.index import indexer as index_lib
 from qlog_pyserini.index.__main__ import main as index_main
 from qlog_pyserini.jvm.bridge import jclass
-from qlog_pyserini.analysis.analyzers import analyze, index_analyzer
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene import indexer as index_lib
+from qlog_pyserini.lucene.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
 

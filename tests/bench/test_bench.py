@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from qlog_pyserini.bench import __main__ as bench_cli
-from qlog_pyserini.errors import QLogError
 from qlog_pyserini.bench import run as bench
+from qlog_pyserini.errors import QLogError
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
 
@@ -116,7 +116,7 @@ def test_term_at_a_time_and_routed_paths_return_what_anserini_order_returns(stdl
 
     from qlog_pyserini.formats.topics import read_topics
     from qlog_pyserini.jvm.bridge import java_list
-    from qlog_pyserini.search.similarities import make_similarity
+    from qlog_pyserini.lucene.similarities import make_similarity
 
     texts = list(read_topics(stdlib_code[1]).values())
     searcher = bench.search_benchmark().open(str(stdlib_index), java_list(texts))

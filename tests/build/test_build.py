@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.build import jar as build
+from qlog_pyserini.jvm import jar as build
 from qlog_pyserini.jvm import toolchain
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java

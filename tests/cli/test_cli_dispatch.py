@@ -14,6 +14,7 @@ import pytest
 from conftest import ROOT
 
 from qlog_pyserini.__main__ import VERBS, available_verbs
+from qlog_pyserini.errors import QLogError
 
 PACKAGE = ROOT / "qlog_pyserini"
 
@@ -21,6 +22,17 @@ PACKAGE = ROOT / "qlog_pyserini"
 def _run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "qlog_pyserini", *args], capture_output=True, text=True, cwd=ROOT,
                           timeout=120)
+
+
+#: verbs whose library is a lower layer's: build's is the JVM layer's jar (qlog_pyserini.jvm.jar), index's the
+#: Lucene core's indexer (qlog_pyserini.lucene.indexer)
+LIBRARY_BELOW = {"build", "index"}
+#: the command-line side: a verb's __main__.py, the flags beside it, and the shared parser in cli/
+COMMAND_LINE_FILES = ("__main__.py", "flags.py")
+
+
+def _command_line_side(path) -> bool:
+    return path.name in COMMAND_LINE_FILES or path.parent.name == "cli"
 
 
 #: the only modules at the package's top level: its core (formula, errors), the public API and the dispatcher
@@ -36,15 +48,15 @@ def test_every_verb_is_a_package_with_its_command_line_in_main():
     for verb in cli:
         main = (PACKAGE / verb / "__main__.py").read_text()
         assert "def main(" in main and "run_cli(main)" in main, verb
-        library = [p for p in (PACKAGE / verb).glob("*.py") if p.name not in ("__init__.py", "__main__.py")]
-        assert library, f"{verb}/ holds only its command line: its library belongs beside it"
+        library = [p for p in (PACKAGE / verb).glob("*.py") if p.name not in ("__init__.py", "__main__.py", "flags.py")]
+        assert library or verb in LIBRARY_BELOW, f"{verb}/ holds only its command line: its library belongs beside it"
 
 
 def test_top_level_holds_only_the_core():
     assert {p.stem for p in PACKAGE.glob("*.py")} == CORE
     # no command line hides elsewhere: every main() that parses arguments is in a __main__.py
     for path in PACKAGE.rglob("*.py"):
-        if path.name != "__main__.py" and path.parent.name != "cli":
+        if not _command_line_side(path):
             assert "ArgumentParser(" not in path.read_text(), f"{path} builds a command line outside __main__.py"
 
 
@@ -58,6 +70,23 @@ def test_every_verbs_help_names_the_command_as_typed_and_takes_quiet():
         command = "scripts/reproduce" if verb == "reproduce" else f"python -m qlog_pyserini.{verb}"
         assert out.getvalue().startswith(f"usage: {command} "), (verb, out.getvalue()[:80])
         assert "--quiet" in out.getvalue(), verb
+
+
+def test_idf_form_is_declared_once_and_refused_with_its_choices():
+    # one declaration (cli.options), so every verb lists the same forms and refuses an unknown one the same way
+    declaring = [p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py") if '"--idf-form"' in p.read_text()]
+    assert declaring == ["cli/options.py"]
+    takers = [p.parent.name for p in PACKAGE.glob("*/__main__.py") if "add_idf_form_option(" in p.read_text()]
+    assert {"search", "sweep", "rewrite"} <= set(takers)
+    for verb in takers:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+            importlib.import_module(f"qlog_pyserini.{verb}.__main__").main(
+                ["configset", "--help"] if verb == "solr" else ["--help"])
+        assert "--idf-form {lucene,rsj}" in out.getvalue(), verb
+        if verb != "solr":  # its subcommands' required options are checked first
+            with pytest.raises(QLogError, match=r"argument --idf-form: illegal idf form: okapi, must be one of lucene, rsj"):
+                importlib.import_module(f"qlog_pyserini.{verb}.__main__").main(["--idf-form", "okapi"])
 
 
 def test_readme_documents_every_verb():
@@ -77,12 +106,23 @@ def _imports(path):
 def test_library_never_imports_the_command_line_side():
     # dependencies one way: command line -> library -> JVM bridge; a library signature takes values, never a Namespace
     for path in PACKAGE.rglob("*.py"):
-        if path.name == "__main__.py" or path.parent.name == "cli":
+        if _command_line_side(path):
             continue
         for name in _imports(path):
-            assert not (name.endswith(".__main__") or name == "qlog_pyserini.cli" or name.startswith("qlog_pyserini.cli.")), \
+            assert not (name.endswith((".__main__", ".flags")) or name == "qlog_pyserini.cli"
+                        or name.startswith("qlog_pyserini.cli.")), \
                 f"{path} imports the command-line module {name}"
         assert "argparse.Namespace" not in path.read_text(), f"{path} takes an argparse.Namespace"
+
+
+def test_library_writes_to_stderr_only_through_progress():
+    # one channel for warnings and informational lines: --quiet silences the same lines in every verb
+    for path in PACKAGE.rglob("*.py"):
+        if _command_line_side(path) or path.relative_to(PACKAGE).as_posix() == "system/progress.py":
+            continue
+        text = path.read_text()
+        assert "file=sys.stderr" not in text and "sys.stderr.write" not in text, \
+            f"{path} writes to stderr itself: use qlog_pyserini.system.progress.info or warn"
 
 
 def test_the_shared_layer_never_names_a_verb():

@@ -213,7 +213,7 @@ def test_a_planted_stale_reference_is_caught():
         "io.qlog.solr.NoSuchFactory: no such Java class or package under java-similarity/",
     ])
     # and what is there resolves, members of classes and build outputs included
-    assert problems("`qlog_pyserini.search.searcher.QLogSearcher.set_q`, `python -m qlog_pyserini.sweep`, "
+    assert problems("`qlog_pyserini.lucene.searcher.QLogSearcher.set_q`, `python -m qlog_pyserini.sweep`, "
                     "`python -m qlog_pyserini sweep`, `io.qlog.similarities.QLogBM25Similarity`, "
                     "`java-similarity/.../QLogBM25Similarity.java`, `qlog_pyserini/_jars/`, [x](README.md)") == []
 

@@ -223,8 +223,8 @@ def test_token_counts_are_kept_across_runs_of_one_index():
 def test_real_runs_csn_ruby_equal_the_per_hit_walk(csn_ruby):
     from qlog_pyserini.formats.topics import read_topics
     from qlog_pyserini.formats.trec import read_qrels
-    from qlog_pyserini.search.batch import search_topics
-    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.lucene.batch import search_topics
+    from qlog_pyserini.lucene.searcher import QLogSearcher
 
     data, index = csn_ruby
     topics, qrels = read_topics(data / "topics.tsv"), read_qrels(data / "qrels.txt")

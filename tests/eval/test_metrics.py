@@ -87,7 +87,7 @@ def test_real_runs_csn_ruby(csn_ruby, csn_ruby_runs):
 @pytest.fixture(scope="module")
 def cacm(shared_data, tmp_path_factory):
     """CACM indexed once for this module, with graded judgments made from its binary qrels."""
-    from qlog_pyserini.index.indexer import build_index
+    from qlog_pyserini.lucene.indexer import build_index
 
     folder = shared_data / "cacm"
     if not (folder / "cacm.json").is_file():
@@ -105,8 +105,8 @@ def cacm(shared_data, tmp_path_factory):
 
 @pytest.mark.jvm
 def test_real_runs_cacm_graded(cacm, tmp_path):
-    from qlog_pyserini.search.batch import search_topics
-    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.lucene.batch import search_topics
+    from qlog_pyserini.lucene.searcher import QLogSearcher
 
     folder, index, qrels = cacm
     topics = read_topics(folder / "topics.cacm.txt")

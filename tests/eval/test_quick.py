@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import qlog_pyserini as ql
+
 # imported here, not inside a test: a module first imported while the jvm guard is active keeps its stub
 from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.frames import qrels_frame, run_frame

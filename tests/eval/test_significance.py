@@ -11,7 +11,13 @@ import pytest
 
 import qlog_pyserini.eval.significance as sig
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.eval.significance import compare_scores, paired_bootstrap, paired_t_test, randomization_test, win_tie_loss
+from qlog_pyserini.eval.significance import (
+    compare_scores,
+    paired_bootstrap,
+    paired_t_test,
+    randomization_test,
+    win_tie_loss,
+)
 
 A = np.array([0.1, 0.2, 0.3, 0.4, 0.5])
 B_BETTER = A + np.array([0.1, 0.05, 0.2, 0.1, 0.3])

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from qlog_pyserini.corpus import build_benchmark
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.fetch import __main__ as fetch_cli
 from qlog_pyserini.fetch import debian as sources
-from qlog_pyserini.corpus import build_benchmark
 from qlog_pyserini.fetch.debian import PackageInfo, deb_name, fetch, find_roots, root_labels, source_roots
-from qlog_pyserini.errors import QLogError
 
 pytestmark = pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="needs dpkg-deb")
 

@@ -9,9 +9,18 @@ import pytest
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.trec_eval import EvalResult
-from qlog_pyserini.formats.frames import (frame_qrels, frame_results, frame_topics, qrels_frame, read_qrels_frame,
-                                          read_run_frame, read_topics_frame, run_frame, topics_frame,
-                                          write_frame_files)
+from qlog_pyserini.formats.frames import (
+    frame_qrels,
+    frame_results,
+    frame_topics,
+    qrels_frame,
+    read_qrels_frame,
+    read_run_frame,
+    read_topics_frame,
+    run_frame,
+    topics_frame,
+    write_frame_files,
+)
 from qlog_pyserini.formats.trec import Hit, write_run
 
 # Ties as Anserini orders them (docid ascending) and float32 scores above 16, where 1e-6 steps do not fit.

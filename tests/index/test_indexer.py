@@ -8,8 +8,8 @@ import pytest
 from conftest import run_verb
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.index.indexer import build_index, collection_folder
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.indexer import build_index, collection_folder
+from qlog_pyserini.lucene.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm
 

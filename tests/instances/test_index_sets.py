@@ -12,7 +12,7 @@ from instances.gitrepos import commit, git
 
 from qlog_pyserini.formats.instances import corpus_path, read_instances
 from qlog_pyserini.jvm.bridge import jclass
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm
 

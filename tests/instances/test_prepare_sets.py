@@ -12,9 +12,9 @@ from conftest import run_verb
 from instances.gitrepos import BASE_PYTHON_DOCS, git
 
 from qlog_pyserini.formats.documents import iter_documents
+from qlog_pyserini.formats.instances import corpus_path, read_instances
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import read_qrels
-from qlog_pyserini.formats.instances import corpus_path, read_instances
 
 
 def _swebench(repo, tmp_path: Path, extra: list[dict] | None = None) -> Path:

@@ -30,7 +30,7 @@ def test_jvm_started_by_someone_else_without_our_jar_gets_it_appended(tiny_index
         from jnius import autoclass
         classpath = autoclass("java.lang.System").getProperty("java.class.path")
         print("OURS AT START:", "qlog-similarity" in classpath)
-        from qlog_pyserini.search.searcher import QLogSearcher
+        from qlog_pyserini.lucene.searcher import QLogSearcher
         s = QLogSearcher({str(tiny_index)!r}, q=0.5)
         print("SIMILARITY:", s.similarity)
         print("HITS:", len(s.search("z0001 z0010", 5)))
@@ -43,7 +43,7 @@ def test_jvm_started_by_someone_else_without_our_jar_gets_it_appended(tiny_index
 
 def test_importing_the_package_configures_the_classpath_without_starting_the_jvm():
     # Import never compiles; build the jar first so that there is an up-to-date one to configure.
-    assert run_python("from qlog_pyserini.build.jar import similarity_jar; similarity_jar()").returncode == 0
+    assert run_python("from qlog_pyserini.jvm.jar import similarity_jar; similarity_jar()").returncode == 0
     proc = run_python("""
         import jnius_config
         import qlog_pyserini
@@ -62,7 +62,7 @@ def test_importing_the_package_configures_the_classpath_without_starting_the_jvm
 
 def test_our_classes_and_pyserinis_share_one_jvm(tiny_index):
     proc = run_python(f"""
-        from qlog_pyserini.search.searcher import QLogSearcher
+        from qlog_pyserini.lucene.searcher import QLogSearcher
         from qlog_pyserini.jvm.bridge import jclass
         s = QLogSearcher({str(tiny_index)!r}, q=0.5)
         print(s.similarity)

@@ -71,7 +71,7 @@ def test_installed_wheel_searches_from_root_with_its_packaged_jar(wheel, tmp_pat
     topics.write_text("q1\tz0001 z0010\nq2\tz0025\n")
     run = tmp_path / "run.txt"
     env = {**os.environ, "PYTHONPATH": str(target)}
-    code = (f"import sys, qlog_pyserini; from qlog_pyserini.build.jar import similarity_jar; "
+    code = (f"import sys, qlog_pyserini; from qlog_pyserini.jvm.jar import similarity_jar; "
             f"print(qlog_pyserini.__file__); print(similarity_jar()); "
             f"from qlog_pyserini.search.__main__ import main; "
             f"main(['--index', {str(tiny_index)!r}, '--topics', {str(topics)!r}, '--output', {str(run)!r}, "

@@ -6,8 +6,15 @@ import pandas as pd
 import pytest
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.lolo.per_query import (QueryEvidence, candidate_rules, fit_query_rule, leave_one_family_out_query,
-                                          query_family, rule_qs, score_rule)
+from qlog_pyserini.lolo.per_query import (
+    QueryEvidence,
+    candidate_rules,
+    fit_query_rule,
+    leave_one_family_out_query,
+    query_family,
+    rule_qs,
+    score_rule,
+)
 from qlog_pyserini.predict.query_rule import QueryRuleSettings
 from qlog_pyserini.predict.rule import predict_from_stats
 

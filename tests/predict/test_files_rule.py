@@ -8,8 +8,15 @@ import pandas as pd
 import pytest
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.predict.files import (FILES_MIN_LENGTH, FILES_Q, FilesRule, files_rule_for, fit_files_rule,
-                                         held_out_rules, scored_at)
+from qlog_pyserini.predict.files import (
+    FILES_MIN_LENGTH,
+    FILES_Q,
+    FilesRule,
+    files_rule_for,
+    fit_files_rule,
+    held_out_rules,
+    scored_at,
+)
 from qlog_pyserini.predict.rule import RuleSettings
 
 GRID = (0.0, 300.0, 1000.0)

@@ -5,8 +5,15 @@ from __future__ import annotations
 import pytest
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.predict.query_rule import (QueryRuleSettings, corpus_move, distribution, is_auto_query, rarity,
-                                              query_q, query_qs)
+from qlog_pyserini.predict.query_rule import (
+    QueryRuleSettings,
+    corpus_move,
+    distribution,
+    is_auto_query,
+    query_q,
+    query_qs,
+    rarity,
+)
 from qlog_pyserini.predict.rule import Prediction, auto_q, predict_from_stats
 
 
@@ -67,9 +74,9 @@ def test_search_cli_q_auto_query_end_to_end(tmp_path, stdlib_index, stdlib_code)
 
     from qlog_pyserini.formats.topics import read_topics
     from qlog_pyserini.formats.trec import read_run
+    from qlog_pyserini.lucene.searcher import QLogSearcher
+    from qlog_pyserini.predict.per_query import query_doc_freqs
     from qlog_pyserini.predict.rule import predict_q
-    from qlog_pyserini.search.per_query import query_doc_freqs
-    from qlog_pyserini.search.searcher import QLogSearcher
 
     out = tmp_path / "run.txt"
     proc = subprocess.run([sys.executable, "-m", "qlog_pyserini.search", "--index", str(stdlib_index), "--topics",
@@ -112,10 +119,10 @@ def test_search_cli_auto_query_options_reach_the_rule(tmp_path, stdlib_index, st
     """The rule's constants from the command line: gain 0 is BM25 for every query; a floor of 1 too; and the
     chosen q values follow rare_df and the floor as query_qs computes them with those settings."""
     from qlog_pyserini.formats.topics import read_topics
+    from qlog_pyserini.lucene.searcher import QLogSearcher
+    from qlog_pyserini.predict.per_query import query_doc_freqs
     from qlog_pyserini.predict.rule import RuleSettings, predict_with
     from qlog_pyserini.search.__main__ import main
-    from qlog_pyserini.search.per_query import query_doc_freqs
-    from qlog_pyserini.search.searcher import QLogSearcher
 
     def run(name, *extra):
         main(["--index", str(stdlib_index), "--topics", str(stdlib_code[1]), "--output", str(tmp_path / name),
@@ -135,7 +142,7 @@ def test_search_cli_auto_query_options_reach_the_rule(tmp_path, stdlib_index, st
         default_qs = query_qs(query_doc_freqs(s, list(topics.values())), prediction)
         assert qs != default_qs and min(qs) < min(default_qs)  # the settings changed the choice
         from qlog_pyserini.formats.trec import write_run
-        from qlog_pyserini.search.per_query import batch_search_per_query
+        from qlog_pyserini.predict.per_query import batch_search_per_query
 
         write_run(tmp_path / "want.txt", batch_search_per_query(s, list(topics.values()), list(topics), qs, k=20),
                   "t", qids=list(topics))

@@ -12,7 +12,23 @@ from conftest import ROOT  # noqa: E402
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import read_run
-from qlog_pyserini.predict.rule import DEFAULT_C, DEFAULT_Q_MIN, DEFAULT_SHRINK_DOCS, DEFAULT_STEP, DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN, Prediction, auto_q, describe, predict_from_stats, predict_q, q_from_h, round_toward_one, shrink_weight
+from qlog_pyserini.predict.rule import (
+    DEFAULT_C,
+    DEFAULT_Q_MIN,
+    DEFAULT_SHRINK_DOCS,
+    DEFAULT_STEP,
+    DEFAULT_VARIANT,
+    PAPER_C,
+    PAPER_Q_MIN,
+    Prediction,
+    auto_q,
+    describe,
+    predict_from_stats,
+    predict_q,
+    q_from_h,
+    round_toward_one,
+    shrink_weight,
+)
 from qlog_pyserini.stats.statistics import corpus_stats
 
 # the paper's rule, as the options express it
@@ -170,7 +186,7 @@ def test_search_cli_q_auto_end_to_end(tmp_path, stdlib_index, stdlib_code):
     assert out.read_text().split("\n", 1)[0].endswith(f" qlog-bm25-q{expected.q:g}-lucene")
 
     from qlog_pyserini.formats.topics import read_topics
-    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.lucene.searcher import QLogSearcher
 
     topics = read_topics(stdlib_code[1])
     qid = next(iter(topics))

@@ -76,8 +76,8 @@ def test_a_dataset_not_in_the_cache_is_refused_not_downloaded(tmp_path):
 
 
 def test_unknown_dataset_and_wrong_flags_are_one_line_errors(tmp_path):
-    from qlog_pyserini.prepare.datasets import prepare_irds
     from qlog_pyserini.prepare.__main__ import main
+    from qlog_pyserini.prepare.datasets import prepare_irds
 
     with pytest.raises(QLogError, match="ir_datasets has no dataset 'no/such/dataset'"):
         prepare_irds("no/such/dataset", tmp_path / "out")

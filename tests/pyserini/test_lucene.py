@@ -458,8 +458,8 @@ def test_field_runs_are_written_from_columns_as_from_hits(pyserini_fixture, tmp_
     from qlog_pyserini import QLogSearcher
     from qlog_pyserini.formats.trec import Hit, run_lines, write_run
     from qlog_pyserini.jvm.bridge import java_list, jclass
-    from qlog_pyserini.search.batch import write_topics_run
-    from qlog_pyserini.search.fields import FIELD_SEARCH, search_fields_columns
+    from qlog_pyserini.lucene.batch import write_topics_run
+    from qlog_pyserini.lucene.fields import FIELD_SEARCH, search_fields_columns
 
     topics = pyserini_fixture["queries"]
     qids, queries = list(topics), list(topics.values())

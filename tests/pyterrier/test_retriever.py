@@ -18,8 +18,8 @@ from conftest import ROOT
 
 from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.frames import read_qrels_frame, read_run_frame, read_topics_frame, run_frame
-from qlog_pyserini.search.batch import search_topics
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.batch import search_topics
+from qlog_pyserini.lucene.searcher import QLogSearcher
 from qlog_pyserini.sweep.frames import sweep_on_frames
 from qlog_pyserini.sweep.run import SweepSettings
 

@@ -12,7 +12,6 @@ from typing import Iterator
 
 from conftest import ROOT
 
-
 # Root writes anywhere, so file-mode tests would prove nothing as root (CI runs as root). In a new user namespace
 # as uid 65534 the process keeps owning root's files but loses root's capabilities, so mode bits hold again.
 NOT_ROOT = ["unshare", "--user", "--map-user=65534", "--map-group=65534", "--"]

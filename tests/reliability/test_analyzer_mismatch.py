@@ -34,7 +34,7 @@ def _corpus(folder: Path) -> Path:
 
 
 def _anserini_index(tmp_path: Path, name: str, *flags: str) -> Path:
-    from qlog_pyserini.index.indexer import anserini_index_command
+    from qlog_pyserini.lucene.indexer import anserini_index_command
 
     corpus = _corpus(tmp_path / f"{name}-corpus")
     index = tmp_path / name
@@ -90,7 +90,7 @@ def test_a_flag_that_contradicts_the_index_is_refused(indexes, topics, tmp_path)
 
 def test_the_api_knows_the_analyzer_too(indexes):
     from qlog_pyserini.errors import QLogError
-    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.lucene.searcher import QLogSearcher
 
     with pytest.raises(QLogError, match="stemmer none"):
         QLogSearcher(indexes["none"])

@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT, run_verb
 from reliability.reliability_helpers import assert_one_error
 
-from conftest import ROOT, run_verb
 from qlog_pyserini.errors import QLogError
 
 pytestmark = pytest.mark.jvm

@@ -322,9 +322,8 @@ JUNK_JVM_OPTIONS = ["-Xmx1q", "-XX:+NoSuchOption", "--frob", "-Xss1k", "-version
 
 @pytest.mark.parametrize("n", range(3))
 def test_junk_jvm_options_are_one_error_line(n, tmp_path):
-    from reliability.reliability_helpers import assert_one_error
-
     from conftest import ROOT
+    from reliability.reliability_helpers import assert_one_error
 
     rng = random.Random(f"{SEED}-jvm-{n}")
     good = _files(tmp_path)

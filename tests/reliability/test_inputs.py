@@ -8,24 +8,22 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
 from pathlib import Path
 
 import numpy as np
-import subprocess
-
 import pytest
 from conftest import run_verb
 from reliability.reliability_helpers import assert_one_error, can_drop_root, tree, verb
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.table.rows import budget_label, load_summary
 from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import Hit, check_id, format_run_lines, read_qrels, read_run
-from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.formula import Q_MAX, Q_MIN, check_q, max_idf
 from qlog_pyserini.jvm.toolchain import jvm_options
-
+from qlog_pyserini.sweep.run import parse_grid
+from qlog_pyserini.table.rows import budget_label, load_summary
 
 # --- runs are read strictly ------------------------------------------------------------
 
@@ -302,7 +300,7 @@ def test_the_native_heap_is_trimmed_unless_the_user_sets_the_interval(monkeypatc
 @pytest.mark.parametrize("name, params", [("qld", {"mu": 1e39}), ("idf-gamma", {"gamma": float("inf")}),
                                           ("qld", {"mu": 0})])
 def test_parameters_a_java_float_cannot_hold_are_refused_before_java(name, params):
-    from qlog_pyserini.search.similarities import make_similarity
+    from qlog_pyserini.lucene.similarities import make_similarity
 
     with pytest.raises(QLogError, match="illegal (mu|gamma) value"):
         make_similarity(name, **params)

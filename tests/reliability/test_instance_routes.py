@@ -222,7 +222,7 @@ def test_index_instances_onto_a_full_disk_keeps_finished_indexes_and_no_half_bui
 
 def _assert_only_complete_indexes(out: Path) -> list[str]:
     """Every entry of ``out`` is the record, the marker or a complete index the record names; returns the keys."""
-    from qlog_pyserini.search.searcher import count_documents
+    from qlog_pyserini.lucene.searcher import count_documents
 
     record = json.loads((out / "instances.json").read_text()) if (out / "instances.json").exists() else {}
     corpora = record.get("corpora", {})

@@ -8,9 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-from reliability.reliability_helpers import assert_one_error, tree
-
 from conftest import ROOT
+from reliability.reliability_helpers import assert_one_error, tree
 
 pytestmark = pytest.mark.jvm
 

@@ -23,7 +23,7 @@ from qlog_pyserini.analysis.analyzers import analyze
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import read_run
 from qlog_pyserini.jvm.bridge import jclass
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm
 
@@ -34,7 +34,7 @@ DELETED = ("d0", "d5", "d10")
 
 def _anserini(corpus: Path, index: Path, *drop: str) -> subprocess.Popen:
     """Anserini's indexer building ``index`` with Pyserini's flags but ``drop``, started (the builds run at once)."""
-    from qlog_pyserini.index.indexer import anserini_index_command
+    from qlog_pyserini.lucene.indexer import anserini_index_command
 
     cmd = [a for a in anserini_index_command(corpus, index, threads=1) if a not in drop]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

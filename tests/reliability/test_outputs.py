@@ -15,7 +15,7 @@ from conftest import run_verb
 from reliability.reliability_helpers import assert_one_error, tree, verb
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.index.indexer import INDEX_OUTPUT
+from qlog_pyserini.lucene.indexer import INDEX_OUTPUT
 from qlog_pyserini.system.outputs import MARKER, check_output_dir, is_owned, publish_dir, staging_dir, sweep_stale
 
 

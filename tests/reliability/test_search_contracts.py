@@ -20,7 +20,7 @@ from reliability.reliability_helpers import assert_one_error, tree, verb
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import read_run
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm
 
@@ -82,7 +82,7 @@ def test_written_scores_strictly_decrease_within_each_query(tmp_path, stdlib_ind
 @pytest.fixture(scope="module")
 def anserini_index_with_spaces(tmp_path_factory) -> Path:
     """An index built by Anserini's IndexCollection directly, from docids with whitespace (ours refuses them)."""
-    from qlog_pyserini.index.indexer import anserini_index_command
+    from qlog_pyserini.lucene.indexer import anserini_index_command
 
     folder = tmp_path_factory.mktemp("spaced")
     (folder / "json").mkdir()

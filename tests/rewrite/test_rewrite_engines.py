@@ -12,8 +12,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
 from conftest import same_ranking
+
 from qlog_pyserini.formula import qlog_bm25
 from qlog_pyserini.prepare.datasets import prepare_csn
 
@@ -24,8 +24,8 @@ FORMS = ("lucene", "rsj")
 @pytest.mark.parametrize("form", FORMS)
 def test_lucene_rewrite_ranks_as_qlog_similarity(csn_ruby, form: str) -> None:
     from qlog_pyserini.formats.topics import read_topics
+    from qlog_pyserini.lucene.searcher import QLogSearcher
     from qlog_pyserini.rewrite.lucene import LuceneRewriter
-    from qlog_pyserini.search.searcher import QLogSearcher
 
     prepared, index = csn_ruby
     topics = read_topics(prepared / "topics.tsv")
@@ -151,8 +151,8 @@ def test_rewrite_verb_run_matches_search_run(csn_ruby, tmp_path, form: str) -> N
 
 
 def test_rewrite_verb_refuses_missing_inputs(tmp_path, capsys) -> None:
-    from qlog_pyserini.rewrite.__main__ import main as rewrite_main
     from qlog_pyserini.cli.parser import run_cli
+    from qlog_pyserini.rewrite.__main__ import main as rewrite_main
 
     topics = tmp_path / "t.tsv"
     topics.write_text("1\tparse json\n")

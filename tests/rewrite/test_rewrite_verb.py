@@ -11,8 +11,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-
 from conftest import run_verb
+
 from qlog_pyserini.formats.trec import read_run
 
 pytestmark = pytest.mark.jvm

@@ -9,8 +9,8 @@ from conftest import TINY_N, tiny_documents
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import bm25_tf
-from qlog_pyserini.search.searcher import QLogSearcher
-from qlog_pyserini.search.similarities import MODELS, make_similarity, model
+from qlog_pyserini.lucene.searcher import QLogSearcher
+from qlog_pyserini.lucene.similarities import MODELS, make_similarity, model
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
 
@@ -96,7 +96,7 @@ def test_models_table_and_validation():
 def test_dph_is_non_negative_when_a_term_fills_its_document(tmp_path):
     import json
 
-    from qlog_pyserini.index.indexer import build_index
+    from qlog_pyserini.lucene.indexer import build_index
 
     corpus = tmp_path / "c.jsonl"
     rows = [{"id": "full", "contents": "zz01 zz01 zz01"}] + [{"id": f"d{i}", "contents": f"zz01 w{i}x y{i}x"} for i in range(5)]
@@ -117,7 +117,7 @@ def test_dph_scores_every_match_where_pruning_would_skip_its_best_document(tmp_p
     # by the hand formula, at k = 1 as at k = 1000.
     import json
 
-    from qlog_pyserini.index.indexer import build_index
+    from qlog_pyserini.lucene.indexer import build_index
 
     texts = {f"d{i}": "zz01 " + " ".join(f"p{i}q{j}" for j in range(39)) for i in range(2000)}
     texts["d1300"], texts["d1301"] = "zz01 zz01 zz01", "zz01 zz01 y1q y2q y3q y4q"

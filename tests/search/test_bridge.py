@@ -18,7 +18,7 @@ import pytest
 
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import Hit, format_run_lines, to_dict
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm
 
@@ -161,7 +161,7 @@ def test_per_query_q_equals_one_q_at_a_time(tied_index, csn_ruby):
 @pytest.mark.parametrize("output_format", ["trec", "msmarco"])
 def test_run_streamed_in_batches_equals_one_call(csn_ruby, tmp_path, output_format):
     from qlog_pyserini.formats.trec import write_run
-    from qlog_pyserini.search.batch import write_topics_run
+    from qlog_pyserini.lucene.batch import write_topics_run
 
     prepared, index = csn_ruby
     topics = read_topics(prepared / "topics.tsv")
@@ -177,7 +177,7 @@ def test_run_streamed_in_batches_equals_one_call(csn_ruby, tmp_path, output_form
 
 def test_streamed_run_drops_as_pyserini(tied_index, tmp_path):
     from qlog_pyserini.formats.trec import write_run
-    from qlog_pyserini.search.batch import drop_hits, write_topics_run
+    from qlog_pyserini.lucene.batch import drop_hits, write_topics_run
 
     topics = {"d099": "alpha beta", "d050": "beta", "x": "nothing"}
     with QLogSearcher(tied_index) as s:

@@ -9,8 +9,8 @@ from collections import Counter
 import pytest
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.search.per_query import batch_search_per_query, query_doc_freqs
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.searcher import QLogSearcher
+from qlog_pyserini.predict.per_query import batch_search_per_query, query_doc_freqs
 
 pytestmark = pytest.mark.jvm
 

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.search.batch import prefetched
+from qlog_pyserini.lucene.batch import prefetched
 
 
 def test_items_come_in_order_and_all_of_them():

@@ -9,9 +9,9 @@ from conftest import run_verb
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import Hit, read_run
-from qlog_pyserini.search.batch import drop_hits
+from qlog_pyserini.lucene.batch import drop_hits
+from qlog_pyserini.lucene.fields import parse_fields
 from qlog_pyserini.search.feedback import Rm3, Rocchio
-from qlog_pyserini.search.fields import parse_fields
 
 
 def cli(*args: object) -> subprocess.CompletedProcess:

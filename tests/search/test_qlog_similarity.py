@@ -11,7 +11,7 @@ from conftest import TINY_DFS, TINY_N, tiny_documents
 
 from qlog_pyserini.formula import bm25_tf, idf_q, ln_q, odds_lucene, odds_rsj, qlog_bm25
 from qlog_pyserini.jvm.bridge import jclass
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
 

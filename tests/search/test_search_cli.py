@@ -48,7 +48,7 @@ def test_search_cli_writes_trec_run_equal_to_api(tmp_path, stdlib_index, stdlib_
     assert len(first) == 6 and first[1] == "Q0" and first[3] == "1" and first[5] == "mytag"
     run = read_run(out)
     from qlog_pyserini.formats.topics import read_topics
-    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.lucene.searcher import QLogSearcher
 
     topics = read_topics(stdlib_code[1])
     qid = next(iter(topics))
@@ -153,7 +153,7 @@ def test_index_cli_beir_corpus_with_unusual_docids(tmp_path):
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows))
     proc = fresh("index", "--corpus", corpus, "--index", tmp_path / "idx", "--threads", "1")
     assert proc.returncode == 0, proc.stderr
-    from qlog_pyserini.search.searcher import QLogSearcher
+    from qlog_pyserini.lucene.searcher import QLogSearcher
 
     s = QLogSearcher(tmp_path / "idx", q=0.5)
     assert s.num_docs == 3

@@ -7,7 +7,7 @@ from oracles import anserini_bm25_searcher, hits_from_anserini, results_from_ans
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
 

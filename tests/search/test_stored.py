@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.search.searcher import QLogSearcher
-from qlog_pyserini.search.searcher import text_of_raw
-from qlog_pyserini.search.stored import StoredTexts
+from qlog_pyserini.lucene.searcher import QLogSearcher, text_of_raw
+from qlog_pyserini.lucene.stored import StoredTexts
 
 pytestmark = pytest.mark.jvm
 

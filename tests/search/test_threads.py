@@ -15,7 +15,7 @@ import threading
 import pytest
 
 from qlog_pyserini.formats.trec import to_dict
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm
 
@@ -27,8 +27,9 @@ MODEL = re.compile(r"k1=([0-9.]+),b=([0-9.]+),q=([0-9.eE-]+),form=(\w+)")
 @pytest.fixture(scope="module")
 def other_index(tmp_path_factory):
     """A second index over the same terms with other docids and other statistics."""
-    from qlog_pyserini.index import build_index
     from conftest import tiny_documents
+
+    from qlog_pyserini.index import build_index
 
     folder = tmp_path_factory.mktemp("other")
     with open(folder / "corpus.jsonl", "w") as f:

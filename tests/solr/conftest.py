@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
-
 from conftest import ROOT
+
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.jvm.toolchain import user_java_options
 

@@ -18,8 +18,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, run_verb, same_ranking
+
 from qlog_pyserini.eval.trec_eval import trec_eval
 
 pytestmark = [pytest.mark.jvm, pytest.mark.solr, pytest.mark.data]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import run_verb
 
 from qlog_pyserini.errors import QLogError

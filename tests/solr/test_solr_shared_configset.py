@@ -13,8 +13,8 @@ import sys
 import zipfile
 
 import pytest
-
 from conftest import ROOT
+
 from qlog_pyserini.solr.client import SolrClient
 from qlog_pyserini.solr.configset import ConfigSet
 

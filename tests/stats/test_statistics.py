@@ -87,8 +87,8 @@ def write_jsonl(path: Path, docs: dict[str, str]) -> Path:
 @pytest.fixture(scope="module")
 def two_segment_index(tmp_path_factory) -> Path:
     """Segments A and B indexed by Anserini separately, then joined without merging by Lucene's addIndexes."""
-    from qlog_pyserini.index.indexer import build_index
     from qlog_pyserini.jvm.bridge import jcast, jclass
+    from qlog_pyserini.lucene.indexer import build_index
 
     tmp = tmp_path_factory.mktemp("two-seg")
     parts = []
@@ -195,7 +195,7 @@ def test_unknown_field_and_bad_arguments(two_segment_index, tmp_path):
 
 
 def test_index_without_term_vectors_has_no_sample(tmp_path):
-    from qlog_pyserini.index.indexer import anserini_index_command
+    from qlog_pyserini.lucene.indexer import anserini_index_command
 
     corpus = tmp_path / "json"
     corpus.mkdir()

@@ -18,8 +18,8 @@ from oracles import anserini_bm25_searcher, hits_from_anserini
 from qlog_pyserini.eval.budget import code_token_count
 from qlog_pyserini.formats.instances import read_instance_set
 from qlog_pyserini.formats.trec import read_run
+from qlog_pyserini.lucene.searcher import QLogSearcher
 from qlog_pyserini.predict.files import FilesRule
-from qlog_pyserini.search.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm
 

@@ -13,7 +13,7 @@ from qlog_pyserini.eval.budget import recall_at_budgets, recall_at_token_budgets
 from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import read_qrels, read_run
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.searcher import QLogSearcher
 from qlog_pyserini.sweep.run import SweepSettings, choose_oracle, parse_grid, run_sweep, summary_line
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
@@ -38,7 +38,7 @@ def test_choose_oracle_breaks_ties_towards_bm25():
 
 def _written_run(index, topics_path, path, hits, **model):
     """A run of ``topics_path`` written by the search verb's library (not the sweep), with ``model`` installed."""
-    from qlog_pyserini.search.batch import write_topics_run
+    from qlog_pyserini.lucene.batch import write_topics_run
 
     with QLogSearcher(index) as searcher:
         if model:
@@ -205,11 +205,11 @@ def test_plot_marks_the_oracle_the_cross_validated_and_the_label_free_q(tmp_path
 
 def test_sweep_auto_query_run_equals_the_grid_runs_at_each_querys_q(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
     """The per-query pass (one batch, a q per query) against the grid's passes (one installed q each)."""
+    from qlog_pyserini.formats.topics import read_topics
+    from qlog_pyserini.lucene.searcher import QLogSearcher
+    from qlog_pyserini.predict.per_query import query_doc_freqs
     from qlog_pyserini.predict.query_rule import QueryRuleSettings, query_qs
     from qlog_pyserini.predict.rule import predict_q
-    from qlog_pyserini.search.per_query import query_doc_freqs
-    from qlog_pyserini.search.searcher import QLogSearcher
-    from qlog_pyserini.formats.topics import read_topics
 
     out = tmp_path / "sweep"
     prediction = predict_q(stdlib_index)

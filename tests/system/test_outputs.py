@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.system.outputs import MARKER, OutputKind, check_output_dir, is_owned, staged_output, work_dir, write_json
+from qlog_pyserini.system.outputs import (
+    MARKER,
+    OutputKind,
+    check_output_dir,
+    is_owned,
+    staged_output,
+    work_dir,
+    write_json,
+)
 
 
 def _hidden(folder: Path) -> list[str]:

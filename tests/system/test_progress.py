@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from qlog_pyserini.system import progress
 from qlog_pyserini.cli.parser import ArgumentParser
+from qlog_pyserini.system import progress
 
 
 class _Tty(io.StringIO):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from conftest import ROOT
 
-from qlog_pyserini.system.provenance import command_line
 from qlog_pyserini.system.project import relative_to_project
+from qlog_pyserini.system.provenance import command_line
 
 
 def test_command_line_writes_project_paths_relative_to_the_root(tmp_path, monkeypatch):

@@ -10,8 +10,8 @@ from qlog_pyserini.sweep.run import SweepSettings, run_sweep
 
 
 def test_table_gathers_sweeps(tmp_path, stdlib_index, stdlib_code, stdlib_qrels):
-    from qlog_pyserini.table.rows import format_markdown, load_summary, table_rows
     from qlog_pyserini.table.__main__ import main
+    from qlog_pyserini.table.rows import format_markdown, load_summary, table_rows
 
     out = tmp_path / "sweep"
     s = run_sweep(stdlib_index, stdlib_code[1], stdlib_qrels, out, SweepSettings(grid=(0.5,), hits=20, resamples=200),

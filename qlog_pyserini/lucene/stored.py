@@ -1,6 +1,6 @@
 """Stored document texts by Lucene doc number: what a run's doc numbers point at, with no docid lookup.
 
-:meth:`QLogSearcher.doc_text <qlog_pyserini.search.searcher.QLogSearcher.doc_text>` finds a document by
+:meth:`QLogSearcher.doc_text <qlog_pyserini.lucene.searcher.QLogSearcher.doc_text>` finds a document by
 its external docid (a term lookup in the index, then the stored fields); a run held as arrays
 already has each hit's Lucene doc number, so :class:`StoredTexts` reads the stored fields directly,
 many documents per call, in ascending doc number (the order Lucene's compressed stored-field blocks
@@ -17,7 +17,7 @@ import numpy as np
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.jvm.bridge import jclass
-from qlog_pyserini.search.searcher import QLogSearcher, instance_call, text_of_raw
+from qlog_pyserini.lucene.searcher import QLogSearcher, instance_call, text_of_raw
 
 SEARCHER = "io.qlog.search.QLogSearcher"
 PACKER = "io.qlog.search.StoredTexts"

@@ -26,13 +26,13 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from qlog_pyserini.analysis.analyzers import java_analyzer, open_reader, query_analyzer
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import UNWRITABLE_ID, Hit, check_id
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q, check_qlog, check_score_range, max_idf
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends, is_java_exception, java_error, jclass
-from qlog_pyserini.analysis.analyzers import java_analyzer, open_reader, query_analyzer
-from qlog_pyserini.search.results import SEARCHER, BatchResults, DocidTable
-from qlog_pyserini.search.similarities import check_parameters, own_parameters
+from qlog_pyserini.lucene.results import SEARCHER, BatchResults, DocidTable
+from qlog_pyserini.lucene.similarities import check_parameters, own_parameters
 
 
 def text_of_raw(raw: str) -> str:
@@ -219,7 +219,7 @@ class QLogSearcher:
         self.set_qlog(q=q)
 
     def set_similarity(self, similarity: Any, **params: Any) -> None:
-        """Install a model by name (see :mod:`qlog_pyserini.search.similarities`: ``bm25``, ``qlog``, ``idf-gamma``,
+        """Install a model by name (see :mod:`qlog_pyserini.lucene.similarities`: ``bm25``, ``qlog``, ``idf-gamma``,
         ``qld``, ``dfr``, ``dph``; k1 and b default to this searcher's) or any Lucene ``Similarity`` object.
 
         ``set_similarity("qlog", q=0.3)`` is the same as ``set_qlog(q=0.3)``.
@@ -244,7 +244,7 @@ class QLogSearcher:
             if similarity == "qlog":
                 q, k1, b, form = self._qlog_values(*(params.get(k) for k in ("q", "k1", "b", "idf_form")))
                 return jclass(SEARCHER).qlog_model(k1, b, q, form)
-            from qlog_pyserini.search.similarities import make_similarity
+            from qlog_pyserini.lucene.similarities import make_similarity
 
             params = {**own_parameters(similarity, k1=self.k1, b=self.b), **params}
             if similarity == "idf-gamma":
@@ -301,7 +301,7 @@ class QLogSearcher:
                      q: Iterable[float] | None = None) -> BatchResults:
         """Top ``k`` hits per query, searched on ``threads`` Java threads: ``{qid: hits}`` in ``qids`` order.
 
-        The result is a read-only mapping (:class:`~qlog_pyserini.search.results.BatchResults`) over the
+        The result is a read-only mapping (:class:`~qlog_pyserini.lucene.results.BatchResults`) over the
         batch's columns, as they crossed the bridge: hits are made on access, and it also gives ``to_dict()``,
         ``to_frame()`` and the run lines. ``q``, one value per query, searches each query with q-log BM25 at
         its own q (this searcher's k1, b and IDF form; one Lucene searcher per distinct q over the one open
@@ -328,7 +328,7 @@ class QLogSearcher:
     def search_grid(self, queries: Sequence[str], qids: Sequence[str], models: Sequence[Any], k: int = 10,
                     threads: int = 1, writable: bool = True) -> list[BatchResults]:
         """Top ``k`` hits per query under each of ``models`` (Lucene similarities, e.g. from :meth:`make_similarity`):
-        one :class:`~qlog_pyserini.search.results.BatchResults` per model, in ``models`` order, each equal to
+        one :class:`~qlog_pyserini.lucene.results.BatchResults` per model, in ``models`` order, each equal to
         :meth:`batch_search` with that model installed.
 
         A sweep's grid in one pass: each query's postings are read once and scored by every model

@@ -25,14 +25,13 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from qlog_pyserini.analysis.analyzers import INDEXER_CLASS, check_analyzer
-from qlog_pyserini.build.jar import similarity_jar
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import corpus_files, count_documents_in, scan_documents, write_json_collection
+from qlog_pyserini.jvm.jar import similarity_jar
 from qlog_pyserini.jvm.toolchain import (
     HEAP_HINT,
     checked_java_options,
@@ -43,7 +42,7 @@ from qlog_pyserini.jvm.toolchain import (
 )
 from qlog_pyserini.system.outputs import MARKER, OutputKind, check_output_dir, disk_errors, staged_output
 from qlog_pyserini.system.processes import popen, reaped
-from qlog_pyserini.system.progress import progress_bar
+from qlog_pyserini.system.progress import progress_bar, warn
 
 INDEXER = "io.anserini.index.IndexCollection"
 STORAGE_FLAGS = ("-storePositions", "-storeDocvectors", "-storeRaw")
@@ -124,7 +123,7 @@ def build_index(corpus: str | os.PathLike, index_dir: str | os.PathLike, threads
         indexed, empty = counters.get("indexed", -1), counters.get("empty", 0)
         if empty:
             # Anserini skips documents whose contents are empty; they cannot match any query anyway.
-            print(f"warning: {empty} documents with empty contents were skipped by Anserini", file=sys.stderr)
+            warn(f"{empty} documents with empty contents were skipped by Anserini")
         if indexed + empty != written:
             raise QLogError(f"Anserini indexed {indexed} documents (and skipped {empty} empty ones) "
                             f"but the corpus has {written}: {counters}")

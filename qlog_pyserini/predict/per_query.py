@@ -1,7 +1,7 @@
 """One batch, a q per query: q-log BM25 at each query's own q in a single pass, and the term statistics
 a per-query q is chosen from.
 
-    >>> from qlog_pyserini.search.per_query import batch_search_per_query, query_doc_freqs
+    >>> from qlog_pyserini.predict.per_query import batch_search_per_query, query_doc_freqs
     >>> query_doc_freqs(searcher, ["parse json body", "ServeHTTP handler"])  # doctest: +SKIP
     >>> batch_search_per_query(searcher, queries, qids, [0.7, 1.0, 0.85], k=1000)  # doctest: +SKIP
 
@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.jvm.bridge import java_list, jclass
-from qlog_pyserini.search.batch import BATCH
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.batch import BATCH
+from qlog_pyserini.lucene.searcher import QLogSearcher
 
 if TYPE_CHECKING:
     from qlog_pyserini.predict.query_rule import QueryRuleSettings
@@ -53,7 +53,7 @@ def batch_search_per_query(searcher: QLogSearcher, queries: Sequence[str], qids:
 
 
 class AutoQueryQ:
-    """``q_of`` for :func:`~qlog_pyserini.search.batch.search_batches`: each query's label-free q
+    """``q_of`` for :func:`~qlog_pyserini.lucene.batch.search_batches`: each query's label-free q
     (:mod:`qlog_pyserini.predict.query_rule`) from its terms' document frequencies, one statistics call
     per batch; the q values chosen so far are kept in :attr:`chosen`, in query order."""
 
@@ -80,9 +80,9 @@ def search_topics_auto_query(searcher: QLogSearcher, topics: Mapping[str, str], 
 
     One statistics call and one search pass per ``batch_size`` topics; the searcher's similarity is
     untouched. To stream the run to a file instead, give :class:`AutoQueryQ` to
-    :func:`~qlog_pyserini.search.batch.write_topics_run` as ``q_of``.
+    :func:`~qlog_pyserini.lucene.batch.write_topics_run` as ``q_of``.
     """
-    from qlog_pyserini.search.batch import search_batches
+    from qlog_pyserini.lucene.batch import search_batches
 
     q_of = AutoQueryQ(searcher, prediction, rule)
     results: dict[str, list[Hit]] = {}

@@ -18,11 +18,11 @@ from typing import BinaryIO, Callable, Iterator, Mapping, Sequence, TypeVar
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import Topics
 from qlog_pyserini.formats.trec import OUTPUT_FORMATS, Hit, check_id, run_lines
+from qlog_pyserini.lucene.fields import FieldResults, search_fields_columns
+from qlog_pyserini.lucene.results import BatchResults
+from qlog_pyserini.lucene.searcher import QLogSearcher
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import progress_bar
-from qlog_pyserini.search.fields import FieldResults, search_fields_columns
-from qlog_pyserini.search.results import BatchResults
-from qlog_pyserini.search.searcher import QLogSearcher
 
 BATCH = 64  # queries per Java batch call: large enough to keep threads busy, small enough for a live progress bar
 
@@ -54,9 +54,9 @@ def search_batches(searcher: QLogSearcher, topics: Topics, hits: int = 1000, thr
                    ) -> Iterator[BatchResults | FieldResults]:
     """Every topic through ``searcher``, ``batch_size`` queries at a time, one batch's results at a time.
 
-    Each batch is a :class:`~qlog_pyserini.search.results.BatchResults` (columns from Java), or with
-    ``fields`` (:mod:`qlog_pyserini.search.fields`, Anserini's own multi-field call) a
-    :class:`~qlog_pyserini.search.fields.FieldResults` (columns too, a mapping ``qid -> hits``).
+    Each batch is a :class:`~qlog_pyserini.lucene.results.BatchResults` (columns from Java), or with
+    ``fields`` (:mod:`qlog_pyserini.lucene.fields`, Anserini's own multi-field call) a
+    :class:`~qlog_pyserini.lucene.fields.FieldResults` (columns too, a mapping ``qid -> hits``).
     ``q_of`` gives each batch's queries a q of their own (``q_of(queries)``, one value per query:
     q-log BM25 at that q, in one pass; see :meth:`QLogSearcher.batch_search`).
     """
@@ -89,7 +89,7 @@ def search_grid_batches(searcher: QLogSearcher, topics: Topics, models: Sequence
                         threads: int = 1, progress: bool = False, batch_size: int = BATCH,
                         desc: str = "searching", writable: bool = True) -> Iterator[list[BatchResults]]:
     """Every topic under every model, ``batch_size`` queries at a time: for each batch, one
-    :class:`~qlog_pyserini.search.results.BatchResults` per model (:meth:`QLogSearcher.search_grid`,
+    :class:`~qlog_pyserini.lucene.results.BatchResults` per model (:meth:`QLogSearcher.search_grid`,
     ``writable`` as there)."""
     for chunk, queries in _topic_batches(topics, batch_size, desc, progress):
         yield searcher.search_grid(queries, chunk, models, k=hits, threads=threads, writable=writable)
@@ -101,7 +101,7 @@ def search_topics(searcher: QLogSearcher, topics: Topics, hits: int = 1000, thre
     """Run every topic through ``searcher``; ``{qid: hits}`` in topic order, all in memory.
 
     ``batch_size`` queries go to Java at a time (the run does not depend on it). ``fields`` searches
-    those fields with their weights (:mod:`qlog_pyserini.search.fields`) instead of ``contents``.
+    those fields with their weights (:mod:`qlog_pyserini.lucene.fields`) instead of ``contents``.
     To write a run, :func:`write_topics_run` streams it instead, holding one batch at a time.
     """
     results: dict[str, list[Hit]] = {}

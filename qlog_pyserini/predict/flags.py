@@ -10,10 +10,28 @@ from __future__ import annotations
 import argparse
 
 from qlog_pyserini.errors import QLogError
-
-from qlog_pyserini.predict.rule import (DEFAULT_C, DEFAULT_H0, DEFAULT_Q_MIN, DEFAULT_SHRINK_DOCS, DEFAULT_STEP,
-                                        DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN, RuleSettings)
-from qlog_pyserini.predict.query_rule import DEFAULT_GAIN, DEFAULT_Q_FLOOR, DEFAULT_RARE_DF, QueryRuleSettings
+from qlog_pyserini.formula import check_q
+from qlog_pyserini.predict.query_rule import (
+    AUTO_QUERY,
+    DEFAULT_GAIN,
+    DEFAULT_Q_FLOOR,
+    DEFAULT_RARE_DF,
+    QueryRuleSettings,
+    is_auto_query,
+)
+from qlog_pyserini.predict.rule import (
+    AUTO,
+    DEFAULT_C,
+    DEFAULT_H0,
+    DEFAULT_Q_MIN,
+    DEFAULT_SHRINK_DOCS,
+    DEFAULT_STEP,
+    DEFAULT_VARIANT,
+    PAPER_C,
+    PAPER_Q_MIN,
+    RuleSettings,
+    is_auto,
+)
 from qlog_pyserini.stats.statistics import FEATURES
 
 
@@ -68,3 +86,13 @@ def query_rule_from_args(args: argparse.Namespace) -> QueryRuleSettings:
 
 _QUERY_RULE_OPTIONS = {"rare_df": "auto-query-rare-df", "gain": "auto-query-gain", "q_floor": "auto-query-floor",
                        "step": "auto-step"}
+
+
+def q_or_auto(text: str) -> float | str:
+    """A ``--q`` value as it enters (an argparse ``type``): a q, checked, or a label-free mode, 'auto' or
+    'auto-query'; anything else is one error line naming it."""
+    if is_auto(text):
+        return AUTO
+    if is_auto_query(text):
+        return AUTO_QUERY
+    return check_q(text)

@@ -23,13 +23,13 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.jvm.toolchain import MIN_JAVA, find_jdk, pyserini_jar
+from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.project import PROJECT_ROOT
 
 JAVA_ROOT = PROJECT_ROOT / "java-similarity"
@@ -159,7 +159,7 @@ def compile_jar(target: Path, fatjar: Path | None = None, verbose: bool = False,
                "-cp", os.pathsep.join(str(p) for p in (fatjar, *classpath)), "-d", str(classes),
                *(str(f) for _, f in sources)]
         if verbose:
-            print(" ".join(cmd), file=sys.stderr)
+            info(" ".join(cmd))
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise QLogError(f"javac failed ({jdk.javac}):\n{proc.stderr.strip()}")

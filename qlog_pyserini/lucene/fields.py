@@ -17,7 +17,7 @@ import numpy as np
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import Hit, format_run_columns
 from qlog_pyserini.jvm.bridge import java_list, jclass
-from qlog_pyserini.search.searcher import QLogSearcher
+from qlog_pyserini.lucene.searcher import QLogSearcher
 
 FIELD_SEARCH = "io.qlog.pyserini.FieldSearch"
 
