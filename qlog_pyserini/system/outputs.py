@@ -646,8 +646,8 @@ def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
         keep = 0o666 & ~_umask()  # mkstemp makes 0600; give a new file the mode open() would
     with disk_errors(path):
         fd, tmp = tempfile.mkstemp(prefix=temp_prefix(target), suffix=".tmp", dir=parent)
-    os.chmod(tmp, keep)
     try:
+        os.chmod(tmp, keep)  # inside the cleanup: a signal here must not leave the temporary behind
         with disk_errors(path):
             with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
                 yield f
