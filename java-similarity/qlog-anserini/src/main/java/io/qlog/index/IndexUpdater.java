@@ -1,0 +1,88 @@
+package io.qlog.index;
+
+import io.anserini.collection.JsonCollection;
+import io.anserini.index.Constants;
+import io.anserini.index.IndexCollection;
+import io.anserini.index.generator.DefaultLuceneDocumentGenerator;
+import io.anserini.index.generator.GeneratorException;
+import io.qlog.analysis.IdentifierAnalyzer;
+import java.io.IOException;
+import java.nio.file.Paths;
+import java.util.Map;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.index.ConcurrentMergeScheduler;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.similarities.BM25Similarity;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+
+/**
+ * Changes an index in place: each given document replaces the one with its id (or is added), each
+ * given id is deleted, and the result is one commit.
+ *
+ * <p>A document is what {@link AnalyzerIndexer} makes of the same JSON line: Anserini's {@code
+ * JsonCollection.Document.fromString} and {@code DefaultLuceneDocumentGenerator} with positions, doc
+ * vectors and the raw document stored, so an index built by {@link BatchIndexer} and one kept
+ * current here hold the same fields. The writer's configuration is {@link AnalyzerIndexer}'s
+ * ({@code BM25Similarity} norms, no compound files), and the analyzer's name is recorded in the
+ * commit under {@link AnalyzerIndexer#ANALYZER_KEY}.
+ *
+ * <p>Until Lucene merges them away, a replaced or deleted document still counts in the term
+ * statistics (document frequencies, average length), as in any Lucene index that is updated; the
+ * merge policy reclaims them as segments merge.
+ *
+ * <p>One static call opens the writer, applies every change, commits and closes: a caller through a
+ * JNI bridge never holds a writer object between calls, and no other process is locked out between
+ * updates.
+ */
+public final class IndexUpdater {
+
+  private IndexUpdater() {}
+
+  /**
+   * Applies {@code documents} (JSON lines {@code {"id": ..., "contents": ...}}) and deletes {@code
+   * deletedIds} in the index at {@code indexDir}, created when {@code create} is true (an existing
+   * index there is replaced). Returns the live documents after the commit.
+   *
+   * @throws IllegalArgumentException for an unknown analyzer or a document with no id or contents
+   */
+  public static int apply(String indexDir, String analyzer, boolean create, String[] documents,
+                          String[] deletedIds) throws IOException {
+    Analyzer luceneAnalyzer = IdentifierAnalyzer.forName(analyzer); // validates the name before any change
+    IndexCollection.Args generatorArgs = new IndexCollection.Args();
+    generatorArgs.storePositions = true;
+    generatorArgs.storeDocvectors = true;
+    generatorArgs.storeRaw = true;
+    DefaultLuceneDocumentGenerator<JsonCollection.Document> generator =
+        new DefaultLuceneDocumentGenerator<>(generatorArgs);
+    IndexWriterConfig config = new IndexWriterConfig(luceneAnalyzer)
+        .setSimilarity(new BM25Similarity())
+        .setOpenMode(create ? IndexWriterConfig.OpenMode.CREATE : IndexWriterConfig.OpenMode.APPEND)
+        .setUseCompoundFile(false)
+        .setMergeScheduler(new ConcurrentMergeScheduler());
+    try (Directory dir = FSDirectory.open(Paths.get(indexDir));
+         IndexWriter writer = new IndexWriter(dir, config)) {
+      for (String id : deletedIds) {
+        writer.deleteDocuments(new Term(Constants.ID, id));
+      }
+      for (String line : documents) {
+        JsonCollection.Document source = JsonCollection.Document.fromString(line);
+        Document doc;
+        try {
+          doc = generator.createDocument(source);
+        } catch (GeneratorException e) {
+          throw new IllegalArgumentException("cannot index document " + source.id() + ": " + e, e);
+        }
+        writer.updateDocument(new Term(Constants.ID, source.id()), doc);
+      }
+      writer.setLiveCommitData(Map.of(AnalyzerIndexer.ANALYZER_KEY, analyzer).entrySet());
+      writer.commit();
+      return writer.getDocStats().numDocs;
+    } finally {
+      luceneAnalyzer.close();
+    }
+  }
+}
