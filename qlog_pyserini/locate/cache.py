@@ -1,0 +1,144 @@
+"""The cache folder of one repository's ``locate`` index: a Lucene index and the manifest that keeps it current.
+
+``<root>/<key>/`` (``key`` a hash of the repository's path and whether its work tree or which commit is read,
+and of the languages when they are given) holds exactly these entries, the only ones ``locate`` ever writes or
+deletes there:
+
+- ``stamp.json``: the cache format, this package's version and the Anserini jar the index was written with. A
+  folder whose stamp is absent, unreadable or another's is rebuilt, never used.
+- ``manifest.json``: per indexed file its version (blob id, or modification time and size) and content
+  SHA-256; per skipped file (binary, unreadable, generated) its version and reason; the languages and the
+  fingerprint of the file rules. Its ``state`` is ``updating`` while the index is being changed, so a run
+  killed half-way leaves a cache the next run rebuilds.
+- ``index/``: the Lucene index (``io.qlog.index.IndexUpdater``).
+- ``lock``: an advisory lock (``flock``) that serialises updates and searches across processes.
+
+The root is ``$QLOG_CACHE/locate``, else ``$XDG_CACHE_HOME/qlog-pyserini/locate`` (``~/.cache/...``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from qlog_pyserini import __version__
+from qlog_pyserini.eval.trec_eval import cache_dir
+from qlog_pyserini.jvm.toolchain import pyserini_jar
+from qlog_pyserini.system.outputs import write_json
+
+FORMAT = 1
+STAMP, MANIFEST, INDEX, LOCK = "stamp.json", "manifest.json", "index", "lock"
+READY, UPDATING = "ready", "updating"
+
+
+def default_cache_root() -> Path:
+    return cache_dir() / "locate"
+
+
+def cache_key(identity: str, languages: tuple[str, ...] | None) -> str:
+    return hashlib.sha256(f"{identity}\n{','.join(languages or ())}".encode()).hexdigest()[:20]
+
+
+def stamp() -> dict[str, Any]:
+    """What a cache written by this version says of itself."""
+    return {"tool": "qlog-pyserini locate", "format": FORMAT, "version": __version__, "anserini": pyserini_jar().name}
+
+
+@dataclass
+class Manifest:
+    """What the index holds: ``files`` ``{path: [version, sha256]}``, ``skipped`` ``{path: [version, reason]}``."""
+
+    languages: tuple[str, ...]
+    rules: str
+    files: dict[str, list[str]] = field(default_factory=dict)
+    skipped: dict[str, list[str]] = field(default_factory=dict)
+    generation: int = 0
+    scanned_ns: int = 0  # when the work tree was last listed: files changed within the clock's grain are re-read
+
+    def to_json(self, state: str) -> dict[str, Any]:
+        return {"state": state, "generation": self.generation, "languages": list(self.languages), "rules": self.rules,
+                "scanned_ns": self.scanned_ns, "files": self.files, "skipped": self.skipped}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Manifest | None":
+        """The manifest ``data`` describes, None unless it is a complete one in the ready state."""
+        try:
+            if data.get("state") != READY:
+                return None
+            files, skipped = data["files"], data["skipped"]
+            if not (isinstance(files, dict) and isinstance(skipped, dict)
+                    and all(isinstance(v, list) and len(v) == 2 for v in (*files.values(), *skipped.values()))):
+                return None
+            return cls(tuple(data["languages"]), str(data["rules"]), files, skipped, int(data["generation"]),
+                       int(data["scanned_ns"]))
+        except (AttributeError, KeyError, TypeError, ValueError):
+            return None
+
+
+class IndexCache:
+    """One repository's cache folder (see the module docstring)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.index_dir = folder / INDEX
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the folder's lock: no other process updates or searches this index meanwhile."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with open(self.folder / LOCK, "a+b") as f:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+    def load(self) -> Manifest | None:
+        """The manifest, or None when the folder is not a sound cache of this version (then it is rebuilt)."""
+        try:
+            if json.loads((self.folder / STAMP).read_text(encoding="utf-8")) != stamp():
+                return None
+            manifest = Manifest.from_json(json.loads((self.folder / MANIFEST).read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return None
+        if manifest is None or not self.index_dir.is_dir():
+            return None
+        if not any(p.name.startswith("segments_") for p in self.index_dir.iterdir()):
+            return None
+        return manifest
+
+    def clear(self) -> None:
+        """Delete what ``locate`` writes here (and nothing else), before a rebuild."""
+        for name in (MANIFEST, STAMP):
+            with contextlib.suppress(FileNotFoundError):
+                (self.folder / name).unlink()
+        if self.index_dir.is_symlink() or self.index_dir.is_file():
+            self.index_dir.unlink()
+        elif self.index_dir.exists():
+            shutil.rmtree(self.index_dir)
+
+    def begin(self, manifest: Manifest) -> None:
+        """Mark the index as being changed: a run killed before :meth:`commit` leaves a cache that is rebuilt."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        write_json(self.folder / STAMP, stamp())
+        write_json(self.folder / MANIFEST, manifest.to_json(UPDATING), indent=None)
+
+    def commit(self, manifest: Manifest) -> None:
+        write_json(self.folder / MANIFEST, manifest.to_json(READY), indent=None)
+
+
+def remove_owned(folder: str | os.PathLike) -> None:
+    """Delete a cache folder's own entries (:meth:`IndexCache.clear`) and the lock, and the folder if then empty."""
+    cache = IndexCache(Path(folder))
+    cache.clear()
+    with contextlib.suppress(FileNotFoundError):
+        (cache.folder / LOCK).unlink()
+    with contextlib.suppress(OSError):
+        cache.folder.rmdir()

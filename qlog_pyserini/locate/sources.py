@@ -1,0 +1,167 @@
+"""Where ``locate`` reads a repository's files: a work tree on disk, or one commit of any repository.
+
+A work tree's files are git's own list, ``git ls-files -co --exclude-standard``: tracked files as they are on
+disk (uncommitted changes included) and untracked files that no ignore rule covers. A commit's files are its
+tree, read with ``git ls-tree`` and ``git cat-file --batch`` (:class:`~qlog_pyserini.instances.git.GitRepository`),
+so a bare mirror serves as well as a clone.
+
+Each file has a *version*: what tells a changed file from an unchanged one without reading it. For a commit
+it is the blob id. For a work tree it is the file's modification time and size, and a file whose version
+changed is read and compared by the SHA-256 of its content, so a touched but unchanged file is not indexed
+again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.instances.git import GitRepository, git_env
+from qlog_pyserini.instances.rules import LANGUAGE_RULES, FileRules
+from qlog_pyserini.system.processes import run
+
+#: A language is detected when at least this share of a repository's source files (by extension) is in it.
+DETECT_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A file of the repository: its path, git mode, size in bytes and version (see the module docstring)."""
+
+    path: str
+    mode: str
+    size: int | None
+    version: str
+
+
+def content_sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class WorkTree:
+    """The files of a work tree, uncommitted and untracked ones included, read from disk."""
+
+    kind = "worktree"
+
+    def __init__(self, repo: GitRepository) -> None:
+        self.repo = repo
+        out = run(["git", "-C", str(repo.path), "rev-parse", "--show-toplevel"], env=git_env())
+        if out.returncode != 0:
+            raise QLogError(f"{str(repo.path)!r} is a repository without a work tree (a bare mirror): "
+                            "give --rev to read one of its commits")
+        self.root = Path(out.stdout.decode().strip())
+        self.identity = f"worktree:{self.root}"
+
+    def candidates(self) -> list[Candidate]:
+        out = run(["git", "-C", str(self.root), "ls-files", "-z", "-c", "-o", "--exclude-standard", "-s"],
+                  env=git_env())
+        if out.returncode != 0:
+            raise QLogError(f"git ls-files failed in {str(self.root)!r}: {out.stderr.decode(errors='replace').strip()}")
+        found: dict[str, Candidate] = {}
+        for record in out.stdout.split(b"\0"):
+            if not record:
+                continue
+            # tracked: "<mode> <sha> <stage>\t<path>"; untracked: "<path>" alone
+            meta, tab, raw = record.partition(b"\t")
+            mode = meta.split()[0].decode() if tab else "100644"
+            path = (raw if tab else record).decode("utf-8", "surrogateescape")
+            if path in found:
+                continue  # a conflicted file is listed once per stage
+            try:
+                st = os.lstat(self.root / path)
+            except OSError:
+                continue  # a tracked file deleted from the work tree
+            if mode != "160000":  # a submodule keeps its mode; a file's is what is on disk now
+                mode = "120000" if stat.S_ISLNK(st.st_mode) else "100644"
+            found[path] = Candidate(path, mode, st.st_size, f"{st.st_mtime_ns}:{st.st_size}")
+        return list(found.values())
+
+    def read(self, paths: Sequence[str]) -> Iterator[tuple[str, bytes | None]]:
+        """``(path, content)``, None for a file that cannot be read."""
+        for path in paths:
+            try:
+                yield path, (self.root / path).read_bytes()
+            except OSError:
+                yield path, None
+
+
+class Revision:
+    """The files of one commit of a repository (a clone or a bare mirror), read from git's objects."""
+
+    kind = "rev"
+
+    def __init__(self, repo: GitRepository, rev: str) -> None:
+        self.repo = repo
+        found = repo.resolve([rev])[rev] if rev and not rev.startswith("-") else None
+        if found is None:
+            raise QLogError(f"repository {str(repo.path)!r} has no commit {rev!r}")
+        self.commit, self.tree = found
+        self.identity = f"rev:{Path(repo.path).resolve()}:{self.commit}"
+        self._entries: dict[str, Candidate] | None = None
+
+    def candidates(self) -> list[Candidate]:
+        if self._entries is None:  # a commit's tree never changes: read once
+            self._entries = {e.path: Candidate(e.path, e.mode, e.size, e.sha) for e in self.repo.tree(self.tree)}
+        return list(self._entries.values())
+
+    def read(self, paths: Sequence[str]) -> Iterator[tuple[str, bytes | None]]:
+        by_sha: dict[str, list[str]] = {}
+        entries = {c.path: c for c in self.candidates()}
+        for path in paths:
+            by_sha.setdefault(entries[path].version, []).append(path)
+        for sha, data in self.repo.read_objects(list(by_sha)):
+            for path in by_sha[sha]:
+                yield path, data
+
+
+def detect_languages(paths: Sequence[str]) -> tuple[str, ...]:
+    """The languages at least :data:`DETECT_SHARE` of the files with a known extension are in, most files first.
+
+    ``.h`` counts for no language (C's and C++'s both); a repository with no source file of any language is
+    :class:`QLogError`."""
+    counts: Counter[str] = Counter()
+    for path in paths:
+        name = path.rsplit("/", 1)[-1]
+        if name.endswith(".h"):
+            continue
+        for language, rules in LANGUAGE_RULES.items():
+            if name.endswith(rules.extensions) and name not in rules.extensions:
+                counts[language] += 1
+                break
+    total = sum(counts.values())
+    if not total:
+        raise QLogError(f"no source file of a known language ({', '.join(LANGUAGE_RULES)}) in the repository; "
+                        "give --language")
+    chosen = [lang for lang, n in counts.most_common() if n >= DETECT_SHARE * total]
+    return tuple(chosen)
+
+
+def open_source(repo: str | os.PathLike, rev: str | None) -> WorkTree | Revision:
+    """The files ``locate`` reads: the work tree of ``repo``, or commit ``rev`` of it; :class:`QLogError` when
+    ``repo`` is not a folder, not a repository, or lacks ``rev``."""
+    if not str(repo) or not Path(repo).is_dir():
+        raise QLogError(f"--repo {str(repo)!r} is not a folder")
+    git = GitRepository(repo)
+    try:
+        return WorkTree(git) if rev is None else Revision(git, rev)
+    except BaseException:
+        git.close()
+        raise
+
+
+def keep_rules(rules: FileRules, candidates: Sequence[Candidate]) -> tuple[list[Candidate], Counter[str]]:
+    """The candidates prepare's path rules keep, and how many each rule dropped."""
+    kept, dropped = [], Counter[str]()
+    for c in candidates:
+        reason = rules.path_reason(c.path, c.mode, c.size)
+        if reason is None:
+            kept.append(c)
+        else:
+            dropped[reason] += 1
+    return kept, dropped
