@@ -37,13 +37,17 @@ def build_server(locator: Locator) -> Any:
     """The MCP server (not yet running) whose tool ``locate`` answers with ``locator``."""
     try:
         from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.exceptions import ToolError
     except ImportError:
         raise missing_extra("mcp") from None
     server = MCPServer("qlog-locate", instructions="Call locate with the issue text to find the files to read or edit.")
 
     @server.tool(name="locate", description=TOOL_DESCRIPTION)
     def locate(query: str, budget: int = DEFAULT_BUDGET, hits: int = DEFAULT_HITS) -> dict[str, Any]:
-        return locator.locate(query, budget=budget, hits=hits).to_json()
+        try:
+            return locator.locate(query, budget=budget, hits=hits).to_json()
+        except QLogError as e:  # the caller's mistake (an empty query, a bad budget): its message, not a crash
+            raise ToolError(str(e)) from None
 
     return server
 
