@@ -17,20 +17,14 @@ from __future__ import annotations
 from typing import Any
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.system.extras import missing_extra
 from qlog_pyserini.locate.locator import DEFAULT_BUDGET, DEFAULT_HITS, Locator
 
-EXTRA = "agent"
 TOOL_DESCRIPTION = (
     "Rank the repository's source files for an issue or task description and pack the best into a token budget. "
     "Returns JSON: files [{path, rank, score, tokens, packed, unit: {name, start, end}, packed_units}], budget, "
     "packed_tokens, reason (when nothing fits), model, index. Tests, vendored and generated files are left out; "
     "the index follows the working tree's edits.")
-
-
-def missing_extra(package: str, extra: str = EXTRA) -> QLogError:
-    """The one error for an optional package that is not installed, naming the extra that brings it."""
-    return QLogError(f"this needs the {package!r} package: pip install 'qlog-pyserini[{extra}]' "
-                     f"(or pip install '.[{extra}]' in a checkout)")
 
 
 def build_server(locator: Locator) -> Any:
