@@ -88,6 +88,13 @@ class IndexCache:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.index_dir = folder / INDEX
+        # the manifest last read or written, under the stat of the files it came from: a call that finds them
+        # unchanged does not parse it again
+        self._known: tuple[tuple, Manifest] | None = None
+
+    def _files_stat(self) -> tuple:
+        stats = [os.stat(self.folder / name) for name in (STAMP, MANIFEST)]
+        return tuple((s.st_ino, s.st_mtime_ns, s.st_size) for s in stats)
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -103,19 +110,24 @@ class IndexCache:
     def load(self) -> Manifest | None:
         """The manifest, or None when the folder is not a sound cache of this version (then it is rebuilt)."""
         try:
+            seen = self._files_stat()
+            if not any(p.name.startswith("segments_") for p in self.index_dir.iterdir()):
+                return None
+            if self._known is not None and self._known[0] == seen:
+                return self._known[1]
             if json.loads((self.folder / STAMP).read_text(encoding="utf-8")) != stamp():
                 return None
             manifest = Manifest.from_json(json.loads((self.folder / MANIFEST).read_text(encoding="utf-8")))
         except (OSError, ValueError):
             return None
-        if manifest is None or not self.index_dir.is_dir():
+        if manifest is None:
             return None
-        if not any(p.name.startswith("segments_") for p in self.index_dir.iterdir()):
-            return None
+        self._known = (seen, manifest)
         return manifest
 
     def clear(self) -> None:
         """Delete what ``locate`` writes here (and nothing else), before a rebuild."""
+        self._known = None
         for name in (MANIFEST, STAMP):
             with contextlib.suppress(FileNotFoundError):
                 (self.folder / name).unlink()
@@ -126,19 +138,11 @@ class IndexCache:
 
     def begin(self, manifest: Manifest) -> None:
         """Mark the index as being changed: a run killed before :meth:`commit` leaves a cache that is rebuilt."""
+        self._known = None
         self.folder.mkdir(parents=True, exist_ok=True)
         write_json(self.folder / STAMP, stamp())
         write_json(self.folder / MANIFEST, manifest.to_json(UPDATING), indent=None)
 
     def commit(self, manifest: Manifest) -> None:
         write_json(self.folder / MANIFEST, manifest.to_json(READY), indent=None)
-
-
-def remove_owned(folder: str | os.PathLike) -> None:
-    """Delete a cache folder's own entries (:meth:`IndexCache.clear`) and the lock, and the folder if then empty."""
-    cache = IndexCache(Path(folder))
-    cache.clear()
-    with contextlib.suppress(FileNotFoundError):
-        (cache.folder / LOCK).unlink()
-    with contextlib.suppress(OSError):
-        cache.folder.rmdir()
+        self._known = (self._files_stat(), manifest)

@@ -43,7 +43,7 @@ from qlog_pyserini.instances.rules import LANGUAGE_RULES, FileRules, check_langu
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends, is_java_exception, java_error, jclass, start_jvm
 from qlog_pyserini.locate.cache import IndexCache, Manifest, cache_key, default_cache_root
 from qlog_pyserini.locate.model import FilesModel, RankingModel
-from qlog_pyserini.locate.sources import Candidate, Revision, WorkTree, content_sha, detect_languages, keep_rules, \
+from qlog_pyserini.locate.sources import Candidate, KeptFiles, Revision, WorkTree, content_sha, detect_languages, \
     open_source
 from qlog_pyserini.locate.units import Unit, bm25_idf, score_units, split_units
 from qlog_pyserini.search.searcher import QLogSearcher, check_hits
@@ -55,7 +55,9 @@ DEFAULT_HITS = 10
 #: A work-tree file modified this close to the last listing may change again within the clock's grain
 #: without changing its modification time: it is re-read (and compared by content) at the next call.
 RACY_NS = 2_000_000_000
-UPDATE_BATCH = 512  # documents per call into Java: bounds the memory of one crossing
+UPDATE_BATCH = 2048  # documents per call into Java: bounds the memory of one crossing
+PARALLEL_FROM = 64  # a change of this many documents is analyzed on every core (MAX_THREADS at most)
+MAX_THREADS = 4
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,7 @@ class Locator:
         self._generation = -1
         self._settings: dict[str, Any] = {}
         self._manifest: Manifest | None = None
+        self._kept: dict[tuple[str, ...], KeptFiles] = {}  # the rules of each language set, with their answers
 
     # -- the index ---------------------------------------------------------------------------------
 
@@ -185,17 +188,17 @@ class Locator:
     def _update(self) -> IndexReport:
         started = time.monotonic()
         listed_ns = time.time_ns()
-        candidates = self.source.candidates()
+        candidates = self.source.candidates(self._rules(self.languages or tuple(LANGUAGE_RULES)).wanted)
         languages = self.languages or self._detected(candidates)
-        rules = FileRules(languages)
-        kept, excluded = keep_rules(rules, candidates)
+        kept, excluded = self._rules(languages).split(candidates)
+        fingerprint = self._rules(languages).fingerprint
         manifest = self.cache.load()
-        rebuilt = manifest is None or manifest.rules != rules.fingerprint() or manifest.languages != languages
+        rebuilt = manifest is None or manifest.rules != fingerprint or manifest.languages != languages
         if rebuilt:
-            manifest = Manifest(languages, rules.fingerprint())
+            manifest = Manifest(languages, fingerprint)
         assert manifest is not None
         stale = self._stale(manifest, kept)
-        new = Manifest(languages, rules.fingerprint(), generation=manifest.generation, scanned_ns=listed_ns)
+        new = Manifest(languages, fingerprint, generation=manifest.generation, scanned_ns=listed_ns)
         kept_paths = {c.path for c in kept}
         new.files = {p: v for p, v in manifest.files.items() if p in kept_paths and p not in stale}
         new.skipped = {p: v for p, v in manifest.skipped.items() if p in kept_paths and p not in stale}
@@ -204,16 +207,21 @@ class Locator:
         if rebuilt or documents or removed:
             new.generation = manifest.generation + 1
             self._apply(new, documents, removed, create=rebuilt)
-        elif stale or new.scanned_ns != manifest.scanned_ns:
-            self.cache.commit(new)  # versions refreshed (a touched file), nothing to index
+        elif stale:
+            self.cache.commit(new)  # versions refreshed (touched or racy files), nothing to index
         self._manifest = new
         skipped = Counter(reason for _, reason in new.skipped.values())
         return IndexReport(len(new.files), len(documents), 0 if rebuilt else len(removed),
                            round(time.monotonic() - started, 3), dict(sorted(skipped.items())),
                            dict(sorted(excluded.items())), rebuilt, languages, str(self.cache.folder))
 
+    def _rules(self, languages: tuple[str, ...]) -> KeptFiles:
+        if languages not in self._kept:
+            self._kept[languages] = KeptFiles(FileRules(languages))
+        return self._kept[languages]
+
     def _detected(self, candidates: list[Candidate]) -> tuple[str, ...]:
-        kept, _ = keep_rules(FileRules(tuple(LANGUAGE_RULES)), candidates)
+        kept, _ = self._rules(tuple(LANGUAGE_RULES)).split(candidates)
         return detect_languages([c.path for c in kept])
 
     def _stale(self, manifest: Manifest, kept: list[Candidate]) -> dict[str, Candidate]:
@@ -261,9 +269,10 @@ class Locator:
         updater = jclass(UPDATER)
         try:
             batches = [documents[i:i + UPDATE_BATCH] for i in range(0, len(documents), UPDATE_BATCH)] or [[]]
+            threads = min(os.cpu_count() or 1, MAX_THREADS) if len(documents) >= PARALLEL_FROM else 1
             for i, batch in enumerate(batches):
                 updater.apply(str(self.cache.index_dir), self.model.analyzer, create and i == 0, batch,
-                              removed if i == 0 else [])
+                              removed if i == 0 else [], threads)
         except Exception as e:
             if not is_java_exception(e):
                 raise
@@ -286,6 +295,24 @@ class Locator:
             files = self._files(searcher, issue, ranked, report.languages)
         return _packed(files, budget, self._settings, report)
 
+    def indexed_paths(self) -> list[str]:
+        """The paths the index holds, as of the last update."""
+        with self._lock:
+            return sorted(self._manifest.files) if self._manifest is not None else []
+
+    def rank(self, issue: str, hits: int = DEFAULT_HITS, update: bool = True) -> list[tuple[str, float]]:
+        """The top ``hits`` ``(path, score)`` for ``issue``, without units or packing; ``update=False`` searches
+        the index as the last update left it (no look at the repository)."""
+        issue, hits = check_issue(issue), check_hits(hits, "hits")
+        with self._lock, self.cache.locked():
+            if update or self._manifest is None:
+                self._update()
+            assert self._manifest is not None
+            if not self._manifest.files:
+                return []
+            searcher = self._open(self._manifest.generation)
+            return [(hit.docid, hit.score) for hit in self.model.rank(searcher, issue, hits)]
+
     def _open(self, generation: int) -> QLogSearcher:
         if self._searcher is None or generation != self._generation:
             self._close_searcher()
@@ -295,35 +322,35 @@ class Locator:
         return self._searcher
 
     def _files(self, searcher: QLogSearcher, issue: str, ranked: list, languages: tuple[str, ...]) -> list[tuple]:
-        """``(path, score, text, units with scores and tokens)`` of each ranked file."""
+        """``(path, score, text, [(unit, score, tokens)])`` of each ranked file."""
         if not ranked:
             return []
-        rules = FileRules(languages)
+        rules = self._rules(languages).rules
         texts = [searcher.doc_text(hit.docid).partition("\n")[2] for hit in ranked]
+        lines = [t.splitlines(keepends=True) for t in texts]
         splits = []
         for hit, text in zip(ranked, texts):
             language = rules.language_of(hit.docid)
             splits.append(split_units(text, language.language if language else ""))
-        lines = [t.splitlines(keepends=True) for t in texts]
         unit_texts = [u.text(ls) for units, ls in zip(splits, lines) for u in units]
-        analyzed = [str(t).split() for t in searcher.call_java(jclass(TEXT_TERMS).analyzeAll, self.model.analyzer,
-                                                                 unit_texts)] if unit_texts else []
-        idf = self._query_idf(searcher, issue)
+        # the query and every unit analyzed in one crossing, as the index analyzed them
+        query_terms, *analyzed = [str(t).split() for t in searcher.call_java(
+            jclass(TEXT_TERMS).analyzeAll, self.model.analyzer, [issue, *unit_texts])]
+        idf = self._query_idf(searcher, issue, query_terms)
         out, at = [], 0
-        for hit, text, units, ls in zip(ranked, texts, splits, lines):
+        for hit, text, units in zip(ranked, texts, splits):
             terms = analyzed[at:at + len(units)]
-            at += len(units)
             scores = score_units(terms, idf, self.model.k1, self.model.b)
-            out.append((hit.docid, hit.score, text,
-                        [(u, s, code_token_count(u.text(ls))) for u, s in zip(units, scores)]))
+            out.append((hit.docid, hit.score, text, [(u, sc, code_token_count(unit_texts[at + i]))
+                                                     for i, (u, sc) in enumerate(zip(units, scores))]))
+            at += len(units)
         return out
 
-    def _query_idf(self, searcher: QLogSearcher, issue: str) -> dict[str, float]:
+    def _query_idf(self, searcher: QLogSearcher, issue: str, query_terms: list[str]) -> dict[str, float]:
         """Each distinct query term's BM25 IDF on the index (the terms as the searcher parses the query)."""
-        from qlog_pyserini.analysis.analyzers import analyze
         from qlog_pyserini.search.per_query import query_doc_freqs
 
-        terms = sorted(set(analyze(issue, self.model.analyzer)), key=lambda t: t.encode())
+        terms = sorted(set(query_terms), key=lambda t: t.encode())  # the order of Lucene's term bytes
         (dfs,) = query_doc_freqs(searcher, [issue])
         if len(dfs) != len(terms):  # the parser saw other terms than the analyzer: weigh them alike
             return {t: 1.0 for t in terms}
@@ -355,7 +382,7 @@ def _packed(files: list[tuple], budget: int, settings: dict[str, Any], report: I
     """Pack ``files`` (in rank order) into ``budget`` tokens (see the module docstring)."""
     used, out, too_large = 0, [], []
     for rank, (path, score, text, units) in enumerate(files, 1):
-        tokens = code_token_count(text)
+        tokens = sum(n for _, _, n in units)  # units cover every line, and no token spans a line
         best = max(units, key=lambda u: u[1]) if units else None
         unit = _unit_hit(*best) if best is not None and best[1] > 0 else None
         packed_units: list[UnitHit] = []

@@ -19,7 +19,7 @@ import stat
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.instances.git import GitRepository, git_env
@@ -58,12 +58,15 @@ class WorkTree:
         self.root = Path(out.stdout.decode().strip())
         self.identity = f"worktree:{self.root}"
 
-    def candidates(self) -> list[Candidate]:
+    def candidates(self, wanted: Callable[[str], bool] | None = None) -> list[Candidate]:
+        """The files; only those ``wanted`` by path (all by default) are looked at on disk, the others have size 0
+        and no version (for a rule that drops a file by its path alone)."""
         out = run(["git", "-C", str(self.root), "ls-files", "-z", "-c", "-o", "--exclude-standard", "-s"],
                   env=git_env())
         if out.returncode != 0:
             raise QLogError(f"git ls-files failed in {str(self.root)!r}: {out.stderr.decode(errors='replace').strip()}")
         found: dict[str, Candidate] = {}
+        root = f"{self.root}{os.sep}"
         for record in out.stdout.split(b"\0"):
             if not record:
                 continue
@@ -73,8 +76,11 @@ class WorkTree:
             path = (raw if tab else record).decode("utf-8", "surrogateescape")
             if path in found:
                 continue  # a conflicted file is listed once per stage
+            if wanted is not None and not wanted(path):
+                found[path] = Candidate(path, mode if tab else "100644", 0, "")
+                continue
             try:
-                st = os.lstat(self.root / path)
+                st = os.lstat(root + path)
             except OSError:
                 continue  # a tracked file deleted from the work tree
             if mode != "160000":  # a submodule keeps its mode; a file's is what is on disk now
@@ -105,7 +111,7 @@ class Revision:
         self.identity = f"rev:{Path(repo.path).resolve()}:{self.commit}"
         self._entries: dict[str, Candidate] | None = None
 
-    def candidates(self) -> list[Candidate]:
+    def candidates(self, wanted: Callable[[str], bool] | None = None) -> list[Candidate]:
         if self._entries is None:  # a commit's tree never changes: read once
             self._entries = {e.path: Candidate(e.path, e.mode, e.size, e.sha) for e in self.repo.tree(self.tree)}
         return list(self._entries.values())
@@ -155,13 +161,34 @@ def open_source(repo: str | os.PathLike, rev: str | None) -> WorkTree | Revision
         raise
 
 
-def keep_rules(rules: FileRules, candidates: Sequence[Candidate]) -> tuple[list[Candidate], Counter[str]]:
-    """The candidates prepare's path rules keep, and how many each rule dropped."""
-    kept, dropped = [], Counter[str]()
-    for c in candidates:
-        reason = rules.path_reason(c.path, c.mode, c.size)
-        if reason is None:
-            kept.append(c)
-        else:
-            dropped[reason] += 1
-    return kept, dropped
+class KeptFiles:
+    """prepare's path rules over a repository's files, each file's answer kept: a work tree listed at every call
+    changes in few paths, and the rules read only the path, mode and size."""
+
+    def __init__(self, rules: FileRules) -> None:
+        self.rules = rules
+        self.fingerprint = rules.fingerprint()
+        self._reasons: dict[tuple[str, str, int | None], str | None] = {}
+
+    def wanted(self, path: str) -> bool:
+        """Whether a regular file at ``path`` may be kept, its size aside (the rules before the size cap)."""
+        key = (path, "100644", 0)
+        if key not in self._reasons:
+            self._reasons[key] = self.rules.path_reason(path, "100644", 0)
+        return self._reasons[key] is None
+
+    def split(self, candidates: Sequence[Candidate]) -> tuple[list[Candidate], Counter[str]]:
+        """The candidates the rules keep, and how many each rule dropped."""
+        kept, dropped = [], Counter[str]()
+        reasons = self._reasons
+        for c in candidates:
+            key = (c.path, c.mode, c.size)
+            if key in reasons:
+                reason = reasons[key]
+            else:
+                reason = reasons[key] = self.rules.path_reason(c.path, c.mode, c.size)
+            if reason is None:
+                kept.append(c)
+            else:
+                dropped[reason] += 1
+        return kept, dropped

@@ -20,8 +20,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-_C_LIKE = (r"^[ \t]*(?:[A-Za-z_][\w:<>,*&\[\] \t]*[ \t*&])?(?!(?:if|for|while|switch|return|else|catch|new|sizeof)\b)"
-           r"(?P<name>[A-Za-z_~][\w:~]*)[ \t]*\([^;]*$")
+# a declaration: a type (or modifiers) before the name, an open parenthesis, and no ';' left on the line
+_C_LIKE = (r"^[ \t]*(?!(?:return|else|new|throw|case|goto|delete|if|while|for|switch|catch|do)\b)"
+           r"[A-Za-z_][\w:<>,*&\[\] \t]*[ \t*&]"
+           r"(?!(?:if|for|while|switch|return|else|catch|new|sizeof)\b)(?P<name>[A-Za-z_~][\w:~]*)[ \t]*\([^;]*$")
 _TYPES = r"^[ \t]*(?:[\w@]+[ \t]+)*(?:class|struct|interface|enum|record|union|namespace)[ \t]+(?P<name>[A-Za-z_]\w*)"
 _JS = (r"^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:async[ \t]+)?(?:function\*?|class|interface|type|enum)[ \t]+"
        r"(?P<name>[A-Za-z_$][\w$]*)|"
@@ -67,16 +69,13 @@ def split_units(text: str, language: str) -> list[Unit]:
     pattern = UNIT_STARTS.get(language)
     starts: list[tuple[int, str]] = []
     if pattern is not None:
-        offsets = [0]
-        for line in lines:
-            offsets.append(offsets[-1] + len(line))
-        line_no = 0
-        for m in pattern.finditer(text):
-            while offsets[line_no + 1] <= m.start():
-                line_no += 1
-            name = next((v for v in m.groupdict().values() if v), "?")
-            if not starts or starts[-1][0] != line_no + 1:
-                starts.append((line_no + 1, name.strip()))
+        match = pattern.match
+        for number, line in enumerate(lines, 1):
+            # a cheap test first: every start holds a letter and is not a blank or a comment line
+            stripped = line.lstrip()
+            if not stripped or stripped[0] in "/*#@}{)\"'" or not (m := match(line.rstrip("\r\n"))):
+                continue
+            starts.append((number, next((v for v in m.groupdict().values() if v), "?").strip()))
     if not starts or starts[0][0] > 1:
         starts.insert(0, (1, TOP))
     return [Unit(name, start, (starts[i + 1][0] - 1) if i + 1 < len(starts) else len(lines))

@@ -8,7 +8,13 @@ import io.anserini.index.generator.GeneratorException;
 import io.qlog.analysis.IdentifierAnalyzer;
 import java.io.IOException;
 import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.index.ConcurrentMergeScheduler;
@@ -40,17 +46,25 @@ import org.apache.lucene.store.FSDirectory;
  */
 public final class IndexUpdater {
 
+  /** Each writer's RAM buffer, in MB: {@link BatchIndexer}'s default; a repository's files rarely fill it. */
+  public static final int RAM_BUFFER_MB = 256;
+
   private IndexUpdater() {}
 
   /**
    * Applies {@code documents} (JSON lines {@code {"id": ..., "contents": ...}}) and deletes {@code
    * deletedIds} in the index at {@code indexDir}, created when {@code create} is true (an existing
-   * index there is replaced). Returns the live documents after the commit.
+   * index there is replaced), the documents analyzed on {@code threads} threads (the writer is shared,
+   * as Lucene's writers are made to be). Returns the live documents after the commit.
    *
-   * @throws IllegalArgumentException for an unknown analyzer or a document with no id or contents
+   * @throws IllegalArgumentException for an unknown analyzer, a document with no id or contents, or
+   *     fewer than one thread
    */
   public static int apply(String indexDir, String analyzer, boolean create, String[] documents,
-                          String[] deletedIds) throws IOException {
+                          String[] deletedIds, int threads) throws IOException {
+    if (threads < 1) {
+      throw new IllegalArgumentException("illegal threads value: " + threads + ", must be at least 1");
+    }
     Analyzer luceneAnalyzer = IdentifierAnalyzer.forName(analyzer); // validates the name before any change
     IndexCollection.Args generatorArgs = new IndexCollection.Args();
     generatorArgs.storePositions = true;
@@ -61,28 +75,62 @@ public final class IndexUpdater {
     IndexWriterConfig config = new IndexWriterConfig(luceneAnalyzer)
         .setSimilarity(new BM25Similarity())
         .setOpenMode(create ? IndexWriterConfig.OpenMode.CREATE : IndexWriterConfig.OpenMode.APPEND)
+        .setRAMBufferSizeMB(RAM_BUFFER_MB)
         .setUseCompoundFile(false)
         .setMergeScheduler(new ConcurrentMergeScheduler());
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
     try (Directory dir = FSDirectory.open(Paths.get(indexDir));
          IndexWriter writer = new IndexWriter(dir, config)) {
       for (String id : deletedIds) {
         writer.deleteDocuments(new Term(Constants.ID, id));
       }
-      for (String line : documents) {
-        JsonCollection.Document source = JsonCollection.Document.fromString(line);
-        Document doc;
+      List<Future<?>> done = new ArrayList<>();
+      int slice = (documents.length + threads - 1) / threads;
+      for (int from = 0; from < documents.length; from += slice) {
+        int start = from;
+        int end = Math.min(documents.length, from + slice);
+        done.add(pool.submit(() -> {
+          for (int i = start; i < end; i++) {
+            update(writer, generator, documents[i]);
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : done) {
         try {
-          doc = generator.createDocument(source);
-        } catch (GeneratorException e) {
-          throw new IllegalArgumentException("cannot index document " + source.id() + ": " + e, e);
+          f.get();
+        } catch (ExecutionException e) {
+          Throwable cause = e.getCause();
+          if (cause instanceof IOException io) {
+            throw io;
+          }
+          if (cause instanceof RuntimeException re) {
+            throw re;
+          }
+          throw new IOException(cause);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while indexing", e);
         }
-        writer.updateDocument(new Term(Constants.ID, source.id()), doc);
       }
       writer.setLiveCommitData(Map.of(AnalyzerIndexer.ANALYZER_KEY, analyzer).entrySet());
       writer.commit();
       return writer.getDocStats().numDocs;
     } finally {
+      pool.shutdownNow();
       luceneAnalyzer.close();
     }
+  }
+
+  private static void update(IndexWriter writer, DefaultLuceneDocumentGenerator<JsonCollection.Document> generator,
+                             String line) throws IOException {
+    JsonCollection.Document source = JsonCollection.Document.fromString(line);
+    Document doc;
+    try {
+      doc = generator.createDocument(source);
+    } catch (GeneratorException e) {
+      throw new IllegalArgumentException("cannot index document " + source.id() + ": " + e, e);
+    }
+    writer.updateDocument(new Term(Constants.ID, source.id()), doc);
   }
 }
