@@ -43,8 +43,8 @@ from qlog_pyserini.instances.rules import LANGUAGE_RULES, FileRules, check_langu
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends, is_java_exception, java_error, jclass, start_jvm
 from qlog_pyserini.locate.cache import IndexCache, Manifest, cache_key, default_cache_root
 from qlog_pyserini.locate.model import FilesModel, RankingModel
-from qlog_pyserini.locate.sources import Candidate, KeptFiles, Revision, WorkTree, content_sha, detect_languages, \
-    open_source
+from qlog_pyserini.locate.sources import RACY_NS, Candidate, KeptFiles, Revision, WorkTree, content_sha, \
+    detect_languages, open_source
 from qlog_pyserini.locate.units import Unit, bm25_idf, score_units, split_units
 from qlog_pyserini.search.searcher import QLogSearcher, check_hits
 
@@ -52,9 +52,6 @@ UPDATER = "io.qlog.index.IndexUpdater"
 TEXT_TERMS = "io.qlog.analysis.TextTerms"
 DEFAULT_BUDGET = 8192
 DEFAULT_HITS = 10
-#: A work-tree file modified this close to the last listing may change again within the clock's grain
-#: without changing its modification time: it is re-read (and compared by content) at the next call.
-RACY_NS = 2_000_000_000
 UPDATE_BATCH = 2048  # documents per call into Java: bounds the memory of one crossing
 PARALLEL_FROM = 64  # a change of this many documents is analyzed on every core (MAX_THREADS at most)
 MAX_THREADS = 4
@@ -177,6 +174,7 @@ class Locator:
         self._settings: dict[str, Any] = {}
         self._manifest: Manifest | None = None
         self._kept: dict[tuple[str, ...], KeptFiles] = {}  # the rules of each language set, with their answers
+        self._detection: tuple[int, tuple[str, ...]] = (0, ())  # (listing generation, languages detected in it)
 
     # -- the index ---------------------------------------------------------------------------------
 
@@ -221,8 +219,11 @@ class Locator:
         return self._kept[languages]
 
     def _detected(self, candidates: list[Candidate]) -> tuple[str, ...]:
-        kept, _ = self._rules(tuple(LANGUAGE_RULES)).split(candidates)
-        return detect_languages([c.path for c in kept])
+        generation = self.source.listing_generation
+        if self._detection[0] != generation:
+            kept, _ = self._rules(tuple(LANGUAGE_RULES)).split(candidates)
+            self._detection = (generation, detect_languages([c.path for c in kept]))
+        return self._detection[1]
 
     def _stale(self, manifest: Manifest, kept: list[Candidate]) -> dict[str, Candidate]:
         """The kept files whose version differs from the manifest's (or that are racy: see :data:`RACY_NS`)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,9 @@ from qlog_pyserini.instances.git import GitRepository, git_env
 from qlog_pyserini.instances.rules import LANGUAGE_RULES, FileRules
 from qlog_pyserini.system.processes import run
 
+#: A file or folder changed this close to a listing may change again within the clock's grain without changing
+#: its modification time: it is looked at again (a file read, the folders listed) at the next call.
+RACY_NS = 2_000_000_000
 #: A language is detected when at least this share of a repository's source files (by extension) is in it.
 DETECT_SHARE = 0.05
 
@@ -45,39 +49,90 @@ def content_sha(data: bytes) -> str:
 
 
 class WorkTree:
-    """The files of a work tree, uncommitted and untracked ones included, read from disk."""
+    """The files of a work tree, uncommitted and untracked ones included, read from disk.
+
+    Listing the untracked files walks the whole tree (``git ls-files -o``), the largest part of a warm call on
+    a large repository. So the listing is kept with the state it was taken in: git's index file, the
+    repository's exclude file, every folder that holds a listed file or holds such a folder, and every
+    ``.gitignore`` listed. A file added or removed changes its folder's modification time, a ``git add`` or
+    ``git rm`` the index, an edited ignore rule its file; while none of these changed, the listing stands and
+    only the listed files are looked at. A state taken within the clock's grain of a change (:data:`RACY_NS`)
+    is not trusted. What this does not see at once: a file added to a folder that holds only ignored files
+    and no listed one (it is listed at the next change elsewhere, as git's own untracked cache would miss it
+    without its per-folder records).
+    """
 
     kind = "worktree"
 
     def __init__(self, repo: GitRepository) -> None:
         self.repo = repo
-        out = run(["git", "-C", str(repo.path), "rev-parse", "--show-toplevel"], env=git_env())
+        out = run(["git", "-C", str(repo.path), "rev-parse", "--show-toplevel", "--git-path", "index",
+                   "--git-path", "info/exclude"], env=git_env())
         if out.returncode != 0:
             raise QLogError(f"{str(repo.path)!r} is a repository without a work tree (a bare mirror): "
                             "give --rev to read one of its commits")
-        self.root = Path(out.stdout.decode().strip())
+        top, index, exclude = out.stdout.decode().splitlines()[:3]
+        self.root = Path(top)
+        self._git_files = [self.root / index if not os.path.isabs(index) else Path(index),
+                           self.root / exclude if not os.path.isabs(exclude) else Path(exclude)]
         self.identity = f"worktree:{self.root}"
+        self._listing: list[tuple[str, str]] = []
+        self._watched: list[str] = []  # folders (relative, "" the top) and ignore files the listing depends on
+        self._state: tuple | None = None
+        self._listed_ns = 0
+        self.listing_generation = 0  # counts the listings taken: what depends on the paths alone is kept meanwhile
 
-    def candidates(self, wanted: Callable[[str], bool] | None = None) -> list[Candidate]:
-        """The files; only those ``wanted`` by path (all by default) are looked at on disk, the others have size 0
-        and no version (for a rule that drops a file by its path alone)."""
+    def _stat_state(self, watched: Sequence[str], listed_ns: int) -> tuple | None:
+        """The modification times of what the listing depends on; None when one is not older than the listing
+        (``listed_ns``, when git started listing) by the clock's grain, and so cannot vouch for it."""
+        state = []
+        for path in [*map(str, self._git_files), *(os.path.join(self.root, w) for w in watched)]:
+            try:
+                st = os.stat(path)
+            except OSError:
+                state.append(None)
+                continue
+            if st.st_mtime_ns >= listed_ns - RACY_NS:
+                return None
+            state.append((st.st_mtime_ns, st.st_size, st.st_ino))
+        return tuple(state)
+
+    def _list(self) -> list[tuple[str, str]]:
+        """``(path, git mode)`` of every tracked and untracked file, from git or from the kept listing."""
+        if self._state is not None and self._stat_state(self._watched, self._listed_ns) == self._state:
+            return self._listing
+        listed_ns = time.time_ns()
         out = run(["git", "-C", str(self.root), "ls-files", "-z", "-c", "-o", "--exclude-standard", "-s"],
                   env=git_env())
         if out.returncode != 0:
             raise QLogError(f"git ls-files failed in {str(self.root)!r}: {out.stderr.decode(errors='replace').strip()}")
-        found: dict[str, Candidate] = {}
-        root = f"{self.root}{os.sep}"
+        listing: dict[str, str] = {}
         for record in out.stdout.split(b"\0"):
             if not record:
                 continue
             # tracked: "<mode> <sha> <stage>\t<path>"; untracked: "<path>" alone
             meta, tab, raw = record.partition(b"\t")
-            mode = meta.split()[0].decode() if tab else "100644"
             path = (raw if tab else record).decode("utf-8", "surrogateescape")
-            if path in found:
-                continue  # a conflicted file is listed once per stage
+            listing.setdefault(path, meta.split()[0].decode() if tab else "100644")  # a conflict: once per stage
+        folders = {""}
+        for path in listing:
+            parts = path.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                folders.add("/".join(parts[:i]))
+        self._watched = sorted(folders) + sorted(p for p in listing if p.rsplit("/", 1)[-1] == ".gitignore")
+        self._listing, self._listed_ns = list(listing.items()), listed_ns
+        self.listing_generation += 1
+        self._state = self._stat_state(self._watched, listed_ns)
+        return self._listing
+
+    def candidates(self, wanted: Callable[[str], bool] | None = None) -> list[Candidate]:
+        """The files; only those ``wanted`` by path (all by default) are looked at on disk, the others have size 0
+        and no version (for a rule that drops a file by its path alone)."""
+        found = []
+        root = f"{self.root}{os.sep}"
+        for path, mode in self._list():
             if wanted is not None and not wanted(path):
-                found[path] = Candidate(path, mode if tab else "100644", 0, "")
+                found.append(Candidate(path, mode, 0, ""))
                 continue
             try:
                 st = os.lstat(root + path)
@@ -85,8 +140,8 @@ class WorkTree:
                 continue  # a tracked file deleted from the work tree
             if mode != "160000":  # a submodule keeps its mode; a file's is what is on disk now
                 mode = "120000" if stat.S_ISLNK(st.st_mode) else "100644"
-            found[path] = Candidate(path, mode, st.st_size, f"{st.st_mtime_ns}:{st.st_size}")
-        return list(found.values())
+            found.append(Candidate(path, mode, st.st_size, f"{st.st_mtime_ns}:{st.st_size}"))
+        return found
 
     def read(self, paths: Sequence[str]) -> Iterator[tuple[str, bytes | None]]:
         """``(path, content)``, None for a file that cannot be read."""
@@ -109,6 +164,7 @@ class Revision:
             raise QLogError(f"repository {str(repo.path)!r} has no commit {rev!r}")
         self.commit, self.tree = found
         self.identity = f"rev:{Path(repo.path).resolve()}:{self.commit}"
+        self.listing_generation = 1  # a commit's files never change
         self._entries: dict[str, Candidate] | None = None
 
     def candidates(self, wanted: Callable[[str], bool] | None = None) -> list[Candidate]:

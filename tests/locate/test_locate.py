@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,39 @@ def test_one_locator_serves_many_threads(repo: Path, tmp_path: Path) -> None:
             t.join()
     assert all(r == expected[q] for q, results in got.items() for r in results)
     assert all(len(results) == 10 for results in got.values())
+
+
+OLD = time.time() - 3600
+
+
+def _age(repo: Path, old: float = OLD) -> None:
+    """Every folder, git's index and exclude file an hour old: the listing they vouch for is kept between calls."""
+    for path in [repo, repo / ".git" / "index", repo / ".git" / "info" / "exclude", *(p for p in repo.rglob("*") if p.is_dir() and ".git" not in p.parts)]:
+        os.utime(path, (old, old))
+
+
+def test_a_listing_kept_between_calls_still_sees_files_added_and_removed(repo: Path, tmp_path: Path) -> None:
+    _age(repo)
+    with Locator(repo, cache=tmp_path / "cache") as loc:
+        loc.locate("websocket upgrade")
+        listed = loc.source.listing_generation
+        assert loc.locate("websocket upgrade").index.updated == 0
+        assert loc.source.listing_generation == listed  # nothing changed: git was not asked again
+        (repo / "src/walnut.py").write_text("def walnut():\n    return 'walnut'\n")
+        found = loc.locate("walnut")
+        assert loc.source.listing_generation == listed + 1
+        assert paths(found)[0] == "src/walnut.py" and found.index.updated == 1
+        _age(repo)
+        loc.locate("walnut")
+        (repo / "src/render.py").unlink()
+        gone = loc.locate("render template")
+        assert "src/render.py" not in paths(gone) and gone.index.removed == 1
+        (repo / ".gitignore").write_text("*.log\n")
+        _age(repo)
+        loc.locate("walnut")
+        listed = loc.source.listing_generation
+        (repo / ".gitignore").write_text("src/walnut.py\n")  # an edited ignore rule: no folder changes
+        _age(repo)
+        hidden = loc.locate("walnut")
+        assert loc.source.listing_generation == listed + 1
+        assert "src/walnut.py" not in paths(hidden) and hidden.index.removed == 1
