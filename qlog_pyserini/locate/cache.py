@@ -8,9 +8,10 @@ deletes there:
   folder whose stamp is absent, unreadable or another's is rebuilt, never used.
 - ``manifest.json``: per indexed file its version (blob id, or modification time and size) and content
   SHA-256; per skipped file (binary, unreadable, generated) its version and reason; the languages and the
-  fingerprint of the file rules. Its ``state`` is ``updating`` while the index is being changed, so a run
-  killed half-way leaves a cache the next run rebuilds.
-- ``index/``: the Lucene index (``io.qlog.index.IndexUpdater``).
+  fingerprint of the file rules. It is removed while the index is being changed, so a run killed half-way
+  leaves a cache the next run rebuilds.
+- ``index/``: the Lucene index (``io.qlog.index.IndexUpdater``), not synced to the device: an index an
+  operating-system crash tore fails to open, and is rebuilt.
 - ``lock``: an advisory lock (``flock``) that serialises updates and searches across processes.
 
 The root is ``$QLOG_CACHE/locate``, else ``$XDG_CACHE_HOME/qlog-pyserini/locate`` (``~/.cache/...``).
@@ -35,7 +36,7 @@ from qlog_pyserini.system.outputs import write_json
 
 FORMAT = 1
 STAMP, MANIFEST, INDEX, LOCK = "stamp.json", "manifest.json", "index", "lock"
-READY, UPDATING = "ready", "updating"
+READY = "ready"
 
 
 def default_cache_root() -> Path:
@@ -136,12 +137,15 @@ class IndexCache:
         elif self.index_dir.exists():
             shutil.rmtree(self.index_dir)
 
-    def begin(self, manifest: Manifest) -> None:
-        """Mark the index as being changed: a run killed before :meth:`commit` leaves a cache that is rebuilt."""
+    def begin(self) -> None:
+        """Before the index is changed: a run killed before :meth:`commit` leaves no manifest, and so a cache that is
+        rebuilt."""
         self._known = None
         self.folder.mkdir(parents=True, exist_ok=True)
-        write_json(self.folder / STAMP, stamp())
-        write_json(self.folder / MANIFEST, manifest.to_json(UPDATING), indent=None)
+        with contextlib.suppress(FileNotFoundError):
+            (self.folder / MANIFEST).unlink()
+        if not (self.folder / STAMP).is_file():
+            write_json(self.folder / STAMP, stamp())
 
     def commit(self, manifest: Manifest) -> None:
         write_json(self.folder / MANIFEST, manifest.to_json(READY), indent=None)

@@ -265,7 +265,7 @@ class Locator:
         detach_when_thread_ends()
         if create:
             self.cache.clear()
-        self.cache.begin(manifest)
+        self.cache.begin()
         self._close_searcher()
         updater = jclass(UPDATER)
         try:
@@ -291,7 +291,7 @@ class Locator:
             if not self._manifest.files:
                 return LocateResult((), budget, 0, f"the repository has no {'/'.join(report.languages)} source file "
                                     "to search (after the test, vendored and generated rules)", {}, report)
-            searcher = self._open(self._manifest.generation)
+            searcher, report = self._ready_searcher(report)
             ranked = self.model.rank(searcher, issue, hits)
             files = self._files(searcher, issue, ranked, report.languages)
         return _packed(files, budget, self._settings, report)
@@ -311,8 +311,20 @@ class Locator:
             assert self._manifest is not None
             if not self._manifest.files:
                 return []
-            searcher = self._open(self._manifest.generation)
+            searcher, _ = self._ready_searcher(None)
             return [(hit.docid, hit.score) for hit in self.model.rank(searcher, issue, hits)]
+
+    def _ready_searcher(self, report: IndexReport | None) -> tuple[QLogSearcher, IndexReport | None]:
+        """The searcher of the index as updated, and the update's report; an index that cannot be opened (torn by a
+        crash, damaged) is rebuilt once, and the report is the rebuild's."""
+        assert self._manifest is not None
+        try:
+            return self._open(self._manifest.generation), report
+        except QLogError:
+            self._close_searcher()
+            self.cache.clear()
+            report = self._update()
+            return self._open(self._manifest.generation), report
 
     def _open(self, generation: int) -> QLogSearcher:
         if self._searcher is None or generation != self._generation:

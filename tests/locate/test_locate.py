@@ -138,8 +138,8 @@ def test_a_damaged_cache_or_one_of_another_version_is_rebuilt(repo: Path, tmp_pa
     damages = [lambda: (folder / MANIFEST).write_text("{not json"),
                lambda: (folder / STAMP).write_text(json.dumps({"format": 0})),
                lambda: [p.unlink() for p in (folder / "index").iterdir() if p.name.startswith("segments")],
-               lambda: (folder / MANIFEST).write_text(
-                   (folder / MANIFEST).read_text().replace('"state": "ready"', '"state": "updating"'))]
+               lambda: (folder / MANIFEST).unlink(),  # what a run killed while it changed the index leaves
+               lambda: [p.write_bytes(b"torn") for p in (folder / "index").iterdir() if p.name.startswith("segments")]]
     for damage in damages:
         damage()
         with Locator(repo, cache=cache) as loc:

@@ -9,6 +9,7 @@ import io.qlog.analysis.IdentifierAnalyzer;
 import java.io.IOException;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -21,9 +22,11 @@ import org.apache.lucene.index.ConcurrentMergeScheduler;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.search.similarities.BM25Similarity;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.FilterDirectory;
 
 /**
  * Changes an index in place: each given document replaces the one with its id (or is added), each
@@ -40,6 +43,8 @@ import org.apache.lucene.store.FSDirectory;
  * statistics (document frequencies, average length), as in any Lucene index that is updated; the
  * merge policy reclaims them as segments merge.
  *
+ * <p>The index is a cache (see {@link #unsynced}): commits are not synced to the device.
+ *
  * <p>One static call opens the writer, applies every change, commits and closes: a caller through a
  * JNI bridge never holds a writer object between calls, and no other process is locked out between
  * updates.
@@ -48,6 +53,9 @@ public final class IndexUpdater {
 
   /** Each writer's RAM buffer, in MB: {@link BatchIndexer}'s default; a repository's files rarely fill it. */
   public static final int RAM_BUFFER_MB = 256;
+
+  /** The merge policy's floor segment size, in MB (see {@link #mergePolicy()}). */
+  public static final double FLOOR_SEGMENT_MB = 0.25;
 
   private IndexUpdater() {}
 
@@ -76,10 +84,13 @@ public final class IndexUpdater {
         .setSimilarity(new BM25Similarity())
         .setOpenMode(create ? IndexWriterConfig.OpenMode.CREATE : IndexWriterConfig.OpenMode.APPEND)
         .setRAMBufferSizeMB(RAM_BUFFER_MB)
-        .setUseCompoundFile(false)
+        // a build writes AnalyzerIndexer's separate files; an update's small segment is one compound file, so
+        // a commit syncs three files, not twenty
+        .setUseCompoundFile(!create)
+        .setMergePolicy(mergePolicy())
         .setMergeScheduler(new ConcurrentMergeScheduler());
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try (Directory dir = FSDirectory.open(Paths.get(indexDir));
+    try (Directory dir = unsynced(FSDirectory.open(Paths.get(indexDir)));
          IndexWriter writer = new IndexWriter(dir, config)) {
       for (String id : deletedIds) {
         writer.deleteDocuments(new Term(Constants.ID, id));
@@ -120,6 +131,32 @@ public final class IndexUpdater {
       pool.shutdownNow();
       luceneAnalyzer.close();
     }
+  }
+
+  /**
+   * {@code dir} without {@code fsync}: a commit is on disk for every later reader at once (the page cache), and
+   * only an operating-system crash could tear it. The index is a cache its caller rebuilds when it cannot be
+   * opened; a sync per file of every commit cost more than the rest of a one-file update.
+   */
+  static Directory unsynced(Directory dir) {
+    return new FilterDirectory(dir) {
+      @Override
+      public void sync(Collection<String> names) {}
+
+      @Override
+      public void syncMetaData() {}
+    };
+  }
+
+  /**
+   * Lucene's tiered policy with a small floor: the segments of small updates merge among themselves, never
+   * into the segments a build wrote (the default floor, megabytes, counts a whole repository's index as small
+   * and rewrites it every few commits).
+   */
+  static TieredMergePolicy mergePolicy() {
+    TieredMergePolicy policy = new TieredMergePolicy();
+    policy.setFloorSegmentMB(FLOOR_SEGMENT_MB);
+    return policy;
   }
 
   private static void update(IndexWriter writer, DefaultLuceneDocumentGenerator<JsonCollection.Document> generator,
