@@ -16,7 +16,7 @@ EXTRA_OF_MODULE: dict[str, str] = {
     "tree_sitter_javascript": "lucene", "tree_sitter_php": "lucene", "tree_sitter_python": "lucene",
     "tree_sitter_ruby": "lucene", "mcp": "agent", "bm25s": "bm25s", "rank_bm25": "rank_bm25",
     "llama_index": "llamaindex", "langchain_community": "langchain", "langchain_core": "langchain",
-    "pyterrier": "pyterrier", "ir_datasets": "irds", "tantivy": "rewrite",
+    "pyterrier": "pyterrier", "ir_datasets": "irds",
 }
 
 
