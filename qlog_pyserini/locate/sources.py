@@ -86,7 +86,8 @@ class WorkTree:
         """The modification times of what the listing depends on; None when one is not older than the listing
         (``listed_ns``, when git started listing) by the clock's grain, and so cannot vouch for it."""
         state = []
-        for path in [*map(str, self._git_files), *(os.path.join(self.root, w) for w in watched)]:
+        top = f"{self.root}{os.sep}"
+        for path in [*map(str, self._git_files), *(top + w if w else str(self.root) for w in watched)]:
             try:
                 st = os.stat(path)
             except OSError:
