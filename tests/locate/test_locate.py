@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from instances.gitrepos import commit, git
+from instances.gitrepos import new_repo
 
 from qlog_pyserini.eval.budget import code_token_count
 from qlog_pyserini.locate import Locator
@@ -37,11 +37,7 @@ FILES = {
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    commit(root, "base", dict(FILES), "2024-01-01T00:00:00Z")
-    return root
+    return new_repo(tmp_path / "repo", FILES)
 
 
 def paths(result) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_verb
-from instances.gitrepos import commit, git
+from instances.gitrepos import new_repo
 
 FILES = {"src/network.py": "class WebsocketUpgrade:\n    def upgrade(self, request):\n        return request\n",
          "src/config.py": "def parse_config(path):\n    return open(path).read()\n"}
@@ -19,11 +19,7 @@ FILES = {"src/network.py": "class WebsocketUpgrade:\n    def upgrade(self, reque
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    commit(root, "base", dict(FILES), "2024-01-01T00:00:00Z")
-    return root
+    return new_repo(tmp_path / "repo", FILES)
 
 
 def bad_inputs(repo: Path, tmp_path: Path) -> dict[str, list[str]]:
