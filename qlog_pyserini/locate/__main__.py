@@ -10,6 +10,7 @@ from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.instances.rules import LANGUAGES
 from qlog_pyserini.locate.locator import DEFAULT_BUDGET, DEFAULT_HITS, Locator, check_budget, check_issue
+from qlog_pyserini.search.searcher import check_hits
 
 
 def build_parser():
@@ -25,8 +26,10 @@ def build_parser():
     query.add_argument("--query", help="the issue's text")
     query.add_argument("--query-file", help="a file holding the issue's text ('-' reads stdin)")
     parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
-                        help=f"token budget to pack files into (code tokens; default {DEFAULT_BUDGET})")
-    parser.add_argument("--hits", type=int, default=DEFAULT_HITS, help=f"files ranked (default {DEFAULT_HITS})")
+                        help=f"token budget to pack files into (code tokens; default {DEFAULT_BUDGET}; with --mcp the "
+                             "tool's default)")
+    parser.add_argument("--hits", type=int, default=DEFAULT_HITS,
+                        help=f"files ranked (default {DEFAULT_HITS}; with --mcp the tool's default)")
     parser.add_argument("--language", nargs="+", choices=LANGUAGES, metavar="LANGUAGE",
                         help=f"languages whose files are indexed ({', '.join(LANGUAGES)}); detected when not given")
     parser.add_argument("--cache", help="cache root (default $QLOG_CACHE/locate or ~/.cache/qlog-pyserini/locate)")
@@ -66,13 +69,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise QLogError("--mcp takes its queries from the MCP client: drop --query/--query-file")
         from qlog_pyserini.locate.server import build_server, serve
 
-        check_budget(args.budget)
+        budget, hits = check_budget(args.budget), check_hits(args.hits, "--hits")
         locator = Locator(args.repo, rev=args.rev, language=args.language, cache=args.cache)
-        build_server(locator)  # a missing mcp package is named before any index work
-        serve(locator)
+        server = build_server(locator, budget, hits)  # a missing mcp package is named before any index work
+        serve(server, locator)
         return 0
     issue = read_issue(args.query, args.query_file)
     budget = check_budget(args.budget)
+    check_hits(args.hits, "--hits")
     with Locator(args.repo, rev=args.rev, language=args.language, cache=args.cache) as locator:
         result = locator.locate(issue, budget=budget, hits=args.hits)
     if args.json:

@@ -27,8 +27,9 @@ TOOL_DESCRIPTION = (
     "the index follows the working tree's edits.")
 
 
-def build_server(locator: Locator) -> Any:
-    """The MCP server (not yet running) whose tool ``locate`` answers with ``locator``."""
+def build_server(locator: Locator, budget: int = DEFAULT_BUDGET, hits: int = DEFAULT_HITS) -> Any:
+    """The MCP server (not yet running) whose tool ``locate`` answers with ``locator``; ``budget`` and ``hits`` are
+    the tool's defaults."""
     try:
         from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
@@ -37,7 +38,7 @@ def build_server(locator: Locator) -> Any:
     server = MCPServer("qlog-locate", instructions="Call locate with the issue text to find the files to read or edit.")
 
     @server.tool(name="locate", description=TOOL_DESCRIPTION)
-    def locate(query: str, budget: int = DEFAULT_BUDGET, hits: int = DEFAULT_HITS) -> dict[str, Any]:
+    def locate(query: str, budget: int = budget, hits: int = hits) -> dict[str, Any]:
         try:
             return locator.locate(query, budget=budget, hits=hits).to_json()
         except QLogError as e:  # the caller's mistake (an empty query, a bad budget): its message, not a crash
@@ -46,8 +47,7 @@ def build_server(locator: Locator) -> Any:
     return server
 
 
-def serve(locator: Locator) -> None:
-    """Serve ``locator`` over stdio until the client closes the stream."""
-    server = build_server(locator)
+def serve(server: Any, locator: Locator) -> None:
+    """Serve ``locator`` (through ``server``, :func:`build_server`'s) over stdio until the client closes the stream."""
     locator.update()  # warm: the first call does not pay for indexing
     server.run("stdio")

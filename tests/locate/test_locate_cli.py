@@ -40,6 +40,9 @@ def bad_inputs(repo: Path, tmp_path: Path) -> dict[str, list[str]]:
         "rev the repository lacks": ["--repo", repo, "--query", "x", "--rev", "no-such-branch"],
         "option as rev": ["--repo", repo, "--query", "x", "--rev=--all"],
         "bare mirror without rev": ["--repo", tmp_path / "mirror.git", "--query", "x"],
+        "mcp on no repository": ["--mcp", "--repo", tmp_path / "plain"],
+        "mcp with a query": ["--mcp", "--repo", repo, "--query", "x"],
+        "mcp with budget 0": ["--mcp", "--repo", repo, "--budget", "0"],
     }
 
 
