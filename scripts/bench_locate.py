@@ -62,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         raise QLogError(f"--repos {args.repos!r} holds no {args.repo}")
     if not (shared / "issues").is_dir():
         raise QLogError(f"--shared {args.shared!r} holds no issues/ folder")
+    if args.max_instances is not None and args.max_instances < 1:
+        raise QLogError(f"--max-instances must be at least 1, got {args.max_instances}")
     output = Path(args.output)
     check_output_files({"--output": output})
     from qlog_pyserini.bench import locate as bench

@@ -205,6 +205,12 @@ def effectiveness_markdown(rows: Sequence[Effectiveness]) -> str:
              f"b {DEFAULT_B}), English stopwords and stemmer; the same documents.", "",
              "| set | instances | route | Acc@1 | Acc@5 | MRR |", "|---|---:|---|---:|---:|---:|"]
     lines += [f"| {r.set_name} | {r.instances} | {r.route} | {r.acc1:.3f} | {r.acc5:.3f} | {r.mrr:.3f} |" for r in rows]
+    pooled = {r.route: r for r in rows if r.set_name == "all"}
+    if {"locate", "bm25s"} <= set(pooled):
+        ours, theirs = pooled["locate"], pooled["bm25s"]
+        verdicts = [f"{name} {getattr(ours, field):.3f} {'at or above' if getattr(ours, field) >= getattr(theirs, field) else 'below'} "
+                    f"{getattr(theirs, field):.3f}" for name, field in (("Acc@1", "acc1"), ("Acc@5", "acc5"), ("MRR", "mrr"))]
+        lines += ["", f"Over all {ours.instances} instances, locate against bm25s: {'; '.join(verdicts)}."]
     return "\n".join(lines)
 
 
