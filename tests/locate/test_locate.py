@@ -197,3 +197,24 @@ def test_a_listing_kept_between_calls_still_sees_files_added_and_removed(repo: P
         hidden = loc.locate("walnut")
         assert loc.source.listing_generation == listed + 1
         assert "src/walnut.py" not in paths(hidden) and hidden.index.removed == 1
+
+
+def test_two_locators_in_two_threads_keep_their_own_repositories(repo: Path, tmp_path: Path) -> None:
+    other = new_repo(tmp_path / "other", {"src/ledger.py": "def balance(entries):\n    # the ledger's sum\n    return sum(entries)\n",
+                                          "src/audit.py": "def audit(entries):\n    # read the ledger\n    return entries\n"})
+    with Locator(repo, cache=tmp_path / "cache") as a, Locator(other, cache=tmp_path / "cache") as b:
+        expected = {a: paths(a.locate("websocket upgrade ledger")), b: paths(b.locate("websocket upgrade ledger"))}
+        got: dict = {a: [], b: []}
+
+        def work(loc: Locator) -> None:
+            for _ in range(8):
+                got[loc].append(paths(loc.locate("websocket upgrade ledger")))
+
+        threads = [threading.Thread(target=work, args=(loc,)) for loc in (a, b, a, b)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert expected[a][0] == "src/network.py" and set(expected[b]) == {"src/ledger.py", "src/audit.py"}
+    assert all(r == expected[loc] for loc, results in got.items() for r in results)
+    assert [len(results) for results in got.values()] == [16, 16]
