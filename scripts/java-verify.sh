@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Build and test java-similarity/ with Maven: the similarities on Lucene 10.5 and 9.12, the Solr factory and
 # the SolrCloud tests, the OpenSearch (3.9 and 2.19) and Elasticsearch (9.1 and 8.19) plugins, their zips and their
-# cluster tests, and (when Pyserini's fatjar is installed in .venv) the Anserini-dependent module. As root, the
-# OpenSearch and Elasticsearch test JVMs run as uid 65534 in a user namespace (both refuse uid 0;
-# qlog-opensearch/src/test/bin/java-not-root).
+# cluster tests, and (when Pyserini's fatjar is installed in .venv) the Anserini-dependent modules: qlog-anserini and
+# the benchmark programs over it, qlog-benchmark. As root, the OpenSearch and Elasticsearch test JVMs run as uid 65534
+# in a user namespace (both refuse uid 0; qlog-opensearch/src/test/bin/java-not-root).
 # Finds a JDK >= 21 at run time (QLOG_JAVA_HOME, JAVA_HOME, /usr/lib/jvm/*, javac on PATH; newest wins); every
 # module runs on it, the OpenSearch 2 and Elasticsearch 8 tests included (no security manager: JDK 24+ has none).
 # Extra arguments go to Maven, e.g. -Dtest=TestQLogIdf -Dsurefire.failIfNoSpecifiedTests=false.
@@ -40,7 +40,7 @@ FATJAR=$(ls "$ROOT"/.venv/lib/python3*/site-packages/pyserini/resources/jars/ans
 if [ -n "$FATJAR" ]; then
   args+=("-Danserini.jar=$FATJAR")
 else
-  echo "note: no Pyserini fatjar in .venv (run scripts/setup.sh): module qlog-anserini is skipped" >&2
+  echo "note: no Pyserini fatjar in .venv (run scripts/setup.sh): modules qlog-anserini and qlog-benchmark are skipped" >&2
 fi
 echo "java-verify: JDK $JDK (Java $(jdk_major "$JDK")), $(mvn -v 2>/dev/null | head -1 | sed 's/ (.*//')" >&2
 

@@ -10,7 +10,7 @@ from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.bench.report import format_markdown
 from qlog_pyserini.bench.run import DEFAULT_PATHS, SWEEP_POINTS, run_benchmark
-from qlog_pyserini.system.outputs import check_output_files, write_json, write_text
+from qlog_pyserini.system.outputs import check_output_files, report_stream, write_json, write_text
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.provenance import command_line
@@ -107,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             say=(lambda msg: None) if args.quiet else info, k1=args.k1, b=args.b)
         text += format_end_to_end(result["end_to_end"], lucene_pass_seconds(result, max(args.k),
                                                                         result["end_to_end"]["queries"]))
-    print(text)
+    print(text, file=report_stream(args.output, args.json))
     if args.output:
         write_text(args.output, text)
     if args.json:

@@ -112,10 +112,10 @@ def lucene_alone(index: str | os.PathLike, topics: str | os.PathLike, k: int, th
                  k1: float, b: float, q: float) -> list[str]:
     """The command of Lucene alone in a fresh JVM: ``passes`` top-k passes of q-log BM25 over ``topics``,
     with the searching JVM's own options (collector and heap as :func:`embedded_jvm_options` sets them)."""
-    from qlog_pyserini.build.jar import similarity_jar
+    from qlog_pyserini.build.jar import bench_jar, similarity_jar
     from qlog_pyserini.jvm.toolchain import embedded_jvm_options, find_jdk, pyserini_jar
 
-    classpath = os.pathsep.join([str(pyserini_jar()), str(similarity_jar())])
+    classpath = os.pathsep.join([str(pyserini_jar()), str(similarity_jar()), str(bench_jar())])
     return [str(find_jdk().java), *embedded_jvm_options(), "-cp", classpath, "io.qlog.bench.SearchBenchmark",
             str(index), str(topics), str(k), str(threads), str(passes), f"{k1:g}", f"{b:g}", f"{q:g}"]
 
@@ -236,7 +236,7 @@ def format_end_to_end(result: dict[str, Any], lucene_pass_s: float | None = None
                      f"{row['peak_rss_bytes'] / 2**20:.0f} MiB |")
     lines += ["", "| ratio | value |", "|---|---:|"]
     lines += [f"| {name} | {value:.2f}x |" for name, value in end_to_end_ratios(result, lucene_pass_s)]
-    lines += ["", "Commands (TMP is the run's temporary folder; CLASSPATH the Anserini fatjar and this project's jar, "
-              "the JVM options the searching JVM's own):", ""]
+    lines += ["", "Commands (TMP is the run's temporary folder; CLASSPATH the Anserini fatjar, this project's "
+              "similarity jar and its bench jar, the JVM options the searching JVM's own):", ""]
     lines += [f"- {name}: `{cmd}`" for name, cmd in result["commands"].items()]
     return "\n".join(lines) + "\n"

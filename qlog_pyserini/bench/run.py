@@ -37,7 +37,8 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.provenance import jvm_versions, load_average, machine
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_q
-from qlog_pyserini.jvm.bridge import is_java_exception, java_error, java_list, jclass
+from qlog_pyserini.build.jar import bench_jar
+from qlog_pyserini.jvm.bridge import is_java_exception, jar_class, java_error, java_list
 from qlog_pyserini.search.searcher import check_index_dir
 from qlog_pyserini.search.similarities import make_similarity
 
@@ -62,6 +63,11 @@ PATH_NOTES = {
 
 
 # ---------------------------------------------------------------------------- the measurement
+
+
+def search_benchmark() -> Any:
+    """The Java class ``SearchBenchmark`` (:data:`BENCH_CLASS`), from the bench jar, which is built on first use."""
+    return jar_class(bench_jar(), BENCH_CLASS)
 
 
 def run_benchmark(index_dir: str | os.PathLike, topics: str | os.PathLike, ks: Sequence[int] = (10, 1000),
@@ -112,7 +118,7 @@ def run_benchmark(index_dir: str | os.PathLike, topics: str | os.PathLike, ks: S
 
     started = time.perf_counter()
     try:
-        bench = jclass(BENCH_CLASS).open(str(index_path), java_list(texts))
+        bench = search_benchmark().open(str(index_path), java_list(texts))
     except Exception as e:  # a corrupt index: one error line, not Lucene's stack
         if not is_java_exception(e):
             raise

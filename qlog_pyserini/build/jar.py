@@ -11,7 +11,11 @@ Where the jar comes from:
 
 It is built on first use by :mod:`qlog_pyserini.jvm`, or explicitly::
 
-    python -m qlog_pyserini.build [--force]
+    python -m qlog_pyserini.build [--force] [--bench]
+
+The benchmark programs (``java-similarity/qlog-benchmark``: ``io.qlog.bench.SearchBenchmark``) are compiled
+into a jar of their own, ``qlog-benchmark-<hash>.jar`` beside it (:func:`bench_jar`), against the similarity
+jar: no benchmark class is in the jar a user installs, and a wheel carries no bench jar.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ JAVA_ROOT = PROJECT_ROOT / "java-similarity"
 # The Maven modules whose classes Pyserini's JVM needs: the similarities (Lucene only) and the
 # Anserini-dependent searcher, indexer and statistics. The Solr module is Maven-only.
 JAVA_MODULES = ("qlog-similarity", "qlog-anserini")
+# The benchmark programs: their own jar, on the classpath only of what benchmarks (python -m qlog_pyserini.bench).
+BENCH_MODULES = ("qlog-benchmark",)
 # The jar a wheel carries (package data); absent in a source checkout, which builds its own.
 PACKAGED_JAR = Path(__file__).resolve().parent.parent / "_jars" / "qlog-similarity.jar"
 
@@ -41,8 +47,8 @@ def jar_dir() -> Path:
     return Path(os.environ.get("QLOG_JAR_DIR", PROJECT_ROOT / "java-similarity" / "build"))
 
 
-def _existing_source_roots() -> list[Path]:
-    roots = [JAVA_ROOT / m / "src" / "main" / "java" for m in JAVA_MODULES]
+def _existing_source_roots(modules: tuple[str, ...] = JAVA_MODULES) -> list[Path]:
+    roots = [JAVA_ROOT / m / "src" / "main" / "java" for m in modules]
     return [r for r in roots if r.is_dir()]
 
 
@@ -60,9 +66,18 @@ def source_roots() -> list[Path]:
     return roots
 
 
-def java_sources() -> list[tuple[Path, Path]]:
-    """Every ``.java`` file to compile, as ``(root, file)`` pairs in a stable order."""
-    sources = [(root, f) for root in source_roots() for f in sorted(root.rglob("*.java"))]
+def bench_source_roots() -> list[Path]:
+    """The ``src/main/java`` folders of the benchmark programs, compiled into the bench jar."""
+    roots = _existing_source_roots(BENCH_MODULES)
+    if not roots:
+        raise QLogError(f"the benchmark sources ({', '.join(BENCH_MODULES)}) are not under {JAVA_ROOT}: the bench "
+                        "jar is built in a source checkout (pip install -e .); a wheel carries none")
+    return roots
+
+
+def java_sources(roots: list[Path] | None = None) -> list[tuple[Path, Path]]:
+    """Every ``.java`` file under ``roots`` (default :func:`source_roots`), as ``(root, file)`` pairs in a stable order."""
+    sources = [(root, f) for root in (source_roots() if roots is None else roots) for f in sorted(root.rglob("*.java"))]
     if not sources:
         raise QLogError(f"no .java files under {JAVA_ROOT}")
     return sources
@@ -70,13 +85,17 @@ def java_sources() -> list[tuple[Path, Path]]:
 
 def build_key() -> str:
     """Hash of everything the compiled classes depend on."""
-    h = hashlib.sha256()
-    for root, src in java_sources():
-        h.update(str(src.relative_to(root)).encode())
-        h.update(src.read_bytes())
     fat = pyserini_jar()
     st = fat.stat()
-    h.update(f"{fat.resolve()}|{st.st_size}|{st.st_mtime_ns}|java{find_jdk().version}".encode())
+    return _source_key(java_sources(), f"{fat.resolve()}|{st.st_size}|{st.st_mtime_ns}|java{find_jdk().version}")
+
+
+def _source_key(sources: list[tuple[Path, Path]], compiled_against: str) -> str:
+    h = hashlib.sha256()
+    for root, src in sources:
+        h.update(str(src.relative_to(root)).encode())
+        h.update(src.read_bytes())
+    h.update(compiled_against.encode())
     return h.hexdigest()[:16]
 
 
@@ -99,24 +118,46 @@ def similarity_jar(force: bool = False, verbose: bool = False) -> Path:
     if target.is_file() and not force:
         return target
     compile_jar(target, verbose=verbose)
-    for old in target.parent.glob("qlog-similarity-*.jar"):
-        if old != target:
-            old.unlink(missing_ok=True)
+    _drop_stale(target, "qlog-similarity-")
     return target
 
 
-def compile_jar(target: Path, fatjar: Path | None = None, verbose: bool = False) -> Path:
-    """Compile every Java source against ``fatjar`` (default: the installed Pyserini's) into ``target``.
+def bench_jar(force: bool = False, verbose: bool = False) -> Path:
+    """Path of the bench jar (the benchmark programs), compiled against the similarity jar and cached as it is:
+    rebuilt when a benchmark source or the similarity jar changes, or ``force``."""
+    sources = java_sources(bench_source_roots())
+    main = similarity_jar(verbose=verbose)
+    target = jar_dir() / f"qlog-benchmark-{_source_key(sources, main.name)}.jar"
+    if target.is_file() and not force:
+        return target
+    compile_jar(target, verbose=verbose, sources=sources, classpath=(main,))
+    _drop_stale(target, "qlog-benchmark-")
+    return target
+
+
+def _drop_stale(target: Path, prefix: str) -> None:
+    """Remove the cached jars of other sources beside ``target``, the ones this module named ``prefix<hash>.jar``."""
+    for old in target.parent.glob(f"{prefix}*.jar"):
+        if old != target:
+            old.unlink(missing_ok=True)
+
+
+def compile_jar(target: Path, fatjar: Path | None = None, verbose: bool = False,
+                sources: list[tuple[Path, Path]] | None = None, classpath: tuple[Path, ...] = ()) -> Path:
+    """Compile ``sources`` (default :func:`java_sources`) against ``fatjar`` (default: the installed Pyserini's)
+    and ``classpath`` into ``target``.
 
     The jar appears atomically: a failed compile leaves no file at ``target``.
     """
     jdk = find_jdk()
     fatjar = fatjar or pyserini_jar()
+    sources = java_sources() if sources is None else sources
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="qlog-javac-") as tmp:
         classes = Path(tmp) / "classes"
         cmd = [str(jdk.javac), "--release", str(MIN_JAVA), "-encoding", "UTF-8", "-Xlint:-options",
-               "-cp", str(fatjar), "-d", str(classes), *(str(f) for _, f in java_sources())]
+               "-cp", os.pathsep.join(str(p) for p in (fatjar, *classpath)), "-d", str(classes),
+               *(str(f) for _, f in sources)]
         if verbose:
             print(" ".join(cmd), file=sys.stderr)
         proc = subprocess.run(cmd, capture_output=True, text=True)

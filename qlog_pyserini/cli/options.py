@@ -7,10 +7,23 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from qlog_pyserini.formula import check_q
+from qlog_pyserini.predict.query_rule import AUTO_QUERY, is_auto_query
+from qlog_pyserini.predict.rule import AUTO, is_auto
 from qlog_pyserini.stats.statistics import DEFAULT_FIELD, DEFAULT_SAMPLE_DOCS
 
 INDEX_HELP = "Lucene index built by qlog_pyserini.index, Anserini or Pyserini"
 TOPICS_HELP = "queries: TSV (qid<TAB>text), BEIR/CoIR queries.jsonl or TREC topics"
+
+
+def q_or_auto(text: str) -> float | str:
+    """A ``--q`` value as it enters (an argparse ``type``): a q, checked, or a label-free mode, 'auto' or
+    'auto-query'; anything else is one error line naming it."""
+    if is_auto(text):
+        return AUTO
+    if is_auto_query(text):
+        return AUTO_QUERY
+    return check_q(text)
 
 
 def add_index_option(parser: argparse.ArgumentParser, help: str = INDEX_HELP) -> None:

@@ -10,7 +10,7 @@ import pandas as pd
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.compare.comparison import DEFAULT_METRIC, compare_runs, format_markdown, result_record
-from qlog_pyserini.system.outputs import atomic_output, write_text
+from qlog_pyserini.system.outputs import atomic_output, report_stream, write_text
 from qlog_pyserini.formats.trec import read_qrels, read_run
 from qlog_pyserini.system.outputs import check_output_files
 from qlog_pyserini.eval.significance import check_resamples
@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(warning, file=sys.stderr)
     result = compare_runs(args.qrels, name_a, name_b, metric=args.metric, resamples=args.resamples, seed=args.seed)
     report = format_markdown(result, args.metric, name_a, name_b, seed=args.seed)
-    print(report, end="")
+    print(report, end="", file=report_stream(args.markdown, args.csv))
     if args.markdown:
         write_text(args.markdown, report)
     if args.csv:

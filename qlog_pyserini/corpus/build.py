@@ -48,10 +48,6 @@ def _versions(languages: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def _is_nonempty_dir(path: Path) -> bool:
-    return path.is_dir() and any(path.iterdir())
-
-
 def _jsonl(path: Path, rows: Iterable[dict]) -> None:
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         for row in rows:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS, SUMMARY_QID, parse_metrics, trec_eval
-from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.system.outputs import atomic_output, report_stream
 from qlog_pyserini.formats.trec import read_run
 from qlog_pyserini.system.outputs import check_output_file
 
@@ -60,11 +60,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                        per_query=args.per_query, complete=not args.no_complete)
     table = result_table(result.aggregate, result.per_query if args.per_query else None)
     if args.per_query:
-        print(table.to_string(float_format="{:.4f}".format))
+        print(table.to_string(float_format="{:.4f}".format), file=report_stream(args.output))
     else:
         width = max(len(m) for m in result.aggregate)
         for metric, value in result.aggregate.items():
-            print(f"{metric:<{width}}  {value:.4f}")
+            print(f"{metric:<{width}}  {value:.4f}", file=report_stream(args.output))
     if args.output:
         with atomic_output(args.output) as f:
             table.to_csv(f, float_format="%.4f", lineterminator="\n")

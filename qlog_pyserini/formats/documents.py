@@ -96,11 +96,6 @@ def count_documents_in(files: Iterable[Path]) -> int:
     return n
 
 
-def load_texts(path: str | os.PathLike) -> dict[str, str]:
-    """The whole corpus in memory as ``{docid: contents}`` (validated as :func:`iter_documents`)."""
-    return dict(iter_documents(path))
-
-
 def write_json_collection(docs: Iterable[tuple[str, str]], out_dir: str | os.PathLike,
                           shard_size: int = 100_000) -> int:
     """Write ``(docid, contents)`` pairs as an Anserini JsonCollection; return the document count.

@@ -22,9 +22,13 @@ from pathlib import Path
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import check_id, read_qrels
+from qlog_pyserini.system.digests import file_sha256
+from qlog_pyserini.system.outputs import MARKER, WRITE_LOCK
 
 INSTANCES_FILE, TOPICS_FILE, QRELS_FILE = "instances.jsonl", "topics.tsv", "qrels.txt"
 CORPORA_DIR, CORPUS_SUFFIX, REPORT_FILE = "corpora", ".jsonl", "report.json"
+#: ``DIR/instances.json``: per corpus key, what ``index --instances`` built ``DIR/<key>/`` from and the files it holds
+INDEX_RECORD = "instances.json"
 FIELDS = ("instance_id", "repo", "language", "base_commit", "corpus", "answers")
 
 
@@ -59,6 +63,12 @@ class InstanceSet:
         for instance in self.instances:
             groups.setdefault(instance.corpus, []).append(instance)
         return groups
+
+    def repositories(self) -> dict[str, str]:
+        """``{instance_id: repo}`` with one spelling per repository, the first the set writes: GitHub names are
+        case-insensitive, so 'JQLANG/jq' and 'jqlang/jq' are one repository (one fold, counted once)."""
+        spelling: dict[str, str] = {}
+        return {i.instance_id: spelling.setdefault(i.repo.lower(), i.repo) for i in self.instances}
 
     def attribute(self, name: str) -> dict[str, str]:
         """``{instance_id: value}`` of ``repo`` or ``language``."""
@@ -136,3 +146,42 @@ def _read_instances(path: Path):
                 raise QLogError(f"instance {iid!r} has no answers (a non-empty list of paths){where}")
             yield Instance(iid, str(record["repo"]), str(record["language"]), str(record["base_commit"]), corpus,
                            tuple(check_id(str(a), "answer path", where) for a in answers))
+
+
+def read_index_record(index_dir: str | os.PathLike) -> dict[str, dict]:
+    """``{corpus key: record}`` of the indexes ``index --instances`` built in ``index_dir`` (empty if none)."""
+    try:
+        data = json.loads((Path(index_dir) / INDEX_RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    corpora = data.get("corpora") if isinstance(data, dict) else None
+    return {k: v for k, v in corpora.items() if isinstance(v, dict)} if isinstance(corpora, dict) else {}
+
+
+def index_files(index: str | os.PathLike) -> dict[str, int]:
+    """``{file name: size}`` of the Lucene files of the index folder ``index`` (not the marker or a write.lock):
+    what an index's record keeps, so a file deleted or truncated since is seen before the index is used."""
+    return {p.name: p.stat().st_size for p in sorted(Path(index).iterdir())
+            if p.is_file() and p.name not in (MARKER, WRITE_LOCK)}
+
+
+def index_problem(instance_set: str | os.PathLike, index_dir: str | os.PathLike, key: str, record: dict,
+                  digest: str | None = None) -> str | None:
+    """Why the recorded index ``index_dir/key`` may not serve the corpus ``key`` of ``instance_set`` (its corpus
+    changed since it was built, or its files did), or None when it may; ``digest`` is the corpus's SHA-256 when
+    the caller has it."""
+    corpus = corpus_path(instance_set, key)
+    if digest is None and corpus.is_file():
+        digest = file_sha256(corpus)
+    if record.get("sha256") != digest:
+        return f"corpora/{key}.jsonl changed since the index was built"
+    files = record.get("files")
+    if files is None:  # recorded before records listed files: its corpus is all that can be compared
+        return None
+    if not isinstance(files, dict):
+        return "its record does not list its files"
+    found = index_files(Path(index_dir) / key)
+    if found != files:
+        changed = sorted(set(files) ^ set(found) | {n for n in files if found.get(n, files[n]) != files[n]})
+        return f"its files changed since it was built (first: {changed[0]!r})"
+    return None

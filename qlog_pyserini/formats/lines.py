@@ -17,7 +17,6 @@ import gzip
 import os
 import stat
 import sys
-from pathlib import Path
 from typing import IO, Iterator
 
 from qlog_pyserini.errors import QLogError
@@ -83,8 +82,3 @@ def numbered_lines(path: str | os.PathLike, what: str) -> Iterator[tuple[int, st
         raise QLogError(f"cannot read {what} file {str(path)!r}: it is a folder") from None
     except (OSError, EOFError) as e:
         raise QLogError(f"cannot read {what} file {str(path)!r}: {e}") from None
-
-
-def read_lines(path: str | os.PathLike, what: str) -> list[str]:
-    """All lines of ``path`` (see :func:`numbered_lines`); line ``i`` of the file is element ``i - 1``."""
-    return [text for _, text in numbered_lines(Path(path), what)]

@@ -56,10 +56,14 @@ def check_id(value: str, kind: str, where: str = "") -> str:
     if UNWRITABLE_ID.search(value):
         # trec_eval splits on whitespace and, being C, stops reading a field at a NUL byte.
         raise QLogError(f"{kind} {value!r}{where} contains whitespace or a NUL byte, which TREC files cannot hold")
+    if LONE_SURROGATE.search(value):
+        raise QLogError(f"{kind} {value!r}{where} holds a lone surrogate (half of a UTF-16 pair, from a JSON escape), "
+                        "which no UTF-8 file can hold")
     return value
 
 
 UNWRITABLE_ID = re.compile(r"[\s\x00]")  # what a TREC identifier cannot hold
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a str holds a pair as one character: these are halves alone
 
 
 def run_scores(qid: str, hits: Sequence[Hit]) -> list[str]:

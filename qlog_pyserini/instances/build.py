@@ -14,17 +14,19 @@ rules, so instances on the same tree (or a tree that recurs) share one corpus fi
 
 from __future__ import annotations
 
+import calendar
 import collections
 import datetime as dt
 import json
 import os
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import write_topics_tsv
-from qlog_pyserini.formats.trec import write_qrels
+from qlog_pyserini.formats.trec import LONE_SURROGATE, write_qrels
 from qlog_pyserini.instances.diffs import modified_files
 from qlog_pyserini.instances.git import GitRepository, TreeEntry, find_repository
 from qlog_pyserini.formats.instances import CORPORA_DIR, INSTANCES_FILE, QRELS_FILE, REPORT_FILE, TOPICS_FILE, corpus_path
@@ -33,6 +35,16 @@ from qlog_pyserini.instances.sources import IssueRecord, history_record, read_re
 from qlog_pyserini.system.outputs import atomic_output, check_output_dir, disk_errors, staged_output, write_json
 from qlog_pyserini.system.progress import progress_bar
 from qlog_pyserini.system.provenance import git_commit
+
+#: why a file whose name is not UTF-8 is no document: no docid, run or qrels line could name it as git does
+NAME_NOT_UTF8 = "name-not-utf-8"
+
+
+def escaped_name(path: str) -> str:
+    """``path`` as git gave it (bytes that are not UTF-8 held as surrogates) with those bytes written ``\\xNN``:
+    a name every report can write."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
 
 # Decoded blobs kept for the next trees of the same repository (successive base commits share most files).
 BLOB_CACHE_CHARS = 256 * 2**20
@@ -81,6 +93,7 @@ class _SetWriter:
         self.blobs: dict[str, tuple[str | None, str]] = {}
         self.blob_chars = 0
         self.read = 0
+        self.repaired: collections.Counter = collections.Counter()
 
     def drop(self, record: IssueRecord, reason: str, **detail: Any) -> None:
         self.dropped[reason].append({"instance_id": record.instance_id, "repo": record.repo, **detail})
@@ -93,7 +106,7 @@ class _SetWriter:
         if not record.query.strip():
             self.drop(record, "empty-query")
             return False
-        modified = modified_files(record.changes)
+        modified = [escaped_name(p) for p in modified_files(record.changes)]
         if not modified:
             self.drop(record, "no-modified-file", changes=sorted({c.kind for c in record.changes}))
             return False
@@ -116,8 +129,15 @@ class _SetWriter:
         self.instances.append({
             "instance_id": record.instance_id, "repo": record.repo, "language": self._language(answers),
             "base_commit": record.base_commit, "corpus": state.key, "answers": answers,
-            "tree": tree, "dropped_answers": lost, "query": record.query})
+            "tree": tree, "dropped_answers": lost, "query": self._query(record.query)})
         return True
+
+    def _query(self, text: str) -> str:
+        # A lone surrogate (half of a pair, from a JSON escape) has no UTF-8 form: it becomes U+FFFD, counted.
+        repaired, n = LONE_SURROGATE.subn("\ufffd", text)
+        if n:
+            self.repaired["query-lone-surrogate"] += 1
+        return repaired
 
     def _lost(self, record: IssueRecord, why: dict[str, str | None]) -> None:
         self.dropped_answers.update(r for r in why.values() if r is not None)
@@ -131,8 +151,9 @@ class _SetWriter:
     def _tree(self, repo: GitRepository, tree: str) -> _Tree:
         cached = self.trees.get((str(repo.path), tree))
         if cached is None:
-            entries = {e.path: e for e in repo.tree(tree)}
-            reasons = {p: self.rules.path_reason(p, e.mode, e.size) for p, e in entries.items()}
+            entries = {escaped_name(e.path): e for e in repo.tree(tree)}
+            reasons = {p: NAME_NOT_UTF8 if p != e.path else self.rules.path_reason(p, e.mode, e.size)
+                       for p, e in entries.items()}
             cached = self.trees[(str(repo.path), tree)] = _Tree(corpus_key(tree, self.rules), entries, reasons)
         return cached
 
@@ -202,6 +223,7 @@ class _SetWriter:
             "dropped_answers": dict(sorted(self.dropped_answers.items())),
             "changes_not_answers": dict(sorted(self.other_changes.items())),
             "dropped_files": dict(sorted(files.items())),
+            "repaired_queries": dict(sorted(self.repaired.items())),
             "corpora": {k: {n: v for n, v in c.items() if n != "docids"} for k, c in sorted(self.corpora.items())},
         }
         write_json(self.staging / REPORT_FILE, report)
@@ -242,7 +264,7 @@ def _open_repositories(records: Sequence[IssueRecord], repos: Path, skip_missing
             opened[label] = _Repo(label, None, None, {})
             continue
         git = GitRepository(path)
-        resolved = git.resolve(sorted({r.base_commit for r in group}))
+        resolved = _resolve_bases(git, group)
         missing = [r for r in group if resolved[r.base_commit] is None]
         if missing and not skip_missing:
             raise QLogError(f"base commit {missing[0].base_commit} of {missing[0].instance_id} is not in {str(path)!r}"
@@ -250,6 +272,32 @@ def _open_repositories(records: Sequence[IssueRecord], repos: Path, skip_missing
                             "--skip-missing to drop such instances")
         opened[label] = _Repo(label, path, git, resolved)
     return opened
+
+
+_COMMIT_ID = re.compile(r"[0-9a-fA-F]{4,40}")
+
+
+def _resolve_bases(git: GitRepository, group: Sequence[IssueRecord]) -> dict[str, tuple[str, str] | None]:
+    """``{base commit: (full commit id, tree id)}`` of the records' base commits, None where the repository lacks
+    it. A base commit is a commit id (abbreviated or not) or a tag; HEAD, a branch or any other revision names a
+    tree that moves (it may already hold the fix) and is refused."""
+    revs = sorted({r.base_commit for r in group})
+    spaced = next((r for r in group if not r.base_commit or any(c.isspace() for c in r.base_commit)), None)
+    if spaced is not None:
+        raise QLogError(f"{spaced.where}: base commit {spaced.base_commit!r} of {spaced.instance_id} is not a "
+                        "commit id or a tag")
+    # a tag is looked up as refs/tags/<name> only, so a branch of the same name is never taken for it
+    queries = {rev: rev if _COMMIT_ID.fullmatch(rev) else f"refs/tags/{rev}" for rev in revs}
+    fixed = git.resolve(list(queries.values()))
+    resolved = {rev: fixed[query] for rev, query in queries.items()}
+    unknown = [rev for rev in revs if resolved[rev] is None and not _COMMIT_ID.fullmatch(rev)]
+    moving = [rev for rev, found in git.resolve(unknown).items() if found is not None] if unknown else []
+    if moving:
+        record = next(r for r in group if r.base_commit == moving[0])
+        raise QLogError(f"{record.where}: base commit {moving[0]!r} of {record.instance_id} is a branch or a "
+                        "revision that moves, not a commit: its tree may already hold the fix; give the commit "
+                        "id or a tag")
+    return resolved
 
 
 def prepare_issue_set(fmt: str, inputs: Sequence[str | os.PathLike], repos: str | os.PathLike,
@@ -261,6 +309,9 @@ def prepare_issue_set(fmt: str, inputs: Sequence[str | os.PathLike], repos: str 
     check_output_dir(out, "prepare", inputs=[*inputs, repos], overwrite=overwrite)
     _check_max(max_instances)
     records = read_records(fmt, inputs)
+    # GitHub names are case-insensitive: 'JQLANG/jq' and 'jqlang/jq' are one repository, named as first written
+    spelling: dict[str, str] = {}
+    records = [replace(r, repo=spelling.setdefault(r.repo.lower(), r.repo)) for r in records]
     opened = _open_repositories(records, repos, skip_missing)
     try:
         with staged_output(out, "prepare", "staging", overwrite=overwrite) as staging:
@@ -276,7 +327,8 @@ def prepare_issue_set(fmt: str, inputs: Sequence[str | os.PathLike], repos: str 
                 elif repo.resolved[record.base_commit] is None:
                     writer.drop(record, "commit-missing", base_commit=record.base_commit)
                 else:
-                    writer.add(repo.git, record, repo.resolved[record.base_commit][1])  # type: ignore[index]
+                    commit, tree = repo.resolved[record.base_commit]  # type: ignore[misc]
+                    writer.add(repo.git, replace(record, base_commit=commit), tree)
             sources = {"inputs": [str(Path(p).resolve()) for p in inputs], "repos": str(repos.resolve()),
                        "repositories": {r.label: {"path": str(r.path.resolve()) if r.path else None,
                                                   "head": r.git.head() if r.git else None}
@@ -300,6 +352,7 @@ def prepare_history_set(repository: str | os.PathLike, out: str | os.PathLike, r
     check_output_dir(out, "prepare", inputs=[path], overwrite=overwrite)
     _check_max(max_instances)
     label = check_repo_name(name) if name else repo_label(path)
+    since = check_since(since) if since is not None else None
     git = GitRepository(path)
     try:
         if git.resolve([revision])[revision] is None:
@@ -353,6 +406,38 @@ def _history_records(git: GitRepository, commits: Sequence, label: str,
 def _stub(commit, label: str) -> IssueRecord:
     org, name = label.split("/")
     return IssueRecord(f"{org}__{name}-{commit.sha[:12]}", label, commit.parent or "", "", (), commit.sha)
+
+
+_AGO = re.compile(r"(\d+) (second|minute|hour|day|week|month|year)s? ago")
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_UNIT_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400}
+
+
+def check_since(text: str) -> str:
+    """``--since`` as git is given it, an ISO 8601 time with its offset: from an ISO 8601 date or time (UTC
+    unless it names its offset) or ``N <unit>s ago`` (months and years by the calendar); anything else is
+    refused, never left to git's guess (git takes 'notadate' as no date at all and '2023-13-45' as some other
+    day)."""
+    given = " ".join(text.split())
+    now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    try:
+        if (ago := _AGO.fullmatch(given)):
+            n, unit = int(ago.group(1)), ago.group(2)
+            if unit in _UNIT_SECONDS:
+                when = now - dt.timedelta(seconds=n * _UNIT_SECONDS[unit])
+            else:
+                months = now.year * 12 + now.month - 1 - n * (12 if unit == "year" else 1)
+                first = now.replace(year=max(months // 12, 1), month=months % 12 + 1, day=1)
+                when = first.replace(day=min(now.day, calendar.monthrange(first.year, first.month)[1]))
+        else:
+            when = dt.datetime.fromisoformat(given)
+    except (ValueError, OverflowError):
+        raise QLogError(f"--since {text!r} is not a date: give an ISO 8601 date or time (2024-01-31, "
+                        "2024-01-31T12:00:00+02:00) or 'N days ago' (seconds, minutes, hours, weeks, months, "
+                        "years)") from None
+    when = when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+    # git reads a time before 1970 as some later one; every commit time is after 1970 anyway
+    return max(when, _EPOCH).isoformat()
 
 
 def check_repo_name(name: str) -> str:

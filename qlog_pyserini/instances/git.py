@@ -85,10 +85,17 @@ class GitRepository:
         self.path = Path(path)
         if not self.path.is_dir():
             raise QLogError(f"repository {str(self.path)!r} does not exist")
-        out = self._run("rev-parse", "--git-dir", check=False)
+        out = self._run("rev-parse", "--absolute-git-dir", check=False)
         if out.returncode != 0:
             raise QLogError(f"{str(self.path)!r} is not a git repository: {out.stderr.decode(errors='replace').strip()}")
         self._batch: subprocess.Popen | None = None
+        # git looks upward from a folder: an empty folder inside another work tree would read that repository
+        here = self.path.resolve()
+        if Path(out.stdout.decode().strip()).resolve() != here:  # not a bare repository or a .git folder
+            top = self._run("rev-parse", "--show-toplevel", check=False).stdout.decode().strip()
+            if not top or Path(top).resolve() != here:
+                raise QLogError(f"{str(self.path)!r} is not a git repository: it is a folder inside the work tree "
+                                f"of {top or 'another repository'!r}")
 
     def _run(self, *args: str, check: bool = True, input: bytes | None = None) -> subprocess.CompletedProcess:
         out = run(["git", "-C", str(self.path), *args], env=git_env(), input=input)
@@ -112,16 +119,32 @@ class GitRepository:
 
     def tree(self, tree: str) -> list[TreeEntry]:
         """Every blob and submodule of ``tree``, recursively, with sizes (one ``git ls-tree``)."""
-        out = self._run("ls-tree", "-r", "-l", "-z", "--full-tree", tree).stdout
-        entries = []
-        for record in out.split(b"\0"):
-            if not record:
-                continue
-            meta, _, path = record.partition(b"\t")
-            mode, kind, sha, size = meta.decode().split()
-            entries.append(TreeEntry(mode, kind, sha, _size(size),
-                                     path.decode("utf-8", "surrogateescape")))
-        return entries
+        out = self._run("ls-tree", "-r", "-l", "-z", "--full-tree", tree, check=False)
+        if out.returncode == 0:
+            listed = [(meta.split(), path) for meta, path in _tree_records(out.stdout)]
+            return [TreeEntry(mode, kind, sha, _size(size), path) for (mode, kind, sha, size), path in listed]
+        if not _missing_object(out):
+            self._fail(("ls-tree", tree), out)
+        # a partial clone: -l reads every blob for its size and stops at the first one the clone lacks; the
+        # tree is listed without sizes, and the blobs it holds are sized (a missing one: None, blob-missing)
+        listed = [(meta.split(), path) for meta, path in _tree_records(self._run("ls-tree", "-r", "-z", "--full-tree",
+                                                                                  tree).stdout)]
+        sizes = self._present_sizes(tree)
+        return [TreeEntry(mode, kind, sha, sizes.get(sha) if kind == "blob" else 0, path)
+                for (mode, kind, sha), path in listed]
+
+    def _present_sizes(self, tree: str) -> dict[str, int]:
+        """``{sha: size}`` of the objects under ``tree`` this repository holds: ``rev-list --missing=print`` marks
+        the ones it lacks (cat-file, like ls-tree -l, stops at the first), then one ``cat-file --batch-check``."""
+        out = self._run("rev-list", "--objects", "--missing=print", "--no-object-names", tree).stdout.decode()
+        present = [line for line in out.split() if not line.startswith("?")]
+        query = "".join(f"{sha}\n" for sha in present).encode()
+        sizes: dict[str, int] = {}
+        for line in self._run("cat-file", "--batch-check", input=query).stdout.decode().splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[2].isdigit():
+                sizes[parts[0]] = int(parts[2])
+        return sizes
 
     def read_objects(self, shas: Sequence[str]) -> Iterator[tuple[str, bytes]]:
         """``(sha, content)`` for each object id (blobs, commits), in order, from this repository's one
@@ -212,6 +235,15 @@ def _missing_object(out: subprocess.CompletedProcess) -> bool:
     # promisor remote it may not fetch from, "could not fetch <sha> from promisor remote")
     err = out.stderr.decode(errors="replace")
     return "unable to read" in err or "from promisor remote" in err
+
+
+def _tree_records(out: bytes) -> Iterator[tuple[str, str]]:
+    """``(meta, path)`` of each record of ``git ls-tree -z`` (a path git gave as bytes that are not UTF-8 keeps
+    them as surrogates)."""
+    for record in out.split(b"\0"):
+        if record:
+            meta, _, path = record.partition(b"\t")
+            yield meta.decode(), path.decode("utf-8", "surrogateescape")
 
 
 def _size(field: str) -> int | None:

@@ -15,7 +15,6 @@ whose index exists and whose corpus is unchanged is reused, not rebuilt.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -27,16 +26,18 @@ from qlog_pyserini.analysis.analyzers import check_analyzer
 from qlog_pyserini.build.jar import similarity_jar
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.index.indexer import INDEX_OUTPUT, java_launcher
-from qlog_pyserini.formats.instances import REPORT_FILE, corpus_path, read_instances
+from qlog_pyserini.formats.documents import scan_documents
+from qlog_pyserini.formats.instances import (INDEX_RECORD, REPORT_FILE, corpus_path, index_files, index_problem,
+                                             read_index_record, read_instances)
 from qlog_pyserini.jvm.toolchain import checked_java_options, pyserini_jar
 from qlog_pyserini.system.digests import file_sha256
-from qlog_pyserini.system.outputs import (OutputKind, atomic_output, is_owned, publish_dir, record_entries,
+from qlog_pyserini.system.outputs import (OutputKind, atomic_output, check_output_dir, is_owned, publish_dir, record_entries,
                                           staging_dir, sweep_stale, work_dir, write_json)
 from qlog_pyserini.system.processes import popen, reaped
 from qlog_pyserini.system.progress import progress_bar
 
 BATCH_INDEXER = "io.qlog.index.BatchIndexer"
-RECORD_FILE = "instances.json"
+RECORD_FILE = INDEX_RECORD
 #: The folder of a set's indexes: later runs (and other sets) add to it; each index in it carries its own marker.
 INDEXES_OUTPUT = OutputKind("indexes", work=True)
 
@@ -61,12 +62,11 @@ def _line_count(path: Path) -> int:
         return sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 20), b""))
 
 
-def _record(index_dir: Path) -> dict:
-    try:
-        data = json.loads((index_dir / RECORD_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+def _check_corpus(path: Path) -> None:
+    """Refuse the corpus file ``path`` when it holds no document or a docid twice (the index verb's checks of
+    every document): a run of such an index would be empty, or list one file twice."""
+    if sum(1 for _ in scan_documents([path])) == 0:
+        raise QLogError(f"corpus {str(path)!r} holds no documents")
 
 
 def index_instance_set(instance_set: str | os.PathLike, index_dir: str | os.PathLike, threads: int = 1,
@@ -84,15 +84,22 @@ def index_instance_set(instance_set: str | os.PathLike, index_dir: str | os.Path
                         f"({len(missing)} of {len(keys)} corpora missing)")
     checked_java_options()  # a bad $QLOG_JAVA_OPTS fails now, not after the corpora were hashed
     # A folder of indexes is added to run after run: an existing one is fine when this tool made it.
-    work_dir(index_dir, INDEXES_OUTPUT, option="--index", inputs=[instance_set])
-    # A killed run leaves the staging folders of indexes it had already published too; a later run may reuse
-    # those indexes and stage nothing for them, so what dead runs left is swept here, whatever its key.
-    sweep_stale(index_dir, None)
-    record = _record(index_dir).get("corpora", {})
-    record = {k: v for k, v in record.items() if isinstance(v, dict) and (index_dir / k).is_dir()}
+    check_output_dir(index_dir, INDEXES_OUTPUT, option="--index", inputs=[instance_set], overwrite=True)
+    if index_dir.is_dir():
+        # A killed run leaves the staging folders of indexes it had already published too; a later run may reuse
+        # those indexes and stage nothing for them, so what dead runs left is swept here, whatever its key.
+        sweep_stale(index_dir, None)
+    record = {k: v for k, v in read_index_record(index_dir).items() if (index_dir / k).is_dir()}
     digests = {k: file_sha256(corpus_path(instance_set, k)) for k in keys}
-    todo = [k for k in keys if not (record.get(k, {}).get("sha256") == digests[k] and is_owned(index_dir / k, INDEX_OUTPUT)
-                                    and record[k].get("analyzer", "default") == analyzer)]
+    # an index whose corpus or files changed since it was recorded (a segment deleted, a file truncated) is rebuilt
+    todo = [k for k in keys if not (k in record and is_owned(index_dir / k, INDEX_OUTPUT)
+                                    and record[k].get("analyzer", "default") == analyzer
+                                    and index_problem(instance_set, index_dir, k, record[k], digests[k]) is None)]
+    for key in todo:
+        _check_corpus(corpus_path(instance_set, key))
+    for key in set(keys) - set(todo):
+        record[key].setdefault("files", index_files(index_dir / key))  # recorded before records listed files
+    work_dir(index_dir, INDEXES_OUTPUT, option="--index", inputs=[instance_set])
     built_docs = 0
     if todo:
         built_docs = _build(instance_set, index_dir, todo, digests, record, threads, progress, analyzer)
@@ -139,7 +146,7 @@ def _build(instance_set: Path, index_dir: Path, todo: list[str], digests: dict[s
                     key = by_index[fields[1]]
                     documents += _publish(instance_set, index_dir, key, stagings[key], int(fields[2]))
                     record[key] = {"sha256": digests[key], "documents": int(fields[2]), "analyzer": analyzer,
-                                   "milliseconds": int(fields[3])}
+                                   "milliseconds": int(fields[3]), "files": index_files(index_dir / key)}
                     _write_record(index_dir, instance_set, record)
                     bar.update()
                 elif fields[0] == "failed" and len(fields) >= 3:

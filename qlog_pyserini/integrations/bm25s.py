@@ -18,11 +18,15 @@ column's length (bm25s stores every (document, term) pair it saw, zero scores in
 - BM25L and BM25+ keep a per-term score of absence (``nonoccurrence_array``, ``idf * tf_part(0)``): scaled by
   the same factor;
 - :func:`save` writes bm25s's own files, whose scores are the q-log ones (``bm25s.BM25.load`` and LlamaIndex
-  read q-log BM25), plus ``qlog.index.json`` and the plain scores; :func:`load` restores q and the plain array.
+  read q-log BM25), plus ``qlog.index.json`` (with the digest of the scores it describes) and the plain scores;
+  :func:`load` restores q and the plain array;
+- a model without a q-log state must hold plain scores (:func:`holds_plain_scores`): one rescaled, then saved
+  by bm25s's own ``save`` and loaded, is refused, never rescaled a second time.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, replace
@@ -58,14 +62,65 @@ class QLogState:
 
 
 def state(model: Any) -> QLogState:
-    """The model's q-log state; a model never rescaled is plain BM25 (q = 1, its own arrays)."""
+    """The model's q-log state; a model without one holds plain BM25 (q = 1, its own arrays), which is checked:
+    scores rescaled, then saved by bm25s's own ``save`` and loaded, are refused (rescaling them would compound)."""
     current = getattr(model, "qlog", None)
     if isinstance(current, QLogState):
         return current
     scores = getattr(model, "scores", None)
     if not isinstance(scores, dict) or "data" not in scores or "indptr" not in scores:
         raise QLogError("the bm25s model has no score matrix: index a corpus (model.index) or load one first")
+    if not holds_plain_scores(model):
+        raise QLogError("the bm25s model's scores are not plain BM25 but carry no q-log state (rescaled, then "
+                        "saved by bm25s's own save or LlamaIndex's persist?): rescaling them would compound q; "
+                        "save with qlog_pyserini.integrations.bm25s.save and load with its load, or index again")
     return QLogState(1.0, None, scores["data"], getattr(model, "nonoccurrence_array", None))
+
+
+#: entries checked by :func:`holds_plain_scores` at least, and the share of them a plain matrix fits
+PLAIN_CHECK_ENTRIES, PLAIN_SHARE = 10, 0.5
+
+
+def holds_plain_scores(model: Any) -> bool:
+    """Whether the score matrix is the method's plain BM25, judged from the matrix alone.
+
+    Each entry is ``idf(t) * tf_part(tf, |d|)``: divided by the plain IDF of its column and inverted through the
+    method's tf part, it gives ``tf / K_d``, one constant ``K_d`` per document. So within a document every entry
+    over the document's smallest is a ratio of term frequencies (an integer when the smallest tf is 1, a multiple
+    of 1/60 for smallest tfs up to 6). A rescaled column carries a factor ``idf_q / idf`` that depends on its
+    document frequency, which breaks those ratios: on code corpora every plain matrix fits them entry for entry
+    and a rescaled one (q 0.7, 0.98, 1.3) in under 1% of the entries. Too few entries to judge: plain.
+    """
+    scores = model.scores
+    indptr, rows = np.asarray(scores["indptr"]), np.asarray(scores["indices"])
+    df, num_docs = np.diff(indptr), int(scores["num_docs"])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        idf = np.repeat(bm25s_idf(getattr(model, "idf_method", None)).plain(df.astype(float), num_docs), df)
+        r = np.asarray(scores["data"], dtype=float) / idf
+        y = _tf_over_k(getattr(model, "method", "lucene"), r, float(model.k1), float(getattr(model, "delta", 0.5)))
+        usable = (idf > 0) & np.isfinite(y) & (y > 0)
+        smallest = np.full(num_docs, np.inf)
+        np.minimum.at(smallest, rows[usable], y[usable])
+        ratio = y / smallest[rows]
+    checked = usable & (ratio != 1.0) & (ratio <= 20)  # far above 20 the float32 scores blur the ratio
+    if checked.sum() < PLAIN_CHECK_ENTRIES:
+        return True
+    x = ratio[checked] * 60
+    return float(np.mean(np.abs(x - np.round(x)) <= 1e-5 * x)) >= PLAIN_SHARE
+
+
+def _tf_over_k(method: str, r: np.ndarray, k1: float, delta: float) -> np.ndarray:
+    """``tf / K_d`` from ``r``, an entry over its plain IDF, by the inverse of bm25s's tf part of ``method``
+    (BM25L and BM25+ store it less its value at tf = 0, kept in ``nonoccurrence_array``)."""
+    if method in ("robertson", "lucene"):  # tf / (K + tf)
+        return r / (1 - r)
+    if method in ("atire", "bm25+"):  # (k1 + 1) tf / (K + tf)
+        s = r / (k1 + 1)
+        return s / (1 - s)
+    if method == "bm25l":  # (k1 + 1) (c + delta) / (k1 + c + delta), c = tf / K'
+        whole = r + (k1 + 1) * delta / (k1 + delta)
+        return whole * k1 / (k1 + 1 - whole) - delta
+    return np.full(r.shape, np.nan)  # a method this check does not know: nothing judged
 
 
 def column_factors(idf: LibraryIdf, df: np.ndarray, num_docs: int, q: float,
@@ -151,7 +206,7 @@ def save_state(model: Any, save_dir: str | os.PathLike) -> None:
     current = state(model)
     folder = Path(save_dir)
     record = {"q": current.q, "idf_form": current.idf_form, "idf_method": model.idf_method,
-              "plain_data": None, "plain_nonoccurrence": None}
+              "plain_data": None, "plain_nonoccurrence": None, "data_sha256": _digest(model.scores["data"])}
     if current.plain_data is not model.scores["data"]:
         _save_array(folder / PLAIN_DATA_FILE, current.plain_data)
         record["plain_data"] = PLAIN_DATA_FILE
@@ -159,6 +214,10 @@ def save_state(model: Any, save_dir: str | os.PathLike) -> None:
             _save_array(folder / PLAIN_NONOCCURRENCE_FILE, current.plain_nonoccurrence)
             record["plain_nonoccurrence"] = PLAIN_NONOCCURRENCE_FILE
     write_json(folder / STATE_FILE, record)
+
+
+def _digest(array: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(array).view(np.uint8)).hexdigest()
 
 
 def _save_array(path: Path, array: np.ndarray) -> None:
@@ -179,6 +238,10 @@ def load(save_dir: str | os.PathLike, **kwargs: Any) -> Any:
         q, form = check_q(record["q"]), record["idf_form"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise QLogError(f"{path}: not a q-log state file ({e})") from None
+    if record.get("data_sha256", _digest(model.scores["data"])) != _digest(model.scores["data"]):
+        raise QLogError(f"{path}: the scores in {str(save_dir)!r} were saved again after it (by bm25s's own save "
+                        "or LlamaIndex's persist?): its q no longer describes them; save with "
+                        "qlog_pyserini.integrations.bm25s.save")
     if record.get("idf_method") != model.idf_method:
         raise QLogError(f"{path}: saved for idf method {record.get('idf_method')!r}, the index has "
                         f"{model.idf_method!r}")

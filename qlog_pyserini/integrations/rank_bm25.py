@@ -36,8 +36,8 @@ class _QLogIdf:
     LIBRARY_IDF: LibraryIdf
 
     def _configure(self, q: float, idf_form: str | None) -> None:
-        self.q = check_q(q)
-        self.idf_form = self.LIBRARY_IDF.check(idf_form)
+        q, idf_form = check_q(q), self.LIBRARY_IDF.check(idf_form)  # both checked before either changes
+        self.q, self.idf_form = q, idf_form
 
     def _build(self, corpus: Any, tokenizer: Any, k1: float, b: float, q: float, idf_form: str | None,
                **library: Any) -> None:
@@ -49,6 +49,9 @@ class _QLogIdf:
         if hasattr(corpus, "__len__") and len(corpus) == 0:
             raise QLogError("the corpus holds no documents: nothing to score")
         super().__init__(corpus, tokenizer=tokenizer, k1=k1, b=b, **library)  # type: ignore[call-arg]
+        if not self.avgdl:  # type: ignore[attr-defined]
+            # every length normalisation would divide by 0: rank_bm25 scores every document NaN
+            raise QLogError(f"the corpus's {self.corpus_size} documents hold no tokens: nothing to score")
 
     def _calc_idf(self, nd: Mapping[str, int]) -> None:
         self.document_frequencies = dict(nd)
@@ -91,7 +94,7 @@ class QLogBM25Okapi(_QLogIdf, BM25Okapi):
         if self.idf_form is not None or self.floor == "zero":
             return super()._qlog_idf(df)
         raw = ln_q(self.LIBRARY_IDF.argument(df, float(self.corpus_size)), self.q)
-        self.average_idf = float(raw.mean())
+        self.average_idf = float(raw.mean()) if raw.size else 0.0
         return np.where(raw < 0, self.epsilon * self.average_idf, raw)
 
 

@@ -168,6 +168,18 @@ def jclass(name: str) -> Any:
     return autoclass(name)
 
 
+def jar_class(jar: Path, name: str) -> Any:
+    """Class ``name`` from ``jar``, a jar kept apart from ours (the bench jar): the JVM is started, and ``jar`` is
+    appended to its class path unless ``name`` is loadable already."""
+    start_jvm()
+    with _lock:
+        if not _loadable(name):
+            _append_to_running_jvm(jar)
+            if not _loadable(name):
+                raise QLogError(f"{name} cannot be loaded from {jar}")
+    return jclass(name)
+
+
 def jcast(name: str, obj: Any) -> Any:
     """``jnius.cast``: view ``obj`` as class ``name`` (pyjnius sometimes picks the wrong overload otherwise)."""
     from jnius import cast

@@ -1,9 +1,8 @@
 """Finding what the Java side needs: a JDK >= 21 and the installed Pyserini's Anserini fatjar.
 
-Nothing here is hard-coded to a machine. The JDK is looked up in this order:
-``QLOG_JAVA_HOME``, ``JAVA_HOME``, the JDK folders of the system JVM directory
-(``/usr/lib/jvm`` and friends, newest first), then ``javac`` on ``PATH``.
-The first one that is a full JDK (has ``javac``) of version >= 21 wins.
+Nothing here is hard-coded to a machine. A full JDK (it has ``javac``) of version >= 21 named by
+``QLOG_JAVA_HOME``, else by ``JAVA_HOME``, is used: the user chose it. Otherwise the newest such JDK
+among the system JVM folders (``/usr/lib/jvm`` and friends) and ``javac`` on ``PATH`` is used.
 """
 
 from __future__ import annotations
@@ -86,9 +85,11 @@ def _candidates() -> list[Path]:
 
 @functools.cache
 def find_jdk(min_version: int = MIN_JAVA) -> Jdk:
-    """The newest-listed JDK of at least ``min_version`` with ``javac``, or a clear :class:`QLogError`."""
+    """The JDK of at least ``min_version`` with ``javac`` that the environment names, else the newest one found,
+    else a clear :class:`QLogError`."""
     found: list[str] = []
     best: Jdk | None = None
+    named = {Path(os.environ[v]).resolve() for v in ("QLOG_JAVA_HOME", "JAVA_HOME") if os.environ.get(v)}
     for home in _candidates():
         if not (home / "bin" / "javac").is_file():
             continue
@@ -96,6 +97,8 @@ def find_jdk(min_version: int = MIN_JAVA) -> Jdk:
         if version is None:
             continue
         found.append(f"{home} (Java {version})")
+        if version >= min_version and home in named:
+            return Jdk(home, version)  # _candidates lists QLOG_JAVA_HOME before JAVA_HOME
         if version >= min_version and (best is None or version > best.version):
             best = Jdk(home, version)
     if best is not None:

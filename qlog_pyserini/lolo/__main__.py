@@ -12,7 +12,7 @@ from qlog_pyserini.lolo.fit import DEFAULT_SHRINKS, LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
 from qlog_pyserini.predict.rule import DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN
 from qlog_pyserini.stats.statistics import FEATURES
-from qlog_pyserini.system.outputs import atomic_output, check_output_files, write_json
+from qlog_pyserini.system.outputs import atomic_output, check_output_files, report_stream, write_json
 from qlog_pyserini.system.provenance import command_line
 
 
@@ -69,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report, payload, warnings = lolo_report(args.sweeps, options, command_line("qlog_pyserini.lolo", argv))
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
-    print(report, end="")
+    print(report, end="", file=report_stream(args.output, args.json))
     if args.output:
         with atomic_output(args.output) as f:
             f.write(report)

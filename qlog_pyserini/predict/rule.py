@@ -108,7 +108,7 @@ def auto_q(h: float, docs: int | None, c: float = DEFAULT_C, q_min: float = DEFA
     rounded up by ``step``. ``h0`` is a dead zone: features up to it count as no evidence at all."""
     h0 = _finite("h0", h0)
     if h0 < 0:
-        raise ValueError(f"illegal h0 value: {h0}, must be >= 0")
+        raise QLogError(f"illegal h0 value: {h0}, must be >= 0")
     q0 = q_from_h(max(0.0, _finite("h", h) - h0), c, q_min)
     w = shrink_weight(docs, shrink_docs)
     return round_toward_one(q0 if w == 1.0 else 1.0 - w * (1.0 - q0), step)  # w = 1: q0 exactly, no float detour
@@ -156,11 +156,8 @@ def predict_from_stats(stats: Mapping[str, Any], c: float | None = None, q_min: 
         return Prediction(q=1.0, h_tok=0.0, variant=variant, c=float(c), q_min=float(q_min),
                           docs=None if docs is None else int(docs), shrink_docs=shrink_docs, step=float(step),
                           weight=0.0, h0=float(h0), note=f"{variant} not available ({why}): BM25")
-    try:
-        weight = shrink_weight(docs, shrink_docs)
-        q = auto_q(h, docs, c, q_min, shrink_docs, step, h0)
-    except ValueError as e:
-        raise QLogError(str(e)) from None
+    weight = shrink_weight(docs, shrink_docs)
+    q = auto_q(h, docs, c, q_min, shrink_docs, step, h0)
     return Prediction(q=q, h_tok=h, variant=variant, c=float(c), q_min=float(q_min),
                       docs=None if docs is None else int(docs), shrink_docs=shrink_docs, step=float(step),
                       weight=weight, h0=float(h0))
@@ -180,10 +177,7 @@ def predict_q(index_dir: str | os.PathLike, c: float | None = None, q_min: float
     if c is None:
         default_c(variant)  # fail before the statistics pass, not after
     for name, value in (("q_min", q_min), ("step", step), ("h0", h0)):
-        try:
-            _finite(name, value)
-        except ValueError as e:
-            raise QLogError(str(e)) from None
+        _finite(name, value)
     stats = corpus_stats(index_dir, field=field, sample_docs=sample_docs, seed=seed)
     return predict_from_stats(stats, c=c, q_min=q_min, variant=variant, shrink_docs=shrink_docs, step=step, h0=h0)
 

@@ -23,7 +23,7 @@ from qlog_pyserini.prepare.datasets import (
     prepare_trec,
 )
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
-from qlog_pyserini.instances.build import SetSummary, prepare_history_set, prepare_issue_set
+from qlog_pyserini.instances.build import SetSummary, check_since, prepare_history_set, prepare_issue_set
 from qlog_pyserini.instances.rules import LANGUAGES, FileRules
 from qlog_pyserini.system.provenance import command_line
 
@@ -119,8 +119,10 @@ def build_parser() -> ArgumentParser:
                              "org__repo -> org/repo, else local/<folder>)")
     issues.add_argument("--rev", default="HEAD", metavar="REV",
                         help="git-history: the commit whose history is read (default: HEAD)")
-    issues.add_argument("--since", metavar="DATE",
-                        help="git-history: only commits after DATE (git's --since: 2024-01-01, '2 years ago')")
+    issues.add_argument("--since", metavar="DATE", type=check_since,
+                        help="git-history: only commits after DATE: an ISO 8601 date or time, UTC unless it names "
+                             "its offset (2024-01-01, 2024-01-01T12:00+02:00), or 'N days ago' (seconds, "
+                             "minutes, hours, weeks, months, years)")
     issues.add_argument("--max-instances", type=int, metavar="N",
                         help="keep at most N instances (the first N kept, in input order; git-history: the N "
                              "newest commits that make an instance)")

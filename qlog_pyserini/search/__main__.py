@@ -13,13 +13,13 @@ from typing import Sequence
 
 from qlog_pyserini.analysis.analyzers import analyzer_from_flags
 
-from qlog_pyserini.cli.options import add_instances_option
+from qlog_pyserini.cli.options import add_instances_option, q_or_auto
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN
 from qlog_pyserini.cli.auto_flags import add_auto_arguments, add_auto_query_arguments, query_rule_from_args, rule_from_args
-from qlog_pyserini.predict.query_rule import is_auto_query
-from qlog_pyserini.predict.rule import is_auto
+from qlog_pyserini.predict.query_rule import AUTO_QUERY
+from qlog_pyserini.predict.rule import AUTO
 from qlog_pyserini.system.outputs import check_output_file
 from qlog_pyserini.search.batch import BATCH
 from qlog_pyserini.search.fields import parse_fields
@@ -46,7 +46,7 @@ def build_parser() -> ArgumentParser:
                                  "per-corpus indexes (index --instances); one run, qid = instance id, docid = file "
                                  "path; instead of --topics")
     parser.add_argument("--output", required=True, metavar="RUN", help="run file to write (atomically; its folder must exist)")
-    parser.add_argument("--q", default=None, metavar="Q|auto|auto-query",
+    parser.add_argument("--q", default=None, type=q_or_auto, metavar="Q|auto|auto-query",
                         help=f"q of the q-logarithm IDF (default 1 = BM25; only with --similarity qlog), from {Q_MIN:g} to {Q_MAX:g} (outside, "
                              "the IDF overflows or stops telling rare terms apart in float arithmetic; a q whose "
                              f"scores on this index exceed {MAX_TERM_SCORE:g} per term is refused too), or 'auto': "
@@ -95,13 +95,12 @@ def job_from_args(args: argparse.Namespace) -> SearchJob:
     if args.q is not None and similarity != "qlog":
         # Silently searching with another model than the --q asked for would be a wrong run, not an error.
         raise QLogError(f"--q applies to --similarity qlog only; {similarity} has no q (drop --q, or choose qlog)")
-    if args.q is None:
-        args.q = "1"
-    auto_query = is_auto_query(args.q)
-    auto = is_auto(args.q) or auto_query
+    q = 1.0 if args.q is None else args.q
+    auto_query = q == AUTO_QUERY
+    auto = q == AUTO or auto_query
     return SearchJob(
         index=args.index, prebuilt_index=args.prebuilt_index, topics=args.topics, output=args.output,
-        q=None if auto else args.q, auto=rule_from_args(args) if auto else None, idf_form=args.idf_form, k1=args.k1, b=args.b,
+        q=None if auto else q, auto=rule_from_args(args) if auto else None, idf_form=args.idf_form, k1=args.k1, b=args.b,
         similarity=similarity, gamma=args.gamma, mu=args.mu, hits=args.hits, threads=args.threads,
         batch_size=BATCH if args.batch_size is None else args.batch_size, fields=parse_fields(args.fields or []), feedback=feedback_from_args(args),
         language=args.language, analyzer=analyzer_from_flags(args.stemmer, args.pretokenized),

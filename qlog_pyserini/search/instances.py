@@ -11,13 +11,14 @@ import os
 from pathlib import Path
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.instances import InstanceSet
+from qlog_pyserini.formats.instances import InstanceSet, index_problem, read_index_record
 from qlog_pyserini.search.searcher import check_index_dir
 
 
 def corpus_indexes(instance_set: InstanceSet, index_dir: str | os.PathLike) -> dict[str, Path]:
     """``{corpus key: DIR/<key>}`` for every corpus of ``instance_set``, each checked to be a Lucene index,
-    before any is opened."""
+    before any is opened; one ``index --instances`` recorded is refused when its corpus or its files changed
+    since it was built (a stale index would answer from another tree, a damaged one fail halfway)."""
     root = Path(index_dir)
     if not str(index_dir) or not root.is_dir():
         raise QLogError(f"instance indexes {str(root)!r} is not a folder (give --index DIR, the folder of "
@@ -32,4 +33,9 @@ def corpus_indexes(instance_set: InstanceSet, index_dir: str | os.PathLike) -> d
     if missing:
         raise QLogError(f"{len(missing)} corpora of {str(instance_set.folder)!r} have no index in {str(root)!r} "
                         f"(first: {missing[0]!r}); build them with index --instances")
+    for key, record in read_index_record(root).items():
+        why = index_problem(instance_set.folder, root, key, record) if key in indexes else None
+        if why is not None:
+            raise QLogError(f"index {str(root / key)!r} is stale or damaged: {why}; rebuild it with "
+                            f"index --instances {str(instance_set.folder)!r} --index {str(root)!r}")
     return indexes

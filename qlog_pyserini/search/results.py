@@ -209,7 +209,8 @@ class BatchResults(Mapping[str, list]):
             return self.num_hits
         f.flush()
         jclass(RUN_LINES).append(self._java, reader, self.qids, tag, output_format, f"/dev/fd/{fd}")
-        f.seek(0, os.SEEK_END)  # Java appended through a descriptor of its own
+        if f.seekable():  # a pipe or a FIFO has no position to move
+            f.seek(0, os.SEEK_END)  # Java appended through a descriptor of its own
         return self.num_hits
 
     def _run_inputs(self, tag: str, output_format: str) -> Any:

@@ -7,12 +7,11 @@ The steps are separate so that every input is checked before any long work start
 :func:`prepare` (index, topics, output folder, q auto), :func:`open_searcher` (model, fields,
 feedback, language), then :func:`search_to_file` (batches streamed into the TREC or MS MARCO run,
 atomically, Pyserini's duplicate/query filters applied; one batch in memory at a time).
-:func:`search` and :func:`write` do the same in two steps with every hit in memory.
+:func:`run_search` runs the three; :func:`run_instance_search` runs them on each corpus of an instance set.
 """
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Mapping
@@ -23,7 +22,7 @@ from qlog_pyserini.formats.topics import Topics, empty_count
 from qlog_pyserini.formats.trec import OUTPUT_FORMATS, check_id
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
 from qlog_pyserini.system.outputs import atomic_output
-from qlog_pyserini.system.progress import info, progress_bar
+from qlog_pyserini.system.progress import info, progress_bar, warn
 from qlog_pyserini.search.batch import BATCH, RunWritten, default_run_tag, write_topics_lines, write_topics_run
 from qlog_pyserini.search.feedback import Rm3, Rocchio, check_feedback, set_feedback
 from qlog_pyserini.predict.files import files_rule_for, log_files_qs
@@ -90,10 +89,7 @@ class Prepared:
 def check_job(job: SearchJob) -> SearchJob:
     """The job with its numbers checked (QLogError naming the flag), before anything is read."""
     if job.auto is None:
-        try:
-            job = replace(job, q=check_q(job.q))
-        except ValueError as e:
-            raise QLogError(str(e)) from None
+        job = replace(job, q=check_q(job.q))
     elif job.similarity != "qlog":
         raise QLogError(f"--q {'auto-query' if job.auto_query else 'auto'} applies to --similarity qlog only, "
                         f"not {job.similarity!r}")
@@ -102,11 +98,8 @@ def check_job(job: SearchJob) -> SearchJob:
             raise QLogError("a per-query q (auto-query) builds on the corpus rule: give its settings too")
         if job.fields or job.feedback is not None:
             raise QLogError("--q auto-query does not combine with --fields, --rm3 or --rocchio")
-    try:
-        job = replace(job, idf_form=check_form(job.idf_form))
-        model(job.similarity)
-    except ValueError as e:
-        raise QLogError(str(e)) from None
+    job = replace(job, idf_form=check_form(job.idf_form))
+    model(job.similarity)
     for name, value in (("--hits", job.hits), ("--threads", job.threads), ("--batch-size", job.batch_size)):
         if value < 1:
             raise QLogError(f"{name} must be at least 1, got {value}")
@@ -155,12 +148,9 @@ def _predict(index_dir: Path, auto: RuleSettings) -> Prediction:
 def open_searcher(p: Prepared) -> QLogSearcher:
     """The searcher with the job's model, language and feedback installed (fields are checked against the index)."""
     job = p.job
-    try:
-        searcher = QLogSearcher(p.index.path, k1=p.k1, b=p.b, q=p.q, idf_form=job.idf_form, analyzer=job.analyzer)
-        if job.similarity != "qlog":
-            searcher.set_similarity(job.similarity, **own_parameters(job.similarity, gamma=job.gamma, mu=job.mu))
-    except ValueError as e:
-        raise QLogError(str(e)) from None
+    searcher = QLogSearcher(p.index.path, k1=p.k1, b=p.b, q=p.q, idf_form=job.idf_form, analyzer=job.analyzer)
+    if job.similarity != "qlog":
+        searcher.set_similarity(job.similarity, **own_parameters(job.similarity, gamma=job.gamma, mu=job.mu))
     if job.language != "en":
         searcher.java.set_language(job.language)
     from qlog_pyserini.search.fields import check_fields
@@ -212,13 +202,13 @@ def run_search(job: SearchJob) -> Path:
     info(describe_setup(p, searcher))
     empty = empty_count(p.topics)
     if empty:
-        print(f"warning: {empty} queries have empty text; they get no hits", file=sys.stderr)
+        warn(f"{empty} queries have empty text; they get no hits")
     written = search_to_file(p, searcher)
     # Counted after the search: a query of only stopwords (or of terms no document has) gets no hits
     # either, which its text alone does not show.
     if written.unanswered > empty:
-        print(f"warning: {written.unanswered - empty} more queries got no hits (only stopwords, or no term in the "
-              "index); they have no run lines", file=sys.stderr)
+        warn(f"{written.unanswered - empty} more queries got no hits (only stopwords, or no term in the "
+             "index); they have no run lines")
     info(f"wrote {written.lines} lines for {len(p.topics)} queries to {job.output}")
     return Path(job.output)
 
@@ -264,7 +254,7 @@ def run_instance_search(job: SearchJob, instances: str | Path) -> Path:
     if files is not None:
         log_files_qs(qs, files)
     if unanswered:
-        print(f"warning: {unanswered} instances got no hits (empty text, only stopwords, or no term in their "
-              "index); they have no run lines", file=sys.stderr)
+        warn(f"{unanswered} instances got no hits (empty text, only stopwords, or no term in their "
+              "index); they have no run lines")
     info(f"wrote {lines} lines for {len(instance_set.instances)} instances on {len(groups)} indexes to {job.output}")
     return Path(job.output)

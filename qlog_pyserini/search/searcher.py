@@ -418,20 +418,3 @@ class QLogSearcher:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def anserini_bm25_searcher(index_dir: str | os.PathLike, k1: float = DEFAULT_K1, b: float = DEFAULT_B) -> Any:
-    """Anserini's own ``SimpleSearcher`` with ``set_bm25(k1, b)``: the reference q = 1 must equal."""
-    s = jclass("io.anserini.search.SimpleSearcher")(str(check_index_dir(index_dir)))
-    s.set_bm25(float(k1), float(b))
-    return s
-
-
-def hits_from_anserini(scored_docs: Sequence[Any]) -> list[Hit]:
-    """Python hits from an array of Anserini ``ScoredDoc``."""
-    return [Hit(d.docid, float(d.score)) for d in scored_docs]
-
-
-def results_from_anserini(results: Any) -> dict[str, list[Hit]]:
-    """Python ``{qid: hits}`` from Anserini's ``Map<String, ScoredDoc[]>``."""
-    return {qid: hits_from_anserini(results.get(qid)) for qid in results.keySet().toArray()}

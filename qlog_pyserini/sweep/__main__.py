@@ -15,7 +15,7 @@ from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, Tunin
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS
 from qlog_pyserini.sweep.instances import CV_UNITS, ISSUE_BUDGETS, InstanceSweepSettings, run_instance_sweep
 from qlog_pyserini.sweep.instances import summary_line as instance_summary_line
-from qlog_pyserini.sweep.run import DEFAULT_GRID, SweepSettings, parse_grid, run_sweep, summary_line
+from qlog_pyserini.sweep.run import DEFAULT_GRID, SweepSettings, grid_items, parse_grid, run_sweep, summary_line
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter
 from qlog_pyserini.cli.auto_flags import add_auto_arguments, add_auto_query_arguments, query_rule_from_args, rule_from_args
 from qlog_pyserini.formats.lines import check_input_file
@@ -103,10 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.metric = args.metric or "ndcg_cut.10"
     args.budgets = args.budgets or "8192"
     # Everything that can be refused is refused before the index is opened.
-    tokens = [t.strip() for t in args.grid.split(",")]
-    numbers = [t for t in tokens if not is_auto(t)]
-    grid = tuple(parse_grid(",".join(numbers))) if numbers else (1.0,)  # 'auto' alone: BM25 and the prediction
-    asked_auto = len(numbers) < len(tokens)
+    grid, asked_auto = _q_grid(args.grid)
     if asked_auto and args.similarity != "qlog":
         raise QLogError("'auto' in the grid predicts q, so it needs --similarity qlog")
     if asked_auto and args.no_auto:
@@ -131,16 +128,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_index_dir(args.index)
         prediction = predict_with(args.index, rule_from_args(args))
         info(describe(prediction))
-    try:
-        summary = run_sweep(args.index, args.topics, args.qrels, args.out, settings, name=args.name, family=args.family,
-                            progress=not args.quiet, overwrite=args.overwrite,
-                            extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))},
-                            prediction=prediction,
-                            query_rule=query_rule_from_args(args) if prediction is not None else None)
-    except ValueError as e:
-        raise QLogError(str(e)) from None
+    # bad input is a QLogError where it enters; any other exception is a bug and keeps its traceback
+    summary = run_sweep(args.index, args.topics, args.qrels, args.out, settings, name=args.name, family=args.family,
+                        progress=not args.quiet, overwrite=args.overwrite,
+                        extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))},
+                        prediction=prediction,
+                        query_rule=query_rule_from_args(args) if prediction is not None else None)
     print(f"{summary_line(summary)}; {summary['seconds']:.1f} s; wrote {args.out}")
     return 0
+
+
+def _q_grid(text: str) -> tuple[tuple[float, ...], bool]:
+    """The q values of ``--q-grid`` and whether it names 'auto'; an empty item is refused (parse_grid)."""
+    tokens = grid_items(text)
+    numbers = [t for t in tokens if not is_auto(t)]
+    grid = tuple(parse_grid(",".join(numbers))) if numbers else (1.0,)  # 'auto' alone: BM25 and the prediction
+    return grid, len(numbers) < len(tokens)
 
 
 def _budgets(text: str) -> list[int]:
@@ -160,8 +163,7 @@ def _sweep_instances(args: argparse.Namespace, argv: Sequence[str] | None) -> in
         raise QLogError("--instances sweeps q-log BM25 beside BM25; --similarity must be qlog")
     check_output_dir(args.out, "sweep", inputs=[args.index, args.instances], overwrite=args.overwrite)
     check_resamples(args.resamples)
-    grid = [t for t in args.grid.split(",") if t.strip() and not is_auto(t)]
-    grids = TuningGrids(q_grid=tuple(parse_grid(",".join(grid) or "1")), k1_grid=tuple(parse_grid(args.k1_grid)),
+    grids = TuningGrids(q_grid=_q_grid(args.grid)[0], k1_grid=tuple(parse_grid(args.k1_grid)),
                         b_grid=tuple(parse_grid(args.b_grid)), k1=check_float_parameter("k1", args.k1),
                         b=check_float_parameter("b", args.b))
     settings = InstanceSweepSettings(grids=grids, metric=args.metric or "recip_rank", idf_form=args.idf_form,

@@ -134,7 +134,7 @@ def run_instance_sweep(instances: str | os.PathLike, index_dir: str | os.PathLik
 def instance_folds(instance_set: InstanceSet, settings: InstanceSweepSettings) -> tuple[dict[str, int], str]:
     """The cross-validation folds (``{instance id: fold}``) and the unit they were dealt by."""
     ids = [i.instance_id for i in instance_set.instances]
-    repos = instance_set.attribute("repo")
+    repos = instance_set.repositories()
     if settings.cv_unit == "repository" and len(set(repos.values())) >= 2:
         return group_fold_assignment(repos, settings.folds, settings.cv_seed), "repository"
     return fold_assignment(ids, settings.folds, settings.cv_seed), "instance"
@@ -238,7 +238,7 @@ def summarize(instance_set: InstanceSet, per_point: Mapping[Point | str, pd.Data
         systems[FAMILY_SYSTEM[family]] = assemble(per_point, result.value_of)
     if auto is not None:
         systems["auto"] = auto
-    repos, languages = instance_set.attribute("repo"), instance_set.attribute("language")
+    repos, languages = instance_set.repositories(), instance_set.attribute("language")
     groups = {"all": {q: "all" for q in repos}, "language": languages, "repository": repos}
     summary: dict[str, Any] = {
         "metric": settings.metric, "measures": settings.measures(), "budgets": list(settings.budgets),

@@ -60,16 +60,22 @@ RECALL_COLUMN = "recall_tokens"  # sweep.csv's Recall@K-tokens columns: recall_t
 BM25_EQUIVALENT = {"q": 1.0, "gamma": 1.0}  # the parameter value at which the model is BM25
 
 
+def grid_items(text: str) -> list[str]:
+    """The comma-separated items of a grid, stripped; an empty one is refused."""
+    parts = [p.strip() for p in text.split(",")]
+    if "" in parts:
+        # '0.5,,0.7' or '': a value lost in typing is refused, not skipped (an empty grid ran BM25 and auto only)
+        raise QLogError(f"grid {text!r}: item {parts.index('') + 1} is empty" if text.strip() else "empty grid")
+    return parts
+
+
 def parse_grid(text: str) -> list[float]:
     """``"0.05,0.1,...,0.3,0.5"`` -> [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5].
 
     ``...`` continues the arithmetic progression of the two values before it up to the value after
     it. Values are rounded to 10 decimals so a progression lands exactly on its end points.
     """
-    parts = [p.strip() for p in text.split(",")]
-    if "" in parts:
-        # '0.5,,0.7' or '': a value lost in typing is refused, not skipped (an empty grid ran BM25 and auto only)
-        raise QLogError(f"grid {text!r}: item {parts.index('') + 1} is empty" if text.strip() else "empty grid")
+    parts = grid_items(text)
     values: list[float] = []
     i = 0
     while i < len(parts):

@@ -38,6 +38,8 @@ import json
 import os
 import re
 import shutil
+import stat
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -485,16 +487,75 @@ def sweep_stale(parent: str | os.PathLike, name: str | None) -> list[Path]:
     return removed
 
 
+STDOUT = "-"  # the output name every command-line tool reads as standard output
+
+
+def is_stdout(path: str | os.PathLike | None) -> bool:
+    """True if ``path`` is ``-``, standard output."""
+    return path is not None and os.fspath(path) == STDOUT
+
+
+def report_stream(*outputs: str | os.PathLike | None) -> IO:
+    """Where a verb prints its human-readable report: standard error when one of its ``outputs`` is ``-``
+    (standard output then carries that output alone, for the next program in the pipe), else standard output."""
+    return sys.stderr if any(is_stdout(o) for o in outputs) else sys.stdout
+
+
+# Names of a descriptor this process already holds: /dev/stdout, /dev/fd/1, /proc/self/fd/1.
+_DESCRIPTOR = re.compile(r"^/(dev/(stdout|stderr|fd/\d+)|proc/(self|thread-self|\d+)/fd/\d+)$")
+
+
+def writes_in_place(path: str | os.PathLike) -> bool:
+    """True if ``path`` is written where it is, appending, never renamed over: a FIFO, a device or a socket
+    (a reader waits on that very node), or the name of a descriptor this process holds (``/dev/stdout``: the
+    shell's redirection, perhaps a log opened with ``>>``, which a rename or a truncation would destroy)."""
+    given = os.path.abspath(os.path.expanduser(os.fspath(path)))
+    if _DESCRIPTOR.match(given):
+        return True
+    try:
+        st = os.stat(given)
+    except FileNotFoundError:
+        return False
+    except OSError as e:
+        raise QLogError(f"cannot write {os.fspath(path)!r}: {os.strerror(e.errno)}") from None
+    return not stat.S_ISREG(st.st_mode)
+
+
 def check_output_file(path: str | os.PathLike, option: str = "--output",
                       inputs: Iterable[str | os.PathLike | None] = ()) -> Path:
-    """``path`` if a file can be written there atomically and it is none of ``inputs`` (nor inside one),
-    else :class:`QLogError`; checked before work."""
+    """``path`` if a file can be written there and it is none of ``inputs`` (nor inside one), else
+    :class:`QLogError`; checked before work. ``-`` is standard output; a FIFO or a device is written in
+    place (:func:`writes_in_place`); a symbolic link is written through, at its target, and stays a link."""
     text = os.fspath(path)
     if not str(text).strip():
         raise QLogError(f"{option} is empty")
     p = Path(text)
+    if is_stdout(text):
+        return p
     if text.endswith(os.sep) or p.is_dir():
         raise QLogError(f"{option} {text!r} is a folder; give a file name")
+    if writes_in_place(p):
+        if not os.access(p, os.W_OK):
+            raise QLogError(f"cannot write {option} {text!r}: permission denied")
+        return p
+    if p.is_symlink():
+        try:
+            os.stat(p, follow_symlinks=False)
+            target = Path(os.path.realpath(p, strict=False))
+        except (OSError, RuntimeError):
+            raise QLogError(f"{option} {text!r} is a symbolic link that cannot be resolved (a loop?)") from None
+        if not target.parent.is_dir():
+            raise QLogError(f"{option} {text!r} is a symbolic link into a folder that does not exist "
+                            f"({str(target.parent)!r})")
+        check_not_an_input(text, option, inputs)
+        _check_writable(target, option, text)
+        return p
+    _check_writable(p, option, text)
+    check_not_an_input(text, option, inputs)
+    return p
+
+
+def _check_writable(p: Path, option: str, text: str) -> None:
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise QLogError(f"output folder {str(parent)!r} of {option} does not exist")
@@ -502,17 +563,20 @@ def check_output_file(path: str | os.PathLike, option: str = "--output",
         raise QLogError(f"cannot write {option} {text!r}: its folder is not writable")
     if p.exists() and not os.access(p, os.W_OK) and not os.access(parent, os.W_OK):
         raise QLogError(f"cannot write {option} {text!r}: permission denied")
-    check_not_an_input(text, option, inputs)
-    return p
 
 
 def check_output_files(outputs: dict[str, str | os.PathLike | None],
                        inputs: Iterable[str | os.PathLike | None] = ()) -> None:
-    """:func:`check_output_file` for each given ``{option: path}`` of one command, and no two the same file."""
+    """:func:`check_output_file` for each given ``{option: path}`` of one command, and no two the same file
+    (nor two on standard output)."""
     inputs = list(inputs)
     given = [(option, path) for option, path in outputs.items() if path is not None]
+    on_stdout = [option for option, path in given if is_stdout(path)]
+    if len(on_stdout) > 1:
+        raise QLogError(f"{' and '.join(on_stdout)} both write to standard output (-); give one of them a file")
     for i, (option, path) in enumerate(given):
-        check_output_file(path, option, [*inputs, *(p for _, p in given[:i])])
+        earlier = [p for _, p in given[:i] if not is_stdout(p)]
+        check_output_file(path, option, [*inputs, *([] if is_stdout(path) else earlier)])
 
 
 def _umask() -> int:
@@ -557,27 +621,65 @@ def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
 
     A crash or an exception leaves no partial file behind; a full disk is one :class:`QLogError`
     naming ``path``. The parent folder must exist: a missing folder is a user error, not something
-    to create silently.
+    to create silently. An existing file keeps its permission bits. A symbolic link is written through:
+    the temporary lies beside its target, which is replaced, and the link stays. ``-`` is standard
+    output, and a FIFO or a device (:func:`writes_in_place`) is opened and written in place, streaming:
+    nothing is renamed over them.
     """
+    if is_stdout(path):
+        yield from _stdout(mode)
+        return
     path = check_output_file(path, "output")
-    parent = path.parent if str(path.parent) else Path(".")
+    if writes_in_place(path):
+        appending = mode.replace("w", "a")
+        with disk_errors(path), open(path, appending, encoding=None if "b" in mode else "utf-8") as f:
+            yield f
+        return
+    target = _target(path)
+    parent = target.parent if str(target.parent) else Path(".")
     # The temporary's name carries our pid, so a later run can tell a killed run's leftover from
     # a live one's and remove it (sweep_stale).
-    sweep_stale(parent, path.name)
+    sweep_stale(parent, target.name)
+    try:
+        keep = stat.S_IMODE(os.stat(target).st_mode)  # a 0600 run stays private
+    except FileNotFoundError:
+        keep = 0o666 & ~_umask()  # mkstemp makes 0600; give a new file the mode open() would
     with disk_errors(path):
-        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=".tmp", dir=parent)
-    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the mode open() would
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(target), suffix=".tmp", dir=parent)
+    os.chmod(tmp, keep)
     try:
         with disk_errors(path):
             with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
                 yield f
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(tmp, path)
+            os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _stdout(mode: str) -> Iterator[IO]:
+    # Standard output is the caller's: flushed, never closed (the interpreter and other writers still hold it).
+    sys.stdout.flush()
+    stream = (getattr(sys.stdout, "buffer", None) or _TextSink(sys.stdout)) if "b" in mode else sys.stdout
+    yield stream
+    stream.flush()
+
+
+class _TextSink:
+    """A binary writer over a text-only standard output (one replaced by an in-memory stream)."""
+
+    def __init__(self, text: IO) -> None:
+        self.text = text
+
+    def write(self, data: bytes) -> int:
+        self.text.write(data.decode("utf-8"))
+        return len(data)
+
+    def flush(self) -> None:
+        self.text.flush()
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:

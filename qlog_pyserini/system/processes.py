@@ -15,8 +15,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from qlog_pyserini.system import signals
 
@@ -38,6 +37,20 @@ def pid_alive(pid: int) -> bool:
 # Children that die with us
 
 _PR_SET_PDEATHSIG = 1
+
+
+_STOPPING = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
+
+
+def _child_setup(mask: set) -> Any:
+    """The child's ``preexec_fn``: it dies with its parent and runs with its parent's own signal mask and
+    default handlers (a signal the group got meanwhile ends it as it would end the program it runs)."""
+    def setup() -> None:
+        for s in _STOPPING:
+            signal.signal(s, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        _die_with_parent()
+    return setup
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
@@ -78,7 +91,22 @@ def popen(cmd: Sequence[str], **kwargs: Any) -> subprocess.Popen:
     """
     # PR_SET_PDEATHSIG fires when the *thread* that forked exits; children started from
     # short-lived threads would die early, so they are started from the main thread only.
-    proc = subprocess.Popen(cmd, preexec_fn=_die_with_parent, **kwargs)
+    # SIGTERM, SIGHUP and Ctrl-C wait while the child is forked: CPython runs a handler in the parent's at-fork
+    # callbacks (logging's _afterFork), where its exception is printed as "Exception ignored" and dropped.
+    # Unblocked, a signal that came meanwhile raises here, once, and the child is killed.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+    proc = None
+    try:
+        proc = subprocess.Popen(cmd, preexec_fn=_child_setup(mask), **kwargs)
+    finally:
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        except BaseException:
+            if proc is not None:
+                with contextlib.suppress(OSError):
+                    proc.kill()
+                proc.wait()
+            raise
     if signals.pending_signal is not None:
         # The signal arrived during the fork: CPython ran our handler inside an at-fork callback
         # (logging's), where an exception is printed and dropped. Deliver it now.
@@ -117,22 +145,3 @@ def run(cmd: Sequence[str], **kwargs: Any) -> subprocess.CompletedProcess:
     with reaped(proc):
         out, err = proc.communicate(input_text)
     return subprocess.CompletedProcess(list(cmd), proc.returncode, out, err)
-
-
-def wait_gone(pids: Iterable[int], timeout: float = 10.0) -> list[int]:
-    """The ``pids`` still alive after up to ``timeout`` seconds (for tests and diagnostics)."""
-    deadline = time.monotonic() + timeout
-    left = list(pids)
-    while left and time.monotonic() < deadline:
-        left = [p for p in left if pid_alive(p) and not _is_zombie(p)]
-        if left:
-            time.sleep(0.05)
-    return left
-
-
-def _is_zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return False

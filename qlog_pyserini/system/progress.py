@@ -54,10 +54,6 @@ def set_quiet(quiet: bool = True) -> None:
     _channel()
 
 
-def is_quiet() -> bool:
-    return _quiet
-
-
 def info(message: str) -> None:
     """An informational line on stderr, unless ``--quiet``."""
     _channel().info(message)

@@ -9,7 +9,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system.provenance import command_line, provenance, provenance_markdown
 from qlog_pyserini.table.rows import (NOTE, current_auto, current_auto_query, format_markdown, format_tuned_markdown,
                                      load_summary, table_rows)
-from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.system.outputs import atomic_output, report_stream
 from qlog_pyserini.system.outputs import check_output_files
 
 
@@ -48,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         info = s.get("provenance")
         if info:
             md += f"\n- {s['name']} ({s['seconds']:.0f} s): " + provenance_markdown(info)
-    print(md)
+    print(md, file=report_stream(args.output, args.csv))
     if args.output:
         with atomic_output(args.output) as f:
             f.write(md)

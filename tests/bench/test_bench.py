@@ -115,11 +115,11 @@ def test_term_at_a_time_and_routed_paths_return_what_anserini_order_returns(stdl
     assert all(r["base"] == "anserini-order" and r["qps"]["min"] > 0 for r in rows)
 
     from qlog_pyserini.formats.topics import read_topics
-    from qlog_pyserini.jvm.bridge import java_list, jclass
+    from qlog_pyserini.jvm.bridge import java_list
     from qlog_pyserini.search.similarities import make_similarity
 
     texts = list(read_topics(stdlib_code[1]).values())
-    searcher = jclass(bench.BENCH_CLASS).open(str(stdlib_index), java_list(texts))
+    searcher = bench.search_benchmark().open(str(stdlib_index), java_list(texts))
     try:
         sim = make_similarity("qlog", 0.9, 0.4, q=0.5, idf_form="lucene")
         for k in (10, 200, 5000):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import zipfile
 from pathlib import Path
 
@@ -56,6 +58,18 @@ def test_newest_adequate_jdk_wins_over_old_java_home(no_system_jdks, monkeypatch
     assert jdk.version == 25 and jdk.home.name == "jdk-25"
 
 
+def test_an_adequate_java_home_wins_over_a_newer_system_jdk(no_system_jdks, monkeypatch):
+    (no_system_jdks / "jvm").mkdir()
+    fake_jdk(no_system_jdks / "jvm", "25")
+    chosen = no_system_jdks / "mine"
+    chosen.mkdir()
+    monkeypatch.setenv("JAVA_HOME", str(fake_jdk(chosen, "21.0.2")))
+    assert toolchain.find_jdk().version == 21
+    toolchain.find_jdk.cache_clear()
+    monkeypatch.setenv("QLOG_JAVA_HOME", str(fake_jdk(no_system_jdks, "24")))
+    assert toolchain.find_jdk().version == 24
+
+
 def test_missing_pyserini_is_a_clear_error(monkeypatch):
     import importlib.util
 
@@ -96,3 +110,41 @@ def test_compile_error_is_reported(monkeypatch, tmp_path):
     with pytest.raises(QLogError, match="javac failed"):
         build.similarity_jar()
     assert not list((tmp_path / "jars").glob("*.jar"))
+
+
+def test_shipped_jar_holds_no_benchmark_and_the_bench_jar_runs_beside_it(monkeypatch, tmp_path):
+    """The similarity jar users install carries no io/qlog/bench class; the benchmark programs are in the bench jar,
+    compiled against it, and SearchBenchmark runs from the two (its usage line, exit 2, on no arguments)."""
+    monkeypatch.setenv("QLOG_JAR_DIR", str(tmp_path / "jars"))
+    main = build.similarity_jar()
+    bench = build.bench_jar()
+    with zipfile.ZipFile(main) as z:
+        shipped = z.namelist()
+    with zipfile.ZipFile(bench) as z:
+        benched = z.namelist()
+    assert "io/qlog/search/QLogSearcher.class" in shipped
+    assert not [n for n in shipped if n.startswith("io/qlog/bench/")]
+    assert "io/qlog/bench/SearchBenchmark.class" in benched
+    assert not [n for n in benched if n.endswith(".class") and not n.startswith("io/qlog/bench/")]
+    assert build.bench_jar() == bench  # cached
+    classpath = os.pathsep.join(str(p) for p in (toolchain.pyserini_jar(), main, bench))
+    proc = subprocess.run([str(toolchain.find_jdk().java), "-cp", classpath, "io.qlog.bench.SearchBenchmark"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.startswith("usage: SearchBenchmark INDEX TOPICS"), proc.stderr
+    alone = subprocess.run([str(toolchain.find_jdk().java), "-cp", os.pathsep.join(classpath.split(os.pathsep)[:2]),
+                            "io.qlog.bench.SearchBenchmark"], capture_output=True, text=True, timeout=120)
+    assert alone.returncode == 1 and "ClassNotFoundException: io.qlog.bench.SearchBenchmark" in alone.stderr
+
+
+def test_bench_jar_is_rebuilt_when_a_benchmark_source_changes(monkeypatch, tmp_path):
+    src = tmp_path / "bench"
+    for root in build.bench_source_roots():
+        shutil.copytree(root, src, dirs_exist_ok=True)
+    monkeypatch.setattr(build, "bench_source_roots", lambda: [src])
+    monkeypatch.setenv("QLOG_JAR_DIR", str(tmp_path / "jars"))
+    first = build.bench_jar()
+    java = next(src.rglob("SearchBenchmark.java"))
+    java.write_text(java.read_text() + "\n// edited\n")
+    second = build.bench_jar()
+    assert second != first and second.is_file() and not first.exists()
+    assert len(list((tmp_path / "jars").glob("qlog-similarity-*.jar"))) == 1  # the similarity jar is kept

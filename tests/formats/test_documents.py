@@ -6,9 +6,10 @@ import gzip
 import json
 
 import pytest
+from oracles import load_texts
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.documents import count_documents, iter_documents, load_texts, write_json_collection
+from qlog_pyserini.formats.documents import count_documents, iter_documents, write_json_collection
 
 
 def jsonl(path, rows):

@@ -58,6 +58,7 @@ def test_wheel_carries_the_jar_with_our_classes(wheel):
     for cls in ("io/qlog/similarities/QLogBM25Similarity.class", "io/qlog/search/QLogSearcher.class",
                 "io/qlog/pyserini/SimilarityInstaller.class"):
         assert cls in names
+    assert not [n for n in names if n.startswith("io/qlog/bench/")]  # benchmarks are in the bench jar, never shipped
     assert "Compiled-Against: anserini-" in manifest
 
 

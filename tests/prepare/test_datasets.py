@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from oracles import load_texts
 
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.documents import iter_documents
+from qlog_pyserini.formats.topics import read_topics
+from qlog_pyserini.formats.trec import read_qrels
 from qlog_pyserini.prepare.datasets import (
     csn_docid,
     prepare_beir,
@@ -15,10 +20,6 @@ from qlog_pyserini.prepare.datasets import (
     read_beir_qrels,
     remove_python_docstring,
 )
-from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.documents import iter_documents, load_texts
-from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.formats.trec import read_qrels
 
 
 def jsonl(path, rows):

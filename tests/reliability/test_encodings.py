@@ -14,11 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, run_verb
+from oracles import wait_gone
 from reliability.reliability_helpers import assert_one_error, children_of, tree
 
-from conftest import ROOT, run_verb
 from qlog_pyserini.eval.trec_eval import trec_eval
-from qlog_pyserini.system.processes import wait_gone
 
 pytestmark = pytest.mark.jvm
 

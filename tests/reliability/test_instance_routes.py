@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 from conftest import run_verb, write_instance_set
 from instances.gitrepos import BASE_FILES, commit, git
+from oracles import wait_gone
 from reliability.reliability_helpers import assert_one_error, small_tmpfs, tree
 from reliability.test_kill import _java_children, _start, _wait_for
 
 from qlog_pyserini.system.outputs import lock_holders
-from qlog_pyserini.system.processes import wait_gone
 
 pytestmark = pytest.mark.jvm
 

@@ -19,9 +19,8 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, run_verb
+from oracles import wait_gone
 from reliability.reliability_helpers import assert_one_error, children_of, tree
-
-from qlog_pyserini.system.processes import wait_gone
 
 pytestmark = pytest.mark.jvm
 

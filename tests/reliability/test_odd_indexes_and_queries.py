@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pytest
 from conftest import run_verb
+from oracles import anserini_bm25_searcher, hits_from_anserini
 from reliability.reliability_helpers import assert_one_error
 
 from qlog_pyserini.analysis.analyzers import analyze
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import read_run
 from qlog_pyserini.jvm.bridge import jclass
-from qlog_pyserini.search.searcher import QLogSearcher, anserini_bm25_searcher, hits_from_anserini
+from qlog_pyserini.search.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm
 

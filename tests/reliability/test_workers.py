@@ -12,9 +12,8 @@ import time
 from pathlib import Path
 
 from conftest import ROOT
+from oracles import wait_gone
 from reliability.reliability_helpers import children_of
-
-from qlog_pyserini.system.processes import wait_gone
 
 
 def _python_children(pid: int) -> list[int]:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from oracles import anserini_bm25_searcher, hits_from_anserini, results_from_anserini
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.search.searcher import QLogSearcher, anserini_bm25_searcher, hits_from_anserini, results_from_anserini
+from qlog_pyserini.search.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
 

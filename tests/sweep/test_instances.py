@@ -13,13 +13,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from conftest import run_verb, same_ranking  # noqa: E402
+from oracles import anserini_bm25_searcher, hits_from_anserini
 
 from qlog_pyserini.eval.budget import code_token_count
 from qlog_pyserini.formats.instances import read_instance_set
 from qlog_pyserini.formats.trec import read_run
 from qlog_pyserini.predict.files import FilesRule
 from qlog_pyserini.search.searcher import QLogSearcher
-from qlog_pyserini.search.searcher import anserini_bm25_searcher, hits_from_anserini
 
 pytestmark = pytest.mark.jvm
 

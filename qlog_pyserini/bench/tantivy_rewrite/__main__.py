@@ -13,7 +13,7 @@ from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.formats.topics import read_topics
-from qlog_pyserini.system.outputs import check_output_file, write_text
+from qlog_pyserini.system.outputs import check_output_file, report_stream, write_text
 from qlog_pyserini.system.progress import info
 
 
@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   args.name or Path(args.corpus).name)
     if args.output:
         write_text(args.output, text)
-    print(text)
+    print(text, file=report_stream(args.output))
     return 0
 
 
