@@ -167,6 +167,8 @@ class Locator:
         self.source: WorkTree | Revision = open_source(repo, rev)
         self.model: RankingModel = model or FilesModel()
         root = Path(cache) if cache is not None else default_cache_root()
+        if root.exists() and not root.is_dir():
+            raise QLogError(f"--cache {str(root)!r} is not a folder")
         self.cache = IndexCache(root / cache_key(self.source.identity, self.languages))
         self._lock = threading.Lock()
         self._searcher: QLogSearcher | None = None

@@ -40,6 +40,7 @@ def bad_inputs(repo: Path, tmp_path: Path) -> dict[str, list[str]]:
         "rev the repository lacks": ["--repo", repo, "--query", "x", "--rev", "no-such-branch"],
         "option as rev": ["--repo", repo, "--query", "x", "--rev=--all"],
         "bare mirror without rev": ["--repo", tmp_path / "mirror.git", "--query", "x"],
+        "cache is a file": ["--repo", repo, "--query", "x", "--cache", tmp_path / "blank.txt"],
         "mcp on no repository": ["--mcp", "--repo", tmp_path / "plain"],
         "mcp with a query": ["--mcp", "--repo", repo, "--query", "x"],
         "mcp with budget 0": ["--mcp", "--repo", repo, "--budget", "0"],
@@ -52,7 +53,7 @@ def test_every_bad_input_is_one_error_line_and_exit_2_with_nothing_written(repo:
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     for name, argv in cases.items():
         cache = tmp_path / "cache"
-        out = run_verb("locate", *argv, "--cache", cache, "--json")
+        out = run_verb("locate", *argv, *([] if "--cache" in argv else ["--cache", cache]), "--json")
         assert out.returncode == 2, (name, out.stderr)
         lines = out.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: "), (name, out.stderr)
