@@ -32,7 +32,7 @@ from typing import Any, Iterator
 from qlog_pyserini import __version__
 from qlog_pyserini.eval.trec_eval import cache_dir
 from qlog_pyserini.jvm.toolchain import pyserini_jar
-from qlog_pyserini.system.outputs import write_json
+from qlog_pyserini.system.outputs import write_json, write_text
 
 FORMAT = 1
 STAMP, MANIFEST, INDEX, LOCK = "stamp.json", "manifest.json", "index", "lock"
@@ -148,5 +148,6 @@ class IndexCache:
             write_json(self.folder / STAMP, stamp())
 
     def commit(self, manifest: Manifest) -> None:
-        write_json(self.folder / MANIFEST, manifest.to_json(READY), indent=None)
+        # json.dumps, not json.dump: one call of the C encoder, where dump writes a file chunk by chunk in Python
+        write_text(self.folder / MANIFEST, json.dumps(manifest.to_json(READY), ensure_ascii=False) + "\n")
         self._known = (self._files_stat(), manifest)
