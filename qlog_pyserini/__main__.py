@@ -33,6 +33,7 @@ VERBS = {
     "reproduce": "the paper's comparisons on real code",
     "demo": "the embedded quick-start benchmark",
     "solr": "SolrCloud: configset, indexing, runs and sweeps against a live Solr",
+    "locate": "the files of a repository that answer an issue, in a token budget (also an MCP server)",
     "rewrite": "q-log BM25 as plain BM25 with per-term boosts: Lucene, Solr, Elasticsearch, OpenSearch, Tantivy",
 }
 

@@ -41,9 +41,10 @@ fi
 PIP=(env PYTHONWARNINGS=ignore "$VENV/bin/python" -m pip --disable-pip-version-check -q)
 echo "installing Python packages into $VENV" >&2
 "${PIP[@]}" install --upgrade pip setuptools wheel
-# the pyterrier extra too, so tests/pyterrier runs wherever the suite does (it is light: no torch, no Terrier),
-# and the integrations' four extras for tests/integrations (bm25s, rank_bm25, LlamaIndex, LangChain: no torch)
-"${PIP[@]}" install -e '.[test,pyterrier,bm25s,rank_bm25,llamaindex,langchain]'
+# lucene (the JVM verbs) and agent (locate and its MCP server); the pyterrier extra too, so tests/pyterrier runs
+# wherever the suite does (it is light: no torch, no Terrier), and the integrations' four extras for
+# tests/integrations (bm25s, rank_bm25, LlamaIndex, LangChain: no torch)
+"${PIP[@]}" install -e '.[lucene,agent,test,pyterrier,bm25s,rank_bm25,llamaindex,langchain]'
 # --no-deps: pyserini's own requirements pull torch and transformers, which this project does not use.
 # Installed last, so no later install reports them missing (pip checks conflicts only when it resolves).
 echo "installing pyserini 2.4.0 without its torch/transformers dependencies (not used here, skipped on purpose)" >&2

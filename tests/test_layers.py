@@ -23,7 +23,7 @@ LAYERS = {
     # what the experiments are about: evaluation, the label-free q, instance sets, corpora, dataset adapters
     "domain": {"eval", "predict", "instances", "corpus", "prepare", "integrations"},
     # verbs and orchestration over them
-    "verbs": {"search", "index", "build", "compare", "sweep", "table", "lolo", "bench", "demo", "fetch",
+    "verbs": {"locate", "search", "index", "build", "compare", "sweep", "table", "lolo", "bench", "demo", "fetch",
               "reproduce", "rewrite", "solr", "pyterrier", ROOT_NODE},
 }
 ORDER = list(LAYERS)

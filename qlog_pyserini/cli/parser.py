@@ -13,6 +13,7 @@ from typing import Callable, NoReturn, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.system import progress
+from qlog_pyserini.system.extras import extra_of, missing_extra
 from qlog_pyserini.system.signals import Terminated, install_signal_handlers
 
 
@@ -27,6 +28,11 @@ def run_cli(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[s
         code = main(argv)
     except QLogError as e:
         print(f"error: {_one_line(e)}", file=sys.stderr)
+        sys.exit(2)
+    except ModuleNotFoundError as e:
+        if extra_of(e.name) is None:
+            raise
+        print(f"error: {_one_line(missing_extra(e.name or ''))}", file=sys.stderr)
         sys.exit(2)
     except Terminated as e:
         print(f"error: terminated by {signal.Signals(e.signum).name}; nothing half-written was kept", file=sys.stderr)

@@ -8,7 +8,6 @@ extra of the package (``pip install -e '.[bm25s]'``, ``.[rank_bm25]``, ``.[llama
 - :mod:`.bm25s`: ``rescale(model, q)``, one pass over a ``bm25s.BM25`` score matrix; ``save``/``load`` keep q.
 - :mod:`.rank_bm25`: ``QLogBM25Okapi``, ``QLogBM25L``, ``QLogBM25Plus``.
 - :mod:`.llamaindex`, :mod:`.langchain`: each framework's ``BM25Retriever`` with a ``q``.
-- :mod:`.context`: ``pack_context(query, documents, budget)``, rank files or chunks and pack them into a token budget.
 - :mod:`.labelfree`: the label-free q (:mod:`qlog_pyserini.predict.rule`) from a bm25s or rank_bm25 index.
 
 docs/rag-libraries.md shows each in three lines.

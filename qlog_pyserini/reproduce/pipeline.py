@@ -41,6 +41,7 @@ from qlog_pyserini.reproduce import (
     issue_timing,
     issues,
     libraries,
+    locate_bench,
     main_table,
     query_cost,
     scaling,
@@ -93,6 +94,8 @@ STAGES: dict[str, Stage] = {
                           issue_timing.FILES, issue_timing.run),
     "libraries": Stage("q-log through bm25s and rank_bm25: latency, the rescale's cost, NDCG@10 beside Lucene "
                        "(scripts/bench_rag_libraries.py)", libraries.FILES, libraries.run),
+    "locate": Stage("locate beside bm25s: cold index, warm query, one-file update, Acc@1/5 and MRR on the issue sets "
+                    "(scripts/bench_locate.py)", locate_bench.FILES, locate_bench.run),
     "bench": Stage("query-time cost on the JDK benchmark (wants an idle machine)", ("bench.md", "bench.json"),
                    query_cost.run),
     "engines": Stage("the engine tables: Maven tests, the Tantivy benchmark program", engines.ENGINE_FILES, engines.run),

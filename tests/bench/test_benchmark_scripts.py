@@ -49,3 +49,19 @@ def test_issue_sets_timing_script_refuses_bad_input(tmp_path, args, needle):
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     assert_one_error(_script("time_issue_sets.py", *args, "--results", "out", cwd=tmp_path), needle)
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--repos", "repos", "--shared", "shared", "--work", "w"], "--repos 'repos' holds no apache__dubbo"),
+    (["--repos", "repos", "--repo", "r", "--shared", "nowhere", "--work", "w"], "--shared 'nowhere' holds no issues/"),
+    (["--repos", "repos", "--repo", "r", "--shared", "shared", "--work", "w", "--max-instances", "0"],
+     "--max-instances must be at least 1"),
+    (["--repos", "repos", "--repo", "r", "--shared", "shared", "--work", "w", "--output", "no/such/dir/out.md"],
+     "no/such/dir"),
+])
+def test_locate_benchmark_refuses_bad_input(tmp_path, args, needle):
+    (tmp_path / "repos" / "r").mkdir(parents=True)
+    (tmp_path / "shared" / "issues").mkdir(parents=True)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    assert_one_error(_script("bench_locate.py", *args, cwd=tmp_path), needle)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before

@@ -72,3 +72,11 @@ class SmallRepo:
     empty: str       # no change at all: the same tree as tests_only
 
 
+
+
+def new_repo(root: Path, files: dict[str, str | bytes | None], date: str = "2024-01-01T00:00:00Z") -> Path:
+    """A repository at ``root`` (created) whose one commit holds ``files``."""
+    root.mkdir(parents=True)
+    git(root, "init", "-q")
+    commit(root, "base", dict(files), date)
+    return root

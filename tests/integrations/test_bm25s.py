@@ -14,7 +14,6 @@ from conftest import stdlib_functions
 bm25s = pytest.importorskip("bm25s")
 
 from qlog_pyserini.errors import QLogError  # noqa: E402
-from qlog_pyserini.eval.budget import code_token_count  # noqa: E402
 from qlog_pyserini.formula import idf_q, ln_q  # noqa: E402
 from qlog_pyserini.integrations import bm25s as qb  # noqa: E402
 from qlog_pyserini.integrations.idf import BM25S_IDF  # noqa: E402
@@ -261,27 +260,7 @@ def test_llamaindex_retriever_with_q(tmp_path):
            [(n.node.node_id, n.score) for n in retriever.retrieve(QUERIES[0])]
 
 
-# --- the token-budget packer and the label-free q ------------------------------------------------------------
-
-def test_pack_context_walks_the_ranking_into_the_budget(corpus_tokens):
-    from qlog_pyserini.integrations.context import pack_context
-
-    files = {f"src/f{i}.py": t for i, t in enumerate(TEXTS)}
-    query = QUERIES[3]
-    words = tokens([query])[0]
-    scores = reference_scores("lucene", words, corpus_tokens, 0.5)
-    ranked = [i for i in sorted(range(len(TEXTS)), key=lambda i: (-scores[i], i)) if scores[i] > 0]
-    sizes = [code_token_count(TEXTS[i]) for i in ranked]
-    budget = sum(sizes[:3]) + sizes[3] - 1  # the fourth does not fit: the walk stops there
-    packed = pack_context(query, files, budget=budget, q=0.5)
-    assert [p.id for p in packed] == [f"src/f{i}.py" for i in ranked[:3]]
-    assert [p.tokens for p in packed] == sizes[:3]
-    for p, i in zip(packed, ranked):
-        assert p.score == pytest.approx(scores[i], rel=2e-6)
-    assert pack_context(query, list(TEXTS), budget=10 ** 7, q=0.5)[0].id == str(ranked[0])
-    with pytest.raises(QLogError, match="token budget"):
-        pack_context(query, files, budget=0)
-
+# --- the label-free q ------------------------------------------------------------
 
 def test_label_free_q_from_a_bm25s_index(corpus_tokens):
     from qlog_pyserini.integrations.labelfree import bm25s_stats, df_histogram, predict_bm25s, sample_rows

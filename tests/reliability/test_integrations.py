@@ -64,22 +64,6 @@ def test_rank_bm25_refuses_a_corpus_of_empty_documents_not_nan_scores(name):
         getattr(rank_bm25, name)([[], []], q=0.7)
 
 
-@pytest.mark.parametrize("query, documents, needle", [
-    (None, TEXTS, "the query must be a string, not NoneType"),
-    ("parse", [*TEXTS, None], f"document '{len(TEXTS)}' is NoneType, not a string"),
-    ("parse", {"a.py": "def parse", "b.py": b"parse"}, "document 'b.py' is bytes, not a string"),
-    ("parse", "def parse config", "documents must be {id: text} or a list of texts, not str"),
-    ("parse", None, "documents must be {id: text} or a list of texts, not NoneType"),
-])
-def test_pack_context_refuses_what_is_not_text_in_one_line(query, documents, needle):
-    pytest.importorskip("bm25s")
-    from qlog_pyserini.integrations.context import pack_context
-
-    with pytest.raises(QLogError) as e:
-        pack_context(query, documents, q=0.7)
-    assert str(e.value) == needle
-
-
 CODE, _ = stdlib_functions((argparse, textwrap), queries=1)
 
 
