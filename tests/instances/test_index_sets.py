@@ -12,6 +12,7 @@ from instances.gitrepos import commit, git
 
 from qlog_pyserini.formats.instances import corpus_path, read_instances
 from qlog_pyserini.jvm.bridge import jclass
+from qlog_pyserini.search.fields import batch_search_fields, index_fields
 from qlog_pyserini.search.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm
@@ -92,7 +93,45 @@ def test_batch_indexes_equal_the_index_verb_and_are_reused(code_set, tmp_path):
     assert "1 indexes built" in third.stdout and "1 reused" in third.stdout, third.stderr
     assert _terms(indexes / keys[0])["documents"] == len(lines) - 1
     assert (indexes / keys[1] / "segments_1").stat().st_mtime_ns == kept
-    assert sorted(p.name for p in indexes.iterdir()) == sorted([".qlog-pyserini.json", "instances.json", *keys])
+    assert sorted(p.name for p in indexes.iterdir()) == sorted([".qlog-pyserini.json", "instances.json", *keys,
+                                                                *(k + ".units" for k in keys)])
+
+
+def test_units_and_path_field(code_set, tmp_path):
+    """The same run builds each corpus's units index; both indexes hold a path field beside contents."""
+    indexes = tmp_path / "indexes"
+    assert run_verb("index", "--instances", code_set, "--index", indexes, "--quiet").returncode == 0
+    key = sorted({i.corpus for i in read_instances(code_set)})[0]
+    record = json.loads((indexes / "instances.json").read_text())["corpora"][key]
+    files = [json.loads(line) for line in corpus_path(code_set, key).read_text().splitlines()]
+    with QLogSearcher(str(indexes / key)) as s, QLogSearcher(str(indexes / f"{key}.units")) as u:
+        assert index_fields(s) == index_fields(u) == ["contents", "id", "path"]
+        assert u.num_docs == record["units"] > 3 * s.num_docs
+        # the path field matches a file by a piece of its name the contents' tokenizer keeps whole
+        hits = batch_search_fields(s, ["searcher"], ["q"], {"path": 1.0}, k=1000)["q"]
+        assert {h.docid for h in hits} == {f["id"] for f in files if "searcher" in f["id"].lower()}
+        # every line of a file is in one of its units: the units of formula.py hold its text
+        path = "qlog_pyserini/formula.py"
+        text = next(f["contents"] for f in files if f["id"] == path).partition("\n")[2]
+        unit_hits = u.search("qlog formula logarithm", k=1000)
+        ids = [h.docid for h in unit_hits if h.docid.startswith(path + "#")]
+        assert ids and all(u.doc_text(i).startswith(path + "\n") for i in ids)
+        lines = set()
+        for docid in (d for d in _docids(indexes / f"{key}.units") if d.startswith(path + "#")):
+            start, end = map(int, docid.rpartition("#")[2].split("-"))
+            lines.update(range(start, end + 1))
+        rows = text.split("\n")
+        assert {i + 1 for i, row in enumerate(rows) if row.strip()} <= lines
+
+
+def _docids(index: Path) -> list[str]:
+    reader = jclass("org.apache.lucene.index.DirectoryReader").open(
+        jclass("org.apache.lucene.store.FSDirectory").open(jclass("java.io.File")(str(index)).toPath()))
+    try:
+        stored = reader.storedFields()
+        return [str(stored.document(d).get("id")) for d in range(reader.maxDoc())]
+    finally:
+        reader.close()
 
 
 def test_bad_input(code_set, tmp_path):
