@@ -149,3 +149,48 @@ def test_bad_input(code_set, tmp_path):
     shutil.copytree(code_set, broken)
     next((broken / "corpora").iterdir()).unlink()
     fails("--instances", broken, "--index", tmp_path / "i", match="lacks corpora/")
+
+
+def _run(path: Path) -> dict[str, list[tuple[str, str]]]:
+    run: dict[str, list[tuple[str, str]]] = {}
+    for line in path.read_text().splitlines():
+        qid, _, docid, _, score, _ = line.split()
+        run.setdefault(qid, []).append((docid, score))
+    return run
+
+
+def test_search_instances_units_path_and_label_free_b(code_set, tmp_path):
+    indexes = tmp_path / "indexes"
+    assert run_verb("index", "--instances", code_set, "--index", indexes, "--quiet").returncode == 0
+
+    def search(name, *flags):
+        result = run_verb("search", "--instances", code_set, "--index", indexes, "--output", tmp_path / name,
+                          "--quiet", *flags)
+        assert result.returncode == 0, result.stderr
+        return _run(tmp_path / name)
+
+    plain = search("plain.txt")
+    assert search("file.txt", "--units", "file") == plain  # the default configuration is today's run
+    best = search("max.txt", "--units", "max")
+    instances = read_instances(code_set)
+    topics = dict(line.split("\t", 1) for line in (code_set / "topics.tsv").read_text().splitlines())
+    for instance in instances:
+        with QLogSearcher(str(indexes / f"{instance.corpus}.units")) as u:
+            top = u.search(topics[instance.instance_id], k=1)[0]
+        assert best[instance.instance_id][0] == (top.docid.rpartition("#")[0], f"{top.score:.6f}")
+    with_path = search("path.txt", "--path-weight", "1")
+    assert with_path != plain and set(with_path) == set(plain)
+    # b from the index's verboseness: every document's L_d / |d| read here, averaged, b = 1 - 1/mean
+    key = instances[0].corpus
+    members = [i.instance_id for i in instances if i.corpus == key]
+    with QLogSearcher(str(indexes / key)) as s:
+        reader = s.java.reader
+        vectors = reader.termVectors()
+        ratios = [t.getSumTotalTermFreq() / t.size() for t in (vectors.get(d, "contents") for d in range(reader.maxDoc()))
+                  if t is not None and t.size()]
+    b = 1 - len(ratios) / sum(ratios)
+    va, fixed = search("va.txt", "--b-va"), search("b.txt", "--b", repr(b))
+    assert {q: va[q] for q in members} == {q: fixed[q] for q in members} and 0.3 < b < 0.95
+    failed = run_verb("search", "--topics", code_set / "topics.tsv", "--index", indexes / key, "--output",
+                      tmp_path / "x.txt", "--units", "max")
+    assert failed.returncode == 2 and "applies to --instances only" in failed.stderr
