@@ -45,6 +45,13 @@ FILES_RULE = FilesRule()
 AUTO = (Localization(units="fuse", path_weight=1.0, evidence=True), LocalizeModel(b=None, q=None))
 
 
+def evidence_available() -> bool:
+    """True when the issue-text evidence (:mod:`qlog_pyserini.localize.evidence`) is installed."""
+    import importlib.util
+
+    return importlib.util.find_spec("qlog_pyserini.localize.evidence") is not None
+
+
 def issue_evidence() -> EvidenceOf:
     """The issue-text evidence (:mod:`qlog_pyserini.localize.evidence`) as :data:`EvidenceOf`."""
     raise QLogError("--evidence needs the issue-text evidence, which this version lacks")
