@@ -1,0 +1,1 @@
+"""Issue -> files localization: what an issue report names, matched to a repository's files and units."""
