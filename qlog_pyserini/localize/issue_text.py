@@ -27,7 +27,7 @@ from qlog_pyserini.errors import QLogError
 KINDS = ("path", "basename", "module", "identifier")
 SOURCES = ("frame", "url", "code", "backtick", "text")
 
-# File extensions a bare name must carry to be read as a file name ("utils.js", not "e.g." or "v1.2").
+# File extensions (in this case) a bare name must carry to be read as a file name ("utils.js", not "e.g." or "v1.2").
 SOURCE_EXTENSIONS = frozenset("""
 py pyi pyx pxd java kt kts scala groovy clj js jsx mjs cjs ts tsx mts cts vue svelte go rs c h cc cpp cxx hpp hh
 hxx ipp inl cu cs fs vb rb php swift m mm dart lua pl pm r jl ex exs erl hs ml sh bash zsh ps1 sql proto thrift
@@ -85,7 +85,7 @@ _TRACE_FILLER = re.compile(r"^\s*(?:\d+:\s+\S|\.\.\. \d+ (?:more|common frames o
                            r"|at .*\((?:Native Method|Unknown Source|node:[^)]*|<anonymous>|native)\)"
                            r"|at (?:node:|<anonymous>|native)|#\d+ 0x[0-9a-fA-F]+ in \S+ \(|==\d+==\s+(?:at|by) )")
 _TRACE_START = re.compile(r"^\s*(?:Traceback \(most recent call last\)|Caused by:|During handling of the above"
-                          r"|The above exception was|goroutine \d+ \[|stack backtrace:|Exception in thread"
+                          r"|The above exception was|goroutine \d+ \[|Exception in thread"
                           r"|==\d+==\s*ERROR|\S+: runtime error:)")
 # Syntaxes whose frames may follow one another in one trace; any other change of syntax starts a new trace.
 _STYLE_FAMILY = {"rust-panic": "at"}
@@ -141,9 +141,11 @@ class IssueMentions:
 
 
 def normalize_path(text: str) -> str:
-    """``text`` as a ``/``-separated path with no drive, leading ``./``/``../``/``/`` or empty components."""
+    """``text`` as a ``/``-separated path with no drive, leading ``./``/``../``/``/``, git's diff prefix
+    (``a/``, ``b/`` before a relative path) or empty components."""
     text = text.replace("\\", "/")
     text = re.sub(r"^[A-Za-z]:/", "", text)
+    text = re.sub(r"^[ab]/(?=[^/]+/)", "", text)
     parts = [p for p in text.split("/") if p not in ("", ".", "..")]
     return "/".join(parts)
 
@@ -242,9 +244,9 @@ class _Reader:
             self.add(_file_mention(match.group("path"), source, match.group("line")))
         text = _PATH.sub(" ", text)
         for match in _BASENAME.finditer(text):
-            if match.group("ext").lower() in SOURCE_EXTENSIONS:
+            if match.group("ext") in SOURCE_EXTENSIONS:
                 self.add(_file_mention(match.group("path"), source, match.group("line")))
-        text = _BASENAME.sub(lambda m: " " if m.group("ext").lower() in SOURCE_EXTENSIONS else m.group(0), text)
+        text = _BASENAME.sub(lambda m: " " if m.group("ext") in SOURCE_EXTENSIONS else m.group(0), text)
         for match in _QUALIFIED.finditer(text):
             self._qualified(match.group(0), source)
         # Outside a lone backtick name, a plain word is English or a keyword as often as a name: only shaped
@@ -349,17 +351,20 @@ _NOISE = re.compile(
     r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b|\b0x[0-9a-fA-F]+\b|==\d+=="
     r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
     r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b|\b\d{5,}\b")
-_QUERY_WORD = re.compile(r"\w+(?:[.:'’/\\-]\w+)*")
+_QUERY_WORD = re.compile(r"\w+(?:[.,:'’/\\-]\w+)*")
+# Scripts the standard tokenizer cuts into one token per character (Han, Hiragana, Katakana).
+_ONE_CHAR_TOKENS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Case and digit parts of a name, with and without their trailing digits ("UTF8" -> "utf", "8", "utf8").
 _CASE_PARTS = (re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+"), re.compile(r"[A-Z]+(?![a-z])\d*|[A-Z]?[a-z]+\d*|\d+"))
 
 
 def query_terms(word: str) -> set[str]:
     """An upper bound on the terms an analyser makes of ``word``: the whole word, its pieces between
-    punctuation and underscores, and their case and digit parts, lower-cased (the generic analyser keeps
-    ``a.b`` or ``a_b`` whole, an identifier-aware one splits it and keeps the whole as well)."""
-    terms = {word.lower()}
-    for piece in re.split(r"[.:'’/\\-]", word):
+    punctuation and underscores, their case and digit parts, and each Han or kana character, lower-cased
+    (the generic analyser keeps ``a.b``, ``a_b`` or ``1,000`` whole and cuts Chinese into characters; an
+    identifier-aware one splits names and keeps the whole as well)."""
+    terms = {word.lower(), *_ONE_CHAR_TOKENS.findall(word)}
+    for piece in re.split(r"[.,:'’/\\-]", word):
         terms.add(piece.lower())
         for run in piece.split("_"):
             terms.add(run.lower())
