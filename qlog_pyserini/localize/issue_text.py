@@ -58,10 +58,13 @@ _PATH = re.compile(
     r"[\w@+~-][\w.@+~-]*\.[A-Za-z][\w+]{0,9})" + _LINE_SUFFIX)
 _BASENAME = re.compile(r"(?<![\w./\\:@-])(?P<path>[\w@+-][\w.@+-]*\.(?P<ext>[A-Za-z][\w+]{0,9}))(?![\w/\\-])"
                        + _LINE_SUFFIX)
-_QUALIFIED = re.compile(r"(?<![\w./\\:-])[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
-_WORD = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]*")
-_CALL = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)\(")
-_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+# Names are ASCII in nearly every language's code; prose in scripts without spaces (Chinese, Japanese) runs
+# straight into them ("getFieldInfo方法"), so a name ends at the first non-ASCII character.
+_ID = r"[A-Za-z_$][A-Za-z0-9_$]*"
+_QUALIFIED = re.compile(r"(?<![A-Za-z0-9_./\\:$-])" + _ID + r"(?:(?:\.|::|->)" + _ID + ")+")
+_WORD = re.compile(r"(?<![A-Za-z0-9_$])" + _ID)
+_CALL = re.compile(r"(?<![A-Za-z0-9_$.])(" + _ID + r")\(")
+_NAME = re.compile(_ID)
 
 # One pattern per frame syntax; each names the groups path, line and (where the syntax has one) func.
 _FRAMES = (
@@ -115,7 +118,8 @@ class Mention:
         """The components: a path's directories and file name, a qualified name's names."""
         if self.kind in ("path", "basename"):
             return tuple(self.text.split("/"))
-        return tuple(p for p in re.split(r"\.|::|->", self.text) if p)
+        # Java's binary name of a nested class, Outer$Inner, lives in Outer's file
+        return tuple(p if p.startswith("$") else p.split("$")[0] for p in re.split(r"\.|::|->", self.text) if p)
 
 
 @dataclass(frozen=True)

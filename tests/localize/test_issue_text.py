@@ -212,6 +212,13 @@ def test_qualified_names_of_every_separator():
     assert {"ZSTD_CCtx", "push_back"} <= set(_texts(m, "identifier"))
 
 
+def test_names_end_where_prose_in_another_script_begins():
+    m = parse_issue("JSONType注解无效: com.acme.writer.WriterProcessor$Inner.getFieldInfo方法 出错")
+    assert {"JSONType", "getFieldInfo"} <= set(_texts(m, "identifier"))
+    assert _texts(m, "module") == ["com.acme.writer.WriterProcessor$Inner.getFieldInfo"]
+    assert m.modules[0].parts == ("com", "acme", "writer", "WriterProcessor", "getFieldInfo")
+
+
 def test_short_queries_are_unchanged():
     assert reduce_query(JAVA_ISSUE) == JAVA_ISSUE
     assert reduce_query("") == ""
