@@ -6,7 +6,9 @@ The label-free configuration (:data:`AUTO`, ``search --instances --auto``) is fi
 - units ``fuse``: the file's own rank fused with its best unit's (units alone lose on some languages, the
   file's own rank alone ignores where in the file the issue points);
 - the path field at weight :data:`~qlog_pyserini.localize.paths.PATH_WEIGHT`;
-- the issue-text evidence, fused by reciprocal rank;
+- the issue's structure: the files its text names (:mod:`qlog_pyserini.localize.evidence`) fused by reciprocal
+  rank, and a query past Lucene's clause limit reduced by
+  :func:`~qlog_pyserini.localize.issue_text.reduce_query`'s stated rule;
 - k1 = 0.9 (Pyserini's), b = :func:`~qlog_pyserini.localize.lengths.index_b` of each index (files and units
   each their own), q = the files rule (:mod:`qlog_pyserini.predict.files`) of each index.
 """
@@ -17,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
-from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.instances import Instance, InstanceSet
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.instances.indexing import units_index
+from qlog_pyserini.localize.issue_text import reduce_query
 from qlog_pyserini.localize.lengths import index_b
 from qlog_pyserini.localize.ranking import CorpusLocalizer, Localization
 from qlog_pyserini.predict.files import FilesRule
@@ -53,8 +55,16 @@ def evidence_available() -> bool:
 
 
 def issue_evidence() -> EvidenceOf:
-    """The issue-text evidence (:mod:`qlog_pyserini.localize.evidence`) as :data:`EvidenceOf`."""
-    raise QLogError("--evidence needs the issue-text evidence, which this version lacks")
+    """The issue-text evidence (:mod:`qlog_pyserini.localize.evidence`) as :data:`EvidenceOf`: each issue's
+    mentions matched to the corpus's files."""
+    from qlog_pyserini.localize.evidence import FileIndex, file_evidence
+    from qlog_pyserini.localize.issue_text import parse_issue
+
+    def evidence_of(topics: Mapping[str, str], paths: Sequence[str]) -> dict[str, dict[str, float]]:
+        files = FileIndex(paths)
+        return {qid: file_evidence(parse_issue(text), files) for qid, text in topics.items()}
+
+    return evidence_of
 
 
 def _parameters(index: Path, model: LocalizeModel, rule: FilesRule) -> tuple[float, float]:
@@ -83,8 +93,11 @@ def localize_corpus(instance_set: InstanceSet, members: Sequence[Instance], file
     topics = {i.instance_id: instance_set.topics[i.instance_id] for i in members}
     with CorpusLocalizer(files_index, units, how, model.k1, b, q, unit_b, unit_q, idf_form) as loc:
         evidence = None
-        if how.evidence and evidence_of is not None:
-            evidence = evidence_of(topics, loc.files.docids.ids)
+        if how.evidence:
+            # the issue's structure: its mentions weigh files, and a query past Lucene's clause limit is reduced
+            # by reduce_query's stated rule (one that fits is searched as written)
+            evidence = (evidence_of or issue_evidence())(topics, list(loc.files.docids.ids))
+            topics = {qid: reduce_query(text) for qid, text in topics.items()}
         return loc.search(topics, k=hits, evidence=evidence), used
 
 
