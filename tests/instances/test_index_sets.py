@@ -194,3 +194,28 @@ def test_search_instances_units_path_and_label_free_b(code_set, tmp_path):
     failed = run_verb("search", "--topics", code_set / "topics.tsv", "--index", indexes / key, "--output",
                       tmp_path / "x.txt", "--units", "max")
     assert failed.returncode == 2 and "applies to --instances only" in failed.stderr
+
+
+def test_sweep_localize_rows(code_set, tmp_path):
+    """sweep --instances --localize: 'file' measured through the localizer equals the grid's BM25 measured by the
+    sweep's own scorer; every configuration asked for is a system compared with BM25 and tuned BM25."""
+    indexes = tmp_path / "indexes"
+    assert run_verb("index", "--instances", code_set, "--index", indexes, "--quiet").returncode == 0
+    out = tmp_path / "sweep"
+    result = run_verb("sweep", "--instances", code_set, "--index", indexes, "--out", out, "--resamples", 200,
+                      "--q-grid", "0.5", "--k1-grid", "0.9", "--b-grid", "0.4,0.75", "--localize", "file",
+                      "fuse+path+va", "auto", "--quiet")
+    assert result.returncode == 0, result.stderr
+    import pandas as pd
+
+    per_query = pd.read_csv(out / "per_query.csv", index_col="qid")
+    measures = [c.partition(":")[2] for c in per_query.columns if c.startswith("bm25:")]
+    for m in measures:
+        assert per_query[f"localize:file:{m}"].tolist() == pytest.approx(per_query[f"bm25:{m}"].tolist()), m
+    summary = json.loads((out / "summary.json").read_text())
+    assert {"localize:fuse+path+va", "localize:auto"} <= set(summary["systems"])
+    assert "localize:auto vs bm25_cv" in summary["comparisons"]
+    assert "auto (label-free)" in (out / "summary.md").read_text()
+    failed = run_verb("sweep", "--instances", code_set, "--index", indexes, "--out", tmp_path / "x", "--localize",
+                      "best+path")
+    assert failed.returncode == 2 and "--localize 'best+path'" in failed.stderr
