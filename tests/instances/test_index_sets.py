@@ -194,6 +194,10 @@ def test_search_instances_units_path_and_label_free_b(code_set, tmp_path):
     failed = run_verb("search", "--topics", code_set / "topics.tsv", "--index", indexes / key, "--output",
                       tmp_path / "x.txt", "--units", "max")
     assert failed.returncode == 2 and "applies to --instances only" in failed.stderr
+    for flags, match in ((("--auto", "--q", "0.5"), "--auto chooses"), (("--b-va", "--b", "0.3"), "--b-va and --b"),
+                         (("--units", "fuse", "--q", "auto-query"), "auto-query does not combine")):
+        failed = run_verb("search", "--instances", code_set, "--index", indexes, "--output", tmp_path / "y.txt", *flags)
+        assert failed.returncode == 2 and match in failed.stderr, failed.stderr
 
 
 def test_sweep_localize_rows(code_set, tmp_path):
