@@ -37,7 +37,7 @@ from qlog_pyserini.index.indexer import INDEX_OUTPUT, java_launcher
 from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.formats.instances import REPORT_FILE, corpus_path, read_instances
 from qlog_pyserini.localize.paths import PATH_FIELD, path_text
-from qlog_pyserini.localize.units import unit_documents
+from qlog_pyserini.localize.units import UnitCache, unit_documents
 from qlog_pyserini.jvm.toolchain import checked_java_options, pyserini_jar
 from qlog_pyserini.system.digests import file_sha256
 from qlog_pyserini.system.outputs import (OutputKind, atomic_output, is_owned, publish_dir, record_entries,
@@ -132,7 +132,7 @@ def _with_path(docid: str, contents: str, path: str) -> str:
     return json.dumps({"id": docid, "contents": contents, PATH_FIELD: path_text(path)}, ensure_ascii=False) + "\n"
 
 
-def _write_collections(corpus: Path, files_dir: Path, units_dir: Path, key: str) -> tuple[int, int]:
+def _write_collections(corpus: Path, files_dir: Path, units_dir: Path, key: str, cache: UnitCache) -> tuple[int, int]:
     """The file documents (with their path field) and the unit documents of one corpus, as JsonCollection
     files; the numbers of each."""
     files = units = 0
@@ -143,7 +143,7 @@ def _write_collections(corpus: Path, files_dir: Path, units_dir: Path, key: str)
             files += 1
             # a file's document is its path, a newline and its text (instances.build)
             _, _, text = contents.partition("\n")
-            for unit_id, unit_contents in unit_documents(docid, text):
+            for unit_id, unit_contents in unit_documents(docid, text, cache.units(docid, text)):
                 u.write(_with_path(unit_id, unit_contents, docid))
                 units += 1
     return files, units
@@ -158,12 +158,14 @@ def _build(instance_set: Path, index_dir: Path, todo: list[str], digests: dict[s
     try:
         by_index: dict[str, tuple[str, str]] = {}  # index folder -> (key, "files" | "units")
         expected: dict[tuple[str, str], int] = {}
+        cache = UnitCache()
         for key in todo:
             stage = stagings[key] = staging_dir(index_dir / key, "building")
             for kind in ("files", "units"):
                 (stage / f"{kind}-json").mkdir()
                 by_index[str(stage / f"{kind}-index")] = (key, kind)
-            counts = _write_collections(corpus_path(instance_set, key), stage / "files-json", stage / "units-json", key)
+            counts = _write_collections(corpus_path(instance_set, key), stage / "files-json", stage / "units-json", key,
+                                        cache)
             expected[(key, "files")], expected[(key, "units")] = counts
         with atomic_output(jobs / "jobs.tsv") as f:
             for folder in by_index:

@@ -20,9 +20,10 @@ own document does.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Iterator
+from typing import Iterator, Sequence
 
 WINDOW = 50  # lines: a screenful, the size of most functions; the common passage size of code localizers
 STRIDE = 25  # half a window: windows overlap by half, so a passage is never only split
@@ -40,6 +41,20 @@ class Unit:
 
     def docid(self, path: str) -> str:
         return f"{path}{UNIT_SEPARATOR}{self.start}-{self.end}"
+
+
+class UnitCache:
+    """:func:`file_units` remembered by the file's extension and text: the states of one repository share most of
+    their files, and parsing each distinct file once is what makes indexing a history's units affordable."""
+
+    def __init__(self) -> None:
+        self._units: dict[tuple[str, bytes], list[Unit]] = {}
+
+    def units(self, path: str, text: str) -> list[Unit]:
+        key = (PurePosixPath(path).suffix.lower(), hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest())
+        if key not in self._units:
+            self._units[key] = file_units(path, text)
+        return self._units[key]
 
 
 def unit_path(docid: str) -> str:
@@ -99,11 +114,12 @@ def file_units(path: str, text: str) -> list[Unit]:
     return sorted(units, key=lambda u: (u.start, u.end))
 
 
-def unit_documents(path: str, text: str) -> Iterator[tuple[str, str]]:
-    """``(docid, contents)`` of every unit of a file: the contents are the path, a newline and the unit's lines,
-    as a file's document is its path, a newline and its text. Blank units are left out."""
+def unit_documents(path: str, text: str, units: Sequence[Unit] | None = None) -> Iterator[tuple[str, str]]:
+    """``(docid, contents)`` of every unit of a file (``units``, when the caller has them, else
+    :func:`file_units`): the contents are the path, a newline and the unit's lines, as a file's document is its
+    path, a newline and its text. Blank units are left out."""
     rows = text.split("\n")
-    for unit in file_units(path, text):
+    for unit in file_units(path, text) if units is None else units:
         body = "\n".join(rows[unit.start - 1:unit.end])
         if body.strip():
             yield unit.docid(path), f"{path}\n{body}"
