@@ -123,6 +123,16 @@ class CorpusLocalizer:
                                 "index --instances")
             self.units = QLogSearcher(units_index, k1=k1, b=b if unit_b is None else unit_b,
                                       q=q if unit_q is None else unit_q, idf_form=idf_form)
+        if how.path_weight:
+            from qlog_pyserini.search.fields import check_fields
+
+            try:  # an index built before the path field existed would match nothing there, silently
+                for searcher in (self.files, self.units):
+                    if searcher is not None:
+                        check_fields(searcher, {PATH_FIELD: how.path_weight}, option="--path-weight")
+            except QLogError:
+                self.close()
+                raise
 
     def _search(self, searcher: QLogSearcher, texts: list[str], qids: list[str], k: int) -> Mapping[str, list[Hit]]:
         if self.how.path_weight:
