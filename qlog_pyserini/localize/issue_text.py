@@ -264,6 +264,10 @@ class _Reader:
         parts = [p for p in re.split(r"\.|::|->", name) if p]
         if "->" not in name and parts[0].lower() not in KEYWORDS:
             self.add(Mention("module", name, source))
+            # A capitalised head (JSON.parseObject, Mockito.spy) is a type by the convention of Java, C#, JS/TS
+            # and Python classes: named whatever its shape.
+            if parts[0][0].isupper():
+                self.add(_identifier(parts[0], source, shaped_only=False))
         for part in parts[1:]:
             self.add(_identifier(part, source, shaped_only=True))
 

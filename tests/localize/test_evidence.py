@@ -97,6 +97,26 @@ def test_windows_paths():
     assert ev == {"lib/core/Axios.js": W["path"]}
 
 
+def test_a_package_file_answers_to_its_directory_and_a_built_copy_to_its_source():
+    repo = ["src/plugin/objectSupport/index.js", "src/plugin/utc/index.js", "src/index.js", "pkg/__init__.py"]
+    assert _evidence("`objectSupport` breaks", repo) == {"src/plugin/objectSupport/index.js": W["stem"]}
+    assert _evidence("dayjs/plugin/utc.js throws", repo) == {"src/plugin/utc/index.js": W["module"]}
+    assert _evidence("see `pkg`", repo) == {"pkg/__init__.py": W["stem"]}
+
+
+def test_a_capitalised_head_of_a_qualified_name_is_a_type():
+    repo = ["src/main/java/com/acme/JSON.java", "src/main/java/com/acme/Util.java"]
+    assert _evidence("JSON.parseObject(text) fails", repo) == {"src/main/java/com/acme/JSON.java": W["stem"]}
+    assert _evidence("json.parseObject(text) fails", repo) == {}  # a lower-case head is a variable or a package
+
+
+def test_a_path_a_trace_named_is_not_counted_again():
+    text = ("==1==ERROR: AddressSanitizer: heap-use-after-free\n"
+            "    #0 0x4c in jv_free /work/jq/src/jv.c:120:3\n\n"
+            "SUMMARY: AddressSanitizer: heap-use-after-free /work/jq/src/jv.c:120:3 in jv_free\n")
+    assert _evidence(text, ["src/jv.c", "src/main.c"]) == {"src/jv.c": W["frame"]}
+
+
 def test_distinct_mentions_add_up_and_repeats_do_not():
     once = _evidence("lib/core/Axios.js", JS_REPO)
     twice = _evidence("lib/core/Axios.js and again `lib/core/Axios.js`", JS_REPO)
