@@ -51,7 +51,7 @@ _REPO_URL = re.compile(
     r"|[\w.-]+/[\w.-]+/[\w.-]+/(?:-/)?(?:blob|raw|edit|src)/[^/\s]+)"
     r"/(?P<path>[^\s#?)\]>\"'`]+)(?:#L(?P<line>\d+))?")
 _LOCAL_URL = re.compile(r"\b(?:file|webpack(?:-internal)?)://+(?:\([^)]*\)/)?\.?/?")
-_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s)\]>\"'`]+|\bwww\.[^\s)\]>\"'`]+")
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{0,31}://[^\s)\]>\"'`]+|\bwww\.[^\s)\]>\"'`]+")
 _LINE_SUFFIX = r"(?::(?P<line>\d+))?(?::\d+)?"
 _PATH = re.compile(
     r"(?<![\w./\\:@-])(?P<path>(?:[A-Za-z]:)?(?:\.{1,2}[\\/]|[\\/])?(?:[\w@+~-][\w.@+~-]*[\\/])+"
