@@ -14,14 +14,15 @@ gold file among the evidenced ones (gold: the modified files among the files ran
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from qlog_pyserini.cli.parser import run_cli
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.instances.diffs import modified_files
 from qlog_pyserini.instances.git import GitRepository, find_repository
-from qlog_pyserini.instances.rules import FileRules
+from qlog_pyserini.instances.rules import FileRules, check_languages
 from qlog_pyserini.instances.sources import read_records
 from qlog_pyserini.localize.evidence import file_evidence
 from qlog_pyserini.localize.issue_text import KINDS, clause_count, parse_issue
@@ -41,18 +42,27 @@ def top_hit(evidence: dict[str, float], gold: set[str]) -> float:
     return sum(p in gold for p in tied) / len(tied)
 
 
-def measure(files: Sequence[str], repos: Path, kinds: Sequence[str],
+def open_mirrors(files: Sequence[str], repos: Path) -> dict[str, GitRepository]:
+    """The mirror of every repository the records name, all found before any work (else QLogError)."""
+    mirrors = {}
+    for record in read_records("multi-swe-bench", files):
+        if record.repo not in mirrors:
+            found = find_repository(repos, *record.repo.split("/"))
+            if found is None:
+                raise QLogError(f"--repos {str(repos)!r} holds no mirror of {record.repo}")
+            mirrors[record.repo] = GitRepository(found)
+    return mirrors
+
+
+def measure(files: Sequence[str], mirrors: dict[str, GitRepository], kinds: Sequence[str],
             rules: FileRules | None) -> list[tuple[str, int, int, float, int, int]]:
     rows = []
     for file in files:
         n = covered = any_gold = long_queries = 0
         hits = 0.0
         for record in read_records("multi-swe-bench", [file]):
-            org, name = record.repo.split("/")
-            repo = find_repository(repos, org, name)
-            if repo is None:
-                sys.exit(f"error: no mirror of {record.repo} under {repos}")
-            paths = tree_files(GitRepository(repo), record.base_commit, rules)
+            repo = mirrors[record.repo]
+            paths = tree_files(repo, record.base_commit, rules)
             gold = set(modified_files(list(record.changes))) & set(paths)
             if not gold:
                 continue
@@ -80,8 +90,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                         "(as prepare does; instances with no such modified file are skipped); default every file")
     args = parser.parse_args(argv)
     kinds = args.kinds.split(",")
-    rules = FileRules(tuple(args.language)) if args.language else None
-    rows = measure(args.inputs, args.repos, kinds, rules)
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        raise QLogError(f"--kinds {','.join(unknown)}: choose among {','.join(KINDS)}")
+    rules = FileRules(check_languages(args.language)) if args.language else None
+    rows = measure(args.inputs, open_mirrors(args.inputs, args.repos), kinds, rules)
     print(f"kinds: {','.join(kinds)}; files: {'documents of ' + ' '.join(args.language) if rules else 'all'}")
     print(f"{'set':40} {'n':>4} {'coverage':>8} {'Hit@1':>6} {'Hit@1|cov':>9} {'gold in ev':>10} {'>1024 cl':>8}")
     total = [0, 0, 0.0, 0, 0]
@@ -95,4 +108,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_cli(main)

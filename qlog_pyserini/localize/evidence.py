@@ -27,8 +27,11 @@ with (``home/u/proj/src/x.py`` -> ``src/x.py``). A match on the file name alone,
 directories, is basename evidence (the directories the reporter saw are not the repository's); for a frame it
 is none (a library's ``index.js`` is not the project's). A module matches, longest prefix first and at least
 two names long, the files whose path without extension ends with those names, or whose directory does when
-the file is a package's own (``__init__.py``, ``index.js``/``.ts``, ``mod.rs``). Identifiers match stems
-case-blind and with ``_``/``-`` ignored (``JsonReader`` = ``json_reader.py`` = ``json-reader.ts``), each
+the file is a package's own (``__init__.py``, ``index.js``/``.ts``, ``mod.rs``). A path that matches no file at all
+is read as a module by its suffix (``dist/plugin/foo.js`` -> ``src/plugin/foo/index.js``: a built or installed copy
+names its source). Identifiers match stems, a package's own file also its directory's name (``foo`` ->
+``plugin/foo/index.js``), case-blind and with ``_``/``-`` ignored (``JsonReader`` = ``json_reader.py`` =
+``json-reader.ts``), each
 such key once; a frame's function name is matched to the files defining it only (its file is the frame's path).
 """
 
@@ -82,6 +85,8 @@ class FileIndex:
                 self.by_suffix[parts[-k:]].append(path)
             stem = _stem(parts[-1])
             self.by_stem[stem_key(stem)].append(path)
+            if stem in PACKAGE_FILES and len(parts) > 1:
+                self.by_stem[stem_key(parts[-2])].append(path)
             names = (*parts[:-1], stem)
             for module in (names, parts[:-1]) if stem in PACKAGE_FILES else (names,):
                 for k in range(2, len(module) + 1):
@@ -98,6 +103,14 @@ class FileIndex:
             if found:
                 return found, k
         return [], 0
+
+    def module_suffix_matches(self, parts: Sequence[str]) -> list[str]:
+        """The files whose module names end with the longest suffix (two names or more) of ``parts``."""
+        for k in range(len(parts), 1, -1):
+            found = self.by_module.get(tuple(parts[-k:]))
+            if found:
+                return found
+        return []
 
     def module_matches(self, parts: Sequence[str]) -> list[str]:
         """The files the longest prefix (two names or more) of a qualified name maps to."""
@@ -130,6 +143,12 @@ def _named_file_evidence(scores: dict[str, float], mention: Mention, index: File
     if files:
         kind = "path" if mention.kind == "path" and k >= 2 else "basename"
         _split(scores, files, WEIGHTS[kind].value)
+        return
+    # A built or installed file (dist/plugin/foo.js) names its source by the module convention (plugin/foo/index.js).
+    *dirs, name = mention.parts
+    files = index.module_suffix_matches((*dirs, _stem(name)))
+    if files:
+        _split(scores, files, WEIGHTS["module"].value)
 
 
 def _identifier_evidence(scores: dict[str, float], mention: Mention, index: FileIndex, seen: set) -> None:
@@ -161,7 +180,8 @@ def file_evidence(mentions: IssueMentions, paths: Iterable[str] | FileIndex,
         index = FileIndex(paths, symbols)
     scores: dict[str, float] = defaultdict(float)
     _frame_evidence(scores, mentions.frames, index)
-    seen: set[tuple[str, str]] = set()
+    # a file a trace already named is not named again by the same path elsewhere (a summary line, a log)
+    seen: set[tuple[str, str]] = {(m.kind, m.text) for m in mentions.frames}
     for mention in mentions.all():
         if mention.source == "frame" and mention.kind != "identifier":
             continue

@@ -51,7 +51,7 @@ _REPO_URL = re.compile(
     r"|[\w.-]+/[\w.-]+/[\w.-]+/(?:-/)?(?:blob|raw|edit|src)/[^/\s]+)"
     r"/(?P<path>[^\s#?)\]>\"'`]+)(?:#L(?P<line>\d+))?")
 _LOCAL_URL = re.compile(r"\b(?:file|webpack(?:-internal)?)://+(?:\([^)]*\)/)?\.?/?")
-_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s)\]>\"'`]+|\bwww\.[^\s)\]>\"'`]+")
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{0,31}://[^\s)\]>\"'`]+|\bwww\.[^\s)\]>\"'`]+")
 _LINE_SUFFIX = r"(?::(?P<line>\d+))?(?::\d+)?"
 _PATH = re.compile(
     r"(?<![\w./\\:@-])(?P<path>(?:[A-Za-z]:)?(?:\.{1,2}[\\/]|[\\/])?(?:[\w@+~-][\w.@+~-]*[\\/])+"
@@ -264,6 +264,10 @@ class _Reader:
         parts = [p for p in re.split(r"\.|::|->", name) if p]
         if "->" not in name and parts[0].lower() not in KEYWORDS:
             self.add(Mention("module", name, source))
+            # A capitalised head (JSON.parseObject, Mockito.spy) is a type by the convention of Java, C#, JS/TS
+            # and Python classes: named whatever its shape.
+            if parts[0][0].isupper():
+                self.add(_identifier(parts[0], source, shaped_only=False))
         for part in parts[1:]:
             self.add(_identifier(part, source, shaped_only=True))
 

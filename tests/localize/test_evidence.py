@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import itertools
+import json
+import os
 import random
+import subprocess
+import sys
 
 import pytest
+from conftest import ROOT
+from instances.gitrepos import commit, git
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.localize.evidence import WEIGHTS, FileIndex, file_evidence, ranked
@@ -97,6 +103,26 @@ def test_windows_paths():
     assert ev == {"lib/core/Axios.js": W["path"]}
 
 
+def test_a_package_file_answers_to_its_directory_and_a_built_copy_to_its_source():
+    repo = ["src/plugin/objectSupport/index.js", "src/plugin/utc/index.js", "src/index.js", "pkg/__init__.py"]
+    assert _evidence("`objectSupport` breaks", repo) == {"src/plugin/objectSupport/index.js": W["stem"]}
+    assert _evidence("dayjs/plugin/utc.js throws", repo) == {"src/plugin/utc/index.js": W["module"]}
+    assert _evidence("see `pkg`", repo) == {"pkg/__init__.py": W["stem"]}
+
+
+def test_a_capitalised_head_of_a_qualified_name_is_a_type():
+    repo = ["src/main/java/com/acme/JSON.java", "src/main/java/com/acme/Util.java"]
+    assert _evidence("JSON.parseObject(text) fails", repo) == {"src/main/java/com/acme/JSON.java": W["stem"]}
+    assert _evidence("json.parseObject(text) fails", repo) == {}  # a lower-case head is a variable or a package
+
+
+def test_a_path_a_trace_named_is_not_counted_again():
+    text = ("==1==ERROR: AddressSanitizer: heap-use-after-free\n"
+            "    #0 0x4c in jv_free /work/jq/src/jv.c:120:3\n\n"
+            "SUMMARY: AddressSanitizer: heap-use-after-free /work/jq/src/jv.c:120:3 in jv_free\n")
+    assert _evidence(text, ["src/jv.c", "src/main.c"]) == {"src/jv.c": W["frame"]}
+
+
 def test_distinct_mentions_add_up_and_repeats_do_not():
     once = _evidence("lib/core/Axios.js", JS_REPO)
     twice = _evidence("lib/core/Axios.js and again `lib/core/Axios.js`", JS_REPO)
@@ -153,3 +179,31 @@ def test_a_frame_mention_needs_two_components_when_it_has_them():
     from qlog_pyserini.localize.issue_text import IssueMentions
     assert file_evidence(IssueMentions((frame,), (), (), ()), JS_REPO) == {}
     assert file_evidence(IssueMentions((), (lone,), (), ()), JS_REPO) == {"index.js": W["frame"]}
+
+
+def _script(*args: str, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "issue_evidence.py"), *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_the_measurement_script_reads_records_and_mirrors(tmp_path):
+    repo = tmp_path / "repos" / "acme__tool"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q")
+    base = commit(repo, "base", {"src/reader.py": "def read():\n    pass\n", "src/writer.py": "def write():\n    pass\n",
+                                 "tests/test_reader.py": "def test_read():\n    pass\n"}, "2024-01-01T00:00:00")
+    commit(repo, "fix", {"src/reader.py": "def read():\n    return 1\n"}, "2024-01-02T00:00:00")
+    patch = git(repo, "diff", base, "HEAD")
+    records = [{"org": "acme", "repo": "tool", "number": n, "base": {"sha": base}, "fix_patch": patch,
+                "resolved_issues": [{"title": title, "body": body}]}
+               for n, title, body in [(1, "read fails", "Traceback (most recent call last):\n"
+                                                        '  File "/home/u/tool/src/reader.py", line 2, in read\n'),
+                                      (2, "it is slow", "Everything is slow since the upgrade.")]]
+    (tmp_path / "set.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = _script("--repos", "repos", "set.jsonl", "--language", "python", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    pooled = out.stdout.strip().splitlines()[-1].split()
+    # two instances, one with evidence, and its top file is the modified one
+    assert pooled[:5] == ["pooled", "2", "0.500", "0.500", "1.000"]
+    missing = _script("--repos", "nowhere", "set.jsonl", cwd=tmp_path)
+    assert missing.returncode == 2 and missing.stderr.startswith("error: --repos 'nowhere' holds no mirror")
