@@ -21,7 +21,7 @@ LAYERS = {
     # Lucene: the searcher, similarities, the indexer and index checks, analyzers, index statistics
     "core": {"analysis", "lucene", "stats"},
     # what the experiments are about: evaluation, the label-free q, instance sets, corpora, dataset adapters
-    "domain": {"eval", "predict", "instances", "corpus", "prepare", "integrations"},
+    "domain": {"localize", "eval", "predict", "instances", "corpus", "prepare", "integrations"},
     # verbs and orchestration over them
     "verbs": {"locate", "search", "index", "build", "compare", "sweep", "table", "lolo", "bench", "demo", "fetch",
               "reproduce", "rewrite", "solr", "pyterrier", ROOT_NODE},

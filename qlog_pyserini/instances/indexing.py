@@ -7,6 +7,13 @@ default English analyzer: what the ``index`` verb builds from ``corpora/<key>.js
 their postings, statistics and BM25 rankings). One JVM start serves every index; ``threads`` indexes
 are built at a time, one thread each.
 
+Beside each ``DIR/<key>/`` the same run builds ``DIR/<key>.units/``, the index of the corpus's units (each file's
+functions and the lines between them, or windows of lines: :mod:`qlog_pyserini.localize.units`), one document
+``path#start-end`` a unit. Both indexes also index a ``path`` field (the file's path as words:
+:mod:`qlog_pyserini.localize.paths`) beside ``contents``; BM25 statistics are per field, so a search of
+``contents`` alone ranks and scores exactly as on an index without it. So one run builds what every
+configuration of ``search --instances`` and ``sweep --instances`` needs.
+
 Each index is built in a hidden staging folder beside ``DIR/<key>`` and renamed into place as soon as
 the JVM reports it complete, so a killed run keeps every index it finished. ``DIR/instances.json``
 names the set last indexed and, per key, the SHA-256 of the corpus each index was built from: a key
@@ -15,6 +22,7 @@ whose index exists and whose corpus is unchanged is reused, not rebuilt.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -24,7 +32,7 @@ from pathlib import Path
 
 from qlog_pyserini.analysis.analyzers import check_analyzer
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.documents import scan_documents
+from qlog_pyserini.formats.documents import iter_documents, scan_documents
 from qlog_pyserini.formats.instances import (
     INDEX_RECORD,
     REPORT_FILE,
@@ -36,6 +44,8 @@ from qlog_pyserini.formats.instances import (
 )
 from qlog_pyserini.jvm.jar import similarity_jar
 from qlog_pyserini.jvm.toolchain import checked_java_options, pyserini_jar
+from qlog_pyserini.localize.paths import PATH_FIELD, path_text
+from qlog_pyserini.localize.units import UnitCache, unit_documents, units_index
 from qlog_pyserini.lucene.indexer import INDEX_OUTPUT, java_launcher
 from qlog_pyserini.system.digests import file_sha256
 from qlog_pyserini.system.outputs import (
@@ -55,6 +65,9 @@ from qlog_pyserini.system.progress import progress_bar
 
 BATCH_INDEXER = "io.qlog.index.BatchIndexer"
 RECORD_FILE = INDEX_RECORD
+#: what an index of this layout holds beyond the corpus (the path field, the units index); an index recorded
+#: with another layout is rebuilt
+LAYOUT = "path+units"
 #: The folder of a set's indexes: later runs (and other sets) add to it; each index in it carries its own marker.
 INDEXES_OUTPUT = OutputKind("indexes", work=True)
 
@@ -72,11 +85,6 @@ class IndexSetSummary:
     def line(self) -> str:
         return (f"{self.index_dir}: {self.built} indexes built ({self.documents:,} documents) and "
                 f"{self.reused} reused, in {self.seconds:.1f} s")
-
-
-def _line_count(path: Path) -> int:
-    with open(path, "rb") as f:
-        return sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 20), b""))
 
 
 def _check_corpus(path: Path) -> None:
@@ -111,6 +119,8 @@ def index_instance_set(instance_set: str | os.PathLike, index_dir: str | os.Path
     # an index whose corpus or files changed since it was recorded (a segment deleted, a file truncated) is rebuilt
     todo = [k for k in keys if not (k in record and is_owned(index_dir / k, INDEX_OUTPUT)
                                     and record[k].get("analyzer", "default") == analyzer
+                                    and record[k].get("layout") == LAYOUT
+                                    and is_owned(units_index(index_dir, k), INDEX_OUTPUT)
                                     and index_problem(instance_set, index_dir, k, record[k], digests[k]) is None)]
     for key in todo:
         _check_corpus(corpus_path(instance_set, key))
@@ -136,45 +146,82 @@ def _write_record(index_dir: Path, instance_set: Path, record: dict, summary: In
     record_entries(index_dir, RECORD_FILE)
 
 
+def _with_path(docid: str, contents: str, path: str) -> str:
+    return json.dumps({"id": docid, "contents": contents, PATH_FIELD: path_text(path)}, ensure_ascii=False) + "\n"
+
+
+def _write_collections(corpus: Path, files_dir: Path, units_dir: Path, key: str, cache: UnitCache) -> tuple[int, int]:
+    """The file documents (with their path field) and the unit documents of one corpus, as JsonCollection
+    files; the numbers of each."""
+    files = units = 0
+    with open(files_dir / f"{key}.jsonl", "w", encoding="utf-8") as f, \
+            open(units_dir / f"{key}.jsonl", "w", encoding="utf-8") as u:
+        for docid, contents in iter_documents(corpus):
+            f.write(_with_path(docid, contents, docid))
+            files += 1
+            # a file's document is its path, a newline and its text (instances.build)
+            _, _, text = contents.partition("\n")
+            for unit_id, unit_contents in unit_documents(docid, text, cache.units(docid, text)):
+                u.write(_with_path(unit_id, unit_contents, docid))
+                units += 1
+    return files, units
+
+
 def _build(instance_set: Path, index_dir: Path, todo: list[str], digests: dict[str, str], record: dict,
            threads: int, progress: bool, analyzer: str) -> int:
-    """Run the batch indexer over ``todo``; publish each index as it completes; the documents indexed."""
+    """Run the batch indexer over ``todo`` (each corpus's files and units); publish each index as it completes;
+    the file documents indexed."""
     stagings: dict[str, Path] = {}
     jobs = staging_dir(index_dir / "jobs", "batch")
     try:
+        by_index: dict[str, tuple[str, str]] = {}  # index folder -> (key, "files" | "units")
+        expected: dict[tuple[str, str], int] = {}
+        cache = UnitCache()
         for key in todo:
             stage = stagings[key] = staging_dir(index_dir / key, "building")
-            (stage / "json").mkdir()
-            (stage / "json" / f"{key}.jsonl").symlink_to(corpus_path(instance_set, key).resolve())
-        by_index = {str(stagings[k] / "index"): k for k in todo}
+            for kind in ("files", "units"):
+                (stage / f"{kind}-json").mkdir()
+                by_index[str(stage / f"{kind}-index")] = (key, kind)
+            counts = _write_collections(corpus_path(instance_set, key), stage / "files-json", stage / "units-json", key,
+                                        cache)
+            expected[(key, "files")], expected[(key, "units")] = counts
         with atomic_output(jobs / "jobs.tsv") as f:
-            for key in todo:
-                f.write(f"{stagings[key] / 'json'}\t{stagings[key] / 'index'}\n")
+            for folder in by_index:
+                f.write(f"{folder.replace('-index', '-json')}\t{folder}\n")
         cmd = [*java_launcher(index_dir), "-cp", os.pathsep.join([str(pyserini_jar()), str(similarity_jar())]),
-               BATCH_INDEXER, "-jobs", str(jobs / "jobs.tsv"), "-threads", str(threads), "-analyzer", analyzer]
-        bar = progress_bar(total=len(todo), desc="indexes", unit="index", quiet=not progress)
+               BATCH_INDEXER, "-jobs", str(jobs / "jobs.tsv"), "-threads", str(threads), "-analyzer", analyzer,
+               "-fields", PATH_FIELD]
+        bar = progress_bar(total=len(todo), desc="indexes", unit="corpus", quiet=not progress)
         failures, documents, log = [], 0, []
+        finished: dict[str, dict[str, int]] = {}
         proc = popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         with reaped(proc):
             assert proc.stdout is not None
             for line in proc.stdout:
                 fields = line.rstrip("\n").split("\t")
                 if fields[0] == "done" and len(fields) == 4 and fields[1] in by_index:
-                    key = by_index[fields[1]]
-                    documents += _publish(instance_set, index_dir, key, stagings[key], int(fields[2]))
-                    record[key] = {"sha256": digests[key], "documents": int(fields[2]), "analyzer": analyzer,
-                                   "milliseconds": int(fields[3]), "files": index_files(index_dir / key)}
-                    _write_record(index_dir, instance_set, record)
-                    bar.update()
+                    key, kind = by_index[fields[1]]
+                    _publish(index_dir, key, kind, Path(fields[1]), int(fields[2]), expected[(key, kind)])
+                    finished.setdefault(key, {})[kind] = int(fields[2])
+                    finished[key]["milliseconds"] = finished[key].get("milliseconds", 0) + int(fields[3])
+                    if {"files", "units"} <= finished[key].keys():
+                        documents += finished[key]["files"]
+                        record[key] = {"sha256": digests[key], "documents": finished[key]["files"],
+                                       "units": finished[key]["units"], "analyzer": analyzer, "layout": LAYOUT,
+                                       "milliseconds": finished[key]["milliseconds"],
+                                       "files": index_files(index_dir / key)}
+                        _write_record(index_dir, instance_set, record)
+                        bar.update()
                 elif fields[0] == "failed" and len(fields) >= 3:
-                    failures.append(f"{by_index.get(fields[1], fields[1])}: {fields[2]}")
+                    where = by_index.get(fields[1])
+                    failures.append(f"{where[0] + ' (' + where[1] + ')' if where else fields[1]}: {fields[2]}")
                 else:
                     log.append(line.rstrip())
             proc.wait()
         bar.close()
         if failures or proc.returncode != 0:
             detail = failures[0] if failures else "\n".join(log[-15:])
-            raise QLogError(f"the batch indexer failed on {len(failures) or 'some'} of {len(todo)} corpora "
+            raise QLogError(f"the batch indexer failed on {len(failures) or 'some'} of {len(by_index)} indexes "
                             f"(exit {proc.returncode}): {detail}")
         return documents
     finally:
@@ -183,14 +230,12 @@ def _build(instance_set: Path, index_dir: Path, todo: list[str], digests: dict[s
             shutil.rmtree(stage, ignore_errors=True)
 
 
-def _publish(instance_set: Path, index_dir: Path, key: str, stage: Path, documents: int) -> int:
-    expected = _line_count(corpus_path(instance_set, key))
+def _publish(index_dir: Path, key: str, kind: str, built: Path, documents: int, expected: int) -> None:
     if documents != expected:
-        raise QLogError(f"the batch indexer indexed {documents} documents of corpora/{key}.jsonl, "
-                        f"which holds {expected}")
-    target = index_dir / key
+        raise QLogError(f"the batch indexer indexed {documents} {kind} documents of corpora/{key}.jsonl, "
+                        f"expected {expected}")
+    target = index_dir / key if kind == "files" else units_index(index_dir, key)
     replace = target.exists() and any(target.iterdir())
     if replace and not is_owned(target, INDEX_OUTPUT):
         raise QLogError(f"refusing to replace {str(target)!r}: it is not an index this tool wrote")
-    publish_dir(stage / "index", target, INDEX_OUTPUT, overwrite=replace)
-    return documents
+    publish_dir(built, target, INDEX_OUTPUT, overwrite=replace)

@@ -15,7 +15,11 @@ from qlog_pyserini.analysis.analyzers import analyzer_from_flags
 from qlog_pyserini.cli.options import add_idf_form_option, add_instances_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN, check_q
+from qlog_pyserini.localize.paths import PATH_WEIGHT
+from qlog_pyserini.localize.ranking import RRF_K, UNIT_MODES, Localization
+from qlog_pyserini.localize.run import AUTO as LABEL_FREE
+from qlog_pyserini.localize.run import LocalizeModel
 from qlog_pyserini.lucene.batch import BATCH
 from qlog_pyserini.lucene.fields import parse_fields
 from qlog_pyserini.lucene.searcher import check_hits
@@ -26,8 +30,8 @@ from qlog_pyserini.predict.flags import (
     query_rule_from_args,
     rule_from_args,
 )
-from qlog_pyserini.predict.query_rule import AUTO_QUERY
-from qlog_pyserini.predict.rule import AUTO
+from qlog_pyserini.predict.query_rule import AUTO_QUERY, is_auto_query
+from qlog_pyserini.predict.rule import AUTO, is_auto
 from qlog_pyserini.search.flags import add_pyserini_arguments, feedback_from_args
 from qlog_pyserini.search.run import SearchJob, run_instance_search, run_search
 from qlog_pyserini.system.outputs import check_output_file
@@ -77,7 +81,50 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--run-tag", default=None, help="run tag in column 6 (default qlog-bm25-q<Q>-<form> for qlog, "
                                                          "else the model name and its parameter)")
     add_pyserini_arguments(parser)
+    local = parser.add_argument_group("issue -> files (with --instances; docs/coding-agents.md)")
+    local.add_argument("--units", choices=UNIT_MODES, default=None,
+                       help="file (default): each file ranked as one document; max: by its best unit (function, or "
+                            "window of lines) in the units index; sum2: by the sum of its two best units; fuse: "
+                            f"reciprocal-rank fusion (k = {RRF_K}) of the file's own rank and its best unit's")
+    local.add_argument("--path-weight", type=float, default=None, metavar="W",
+                       help="search the path field (the path split on / . _ - and case) beside contents at weight W "
+                            f"(default 0: contents only; the label-free configuration uses {PATH_WEIGHT:g})")
+    local.add_argument("--evidence", action="store_true",
+                       help="fuse, by reciprocal rank, the files the issue's text names (paths, modules, traceback "
+                            "frames, identifiers) with the ranking")
+    local.add_argument("--b-va", action="store_true",
+                       help="b of each index from its verboseness, label-free: b = 1 - 1/mavgtf (BM25-VA at the "
+                            "mean verboseness; qlog_pyserini.localize.lengths); instead of --b")
+    local.add_argument("--auto", action="store_true",
+                       help="the label-free configuration: --units fuse --path-weight "
+                            f"{PATH_WEIGHT:g} --evidence --b-va and --q auto (the files rule), k1 {DEFAULT_K1:g}")
     return parser
+
+
+def localization_from_args(args: argparse.Namespace) -> tuple[Localization, LocalizeModel] | None:
+    """The issue -> files configuration the flags name, None when none of its flags is given."""
+    given = [f for f, v in (("--units", args.units), ("--path-weight", args.path_weight),
+                            ("--evidence", args.evidence or None), ("--b-va", args.b_va or None),
+                            ("--auto", args.auto or None)) if v is not None]
+    if not given:
+        return None
+    if args.instances is None:
+        raise QLogError(f"{given[0]} applies to --instances only")
+    if args.auto:
+        if len(given) > 1 or args.q is not None or args.k1 is not None or args.b is not None:
+            raise QLogError("--auto chooses units, path weight, evidence, k1, b and q itself; give none of them")
+        return LABEL_FREE
+    if args.b_va and args.b is not None:
+        raise QLogError("--b-va and --b both set b; give one")
+    how = Localization(units=args.units or "file", path_weight=args.path_weight or 0.0, evidence=args.evidence)
+    if args.q is not None and is_auto_query(args.q):
+        raise QLogError("--q auto-query does not combine with --units, --path-weight, --evidence or --b-va")
+    try:  # --q auto: the files rule on each index, as without these flags
+        q = None if args.q is not None and is_auto(args.q) else check_q(1.0 if args.q is None else args.q)
+    except ValueError as e:
+        raise QLogError(str(e)) from None
+    return how, LocalizeModel(k1=DEFAULT_K1 if args.k1 is None else args.k1,
+                              b=None if args.b_va else DEFAULT_B if args.b is None else args.b, q=q)
 
 
 def similarity_from_args(args: argparse.Namespace) -> str:
@@ -121,9 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Before any search: an unwritable --output or an impossible --hits fails now, not after the run.
     check_output_file(args.output, "--output", inputs=[p for p in (args.topics, args.instances, args.index) if p])
     check_hits(args.hits, "--hits")
+    localize = localization_from_args(args)
     if args.instances is not None:
         args.topics = os.path.join(args.instances, "topics.tsv")
-        run_instance_search(job_from_args(args), args.instances)
+        run_instance_search(job_from_args(args), args.instances, localize)
         return 0
     job = job_from_args(args)
     run_search(job)

@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Mapping
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.instances import read_instance_set
+from qlog_pyserini.formats.instances import InstanceSet, read_instance_set
 from qlog_pyserini.formats.topics import Topics, empty_count
-from qlog_pyserini.formats.trec import OUTPUT_FORMATS, check_id
+from qlog_pyserini.formats.trec import OUTPUT_FORMATS, check_id, format_run_lines
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form, check_q
+from qlog_pyserini.localize.ranking import Localization
+from qlog_pyserini.localize.run import LocalizeModel, issue_evidence, localize_instances
 from qlog_pyserini.lucene.batch import BATCH, RunWritten, default_run_tag, write_topics_lines, write_topics_run
 from qlog_pyserini.lucene.searcher import QLogSearcher
 from qlog_pyserini.lucene.similarities import model, own_parameters
@@ -214,7 +216,8 @@ def run_search(job: SearchJob) -> Path:
     return Path(job.output)
 
 
-def run_instance_search(job: SearchJob, instances: str | Path) -> Path:
+def run_instance_search(job: SearchJob, instances: str | Path,
+                        localize: tuple[Localization, LocalizeModel] | None = None) -> Path:
     """Every instance of the instance set ``instances`` searched on its own corpus's index, into one run.
 
     ``job.index`` is the folder of per-corpus indexes (``DIR/<key>/``, :mod:`qlog_pyserini.formats.instances`);
@@ -228,6 +231,8 @@ def run_instance_search(job: SearchJob, instances: str | Path) -> Path:
         raise QLogError("an instance set is searched on its own indexes (--index DIR), not a prebuilt index")
     instance_set = read_instance_set(instances)
     indexes = corpus_indexes(instance_set, job.index or "")
+    if localize is not None:
+        return _localized_search(job, instance_set, indexes, *localize)
     tag = job.run_tag or (f"qlog-bm25-qauto{'-query' if job.auto_query else ''}-{job.idf_form}" if job.auto is not None
                           else default_run_tag(job.similarity, job.q, job.idf_form, job.gamma, job.mu))
     files = None
@@ -258,4 +263,28 @@ def run_instance_search(job: SearchJob, instances: str | Path) -> Path:
         warn(f"{unanswered} instances got no hits (empty text, only stopwords, or no term in their index); "
              "they have no run lines")
     info(f"wrote {lines} lines for {len(instance_set.instances)} instances on {len(groups)} indexes to {job.output}")
+    return Path(job.output)
+
+
+def _localized_search(job: SearchJob, instance_set: InstanceSet, indexes: Mapping[str, Path], how: Localization,
+                      model: LocalizeModel) -> Path:
+    """:func:`run_instance_search` under a units / path / evidence / label-free b configuration."""
+    if job.similarity != "qlog" or job.fields or job.feedback is not None or job.auto_query is not None:
+        raise QLogError("--units, --path-weight, --evidence, --b-va and --auto search with (q-log) BM25 alone: "
+                        "no --similarity, --fields, --rm3, --rocchio or --q auto-query")
+    tag = check_id(job.run_tag or f"localize-{how.name()}", "run tag")
+    evidence_of = issue_evidence() if how.evidence else None
+    lines, bs, qs = 0, [], []
+    with atomic_output(job.output, "w") as out, \
+            progress_bar(total=len(instance_set.instances), desc="instances", unit="q", quiet=not job.progress) as bar:
+        for _, members, runs, used in localize_instances(instance_set, indexes, how, model, job.hits, evidence_of):
+            for instance in members:
+                hits = runs.get(instance.instance_id, [])
+                out.writelines(format_run_lines(instance.instance_id, hits, tag))
+                lines += len(hits)
+            bar.update(len(members))
+            bs.append(used["b"])
+            qs.append(used["q"])
+    info(f"wrote {lines} lines for {len(instance_set.instances)} instances ({how.name()}, k1 {model.k1:g}, "
+         f"files' b {min(bs):.3g} to {max(bs):.3g}, q {min(qs):g} to {max(qs):g}) to {job.output}")
     return Path(job.output)

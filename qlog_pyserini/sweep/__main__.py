@@ -14,6 +14,7 @@ from qlog_pyserini.eval.trec_eval import check_single_metric, parse_metrics
 from qlog_pyserini.formats.lines import check_input_file
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter
 from qlog_pyserini.jvm.provenance import provenance
+from qlog_pyserini.localize.run import evidence_available
 from qlog_pyserini.lucene.searcher import check_hits, check_index_dir
 from qlog_pyserini.predict.files import files_rule_for
 from qlog_pyserini.predict.flags import (
@@ -27,6 +28,7 @@ from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, Tunin
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS
 from qlog_pyserini.sweep.instances import CV_UNITS, ISSUE_BUDGETS, InstanceSweepSettings, run_instance_sweep
 from qlog_pyserini.sweep.instances import summary_line as instance_summary_line
+from qlog_pyserini.sweep.localized import parse_configurations
 from qlog_pyserini.sweep.run import DEFAULT_GRID, SweepSettings, grid_items, parse_grid, run_sweep, summary_line
 from qlog_pyserini.system.outputs import check_output_dir
 from qlog_pyserini.system.progress import info
@@ -94,6 +96,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--keep-runs", action="store_true",
                         help="also write every point's TREC run under OUT/runs/ (run.q0.5.txt, ...; run.auto-query.txt), "
                              "for trec_eval or compare; the metrics are the same without it")
+    parser.add_argument("--localize", nargs="+", default=[], metavar="CONFIG",
+                        help="with --instances: issue -> files configurations added as systems, each named by "
+                             "search --instances's flags joined by + (a units mode file|max|sum2|fuse, then any of "
+                             "path, evidence, va; e.g. fuse+path+va), 'auto' (search --instances --auto) or 'all' "
+                             "(max sum2 fuse file+path fuse+path file+va fuse+path+va auto, and the evidence forms "
+                             "when available); each searched at BM25 but auto (qlog_pyserini.sweep.localized)")
     parser.add_argument("--name", default=None, help="corpus name for tables (default: the index folder's name)")
     parser.add_argument("--family", default=None,
                         help="the corpus this one is a subsample of, for leave-one-family-out (default: --name)")
@@ -104,6 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.instances is not None:
         return _sweep_instances(args, argv)
+    if args.localize:
+        raise QLogError("--localize applies to --instances only")
     if args.topics is None or args.qrels is None:
         raise QLogError("give --topics and --qrels (or --instances SET)")
     args.metric = args.metric or "ndcg_cut.10"
@@ -177,7 +187,8 @@ def _sweep_instances(args: argparse.Namespace, argv: Sequence[str] | None) -> in
                                      budgets=tuple(_budgets(args.budgets) if args.budgets else ISSUE_BUDGETS),
                                      resamples=args.resamples, seed=args.seed, folds=args.folds,
                                      cv_seed=args.cv_seed, cv_unit=args.cv_by,
-                                     auto=None if args.no_auto else files_rule_for(rule_from_args(args)))
+                                     auto=None if args.no_auto else files_rule_for(rule_from_args(args)),
+                                     localize=tuple(parse_configurations(args.localize, evidence_available())))
     summary = run_instance_sweep(args.instances, args.index, args.out, settings, name=args.name,
                                  progress=not args.quiet, overwrite=args.overwrite,
                                  extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))})

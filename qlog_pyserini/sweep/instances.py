@@ -64,6 +64,7 @@ FAMILY_SYSTEM = {"bm25": "bm25_cv", "qlog": "qlog_cv", "joint": "joint_cv"}
 PAIRS = (("bm25", "engine"), ("bm25", "bm25_cv"), ("bm25", "qlog_cv"), ("bm25", "joint_cv"),
          ("bm25_cv", "qlog_cv"), ("bm25_cv", "joint_cv"), ("bm25", "auto"), ("bm25_cv", "auto"))
 SIGNIFICANCE = 0.05
+LOCALIZED = "localize:"  # the systems of issue -> files configurations: localize:<name>
 
 
 def measure_name(measure: str) -> str:
@@ -97,6 +98,7 @@ class InstanceSweepSettings:
     cv_seed: int = 0
     cv_unit: str = "repository"
     auto: FilesRule | None = None
+    localize: tuple[str, ...] = ()  # issue -> files configurations (qlog_pyserini.sweep.localized), each a system
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "budgets", tuple(check_budgets(self.budgets)))
@@ -130,6 +132,15 @@ def run_instance_sweep(instances: str | os.PathLike, index_dir: str | os.PathLik
     fold_of, unit = instance_folds(instance_set, settings)
     points = settings.grids.points()
     per_point = measure_points(instance_set, indexes, points, settings, progress)
+    if settings.localize:
+        from qlog_pyserini.localize.run import issue_evidence
+        from qlog_pyserini.sweep.localized import measure_configurations, parse_configuration
+
+        evidence_of = issue_evidence() if any(parse_configuration(n)[0].evidence for n in settings.localize) else None
+        measured = measure_configurations(instance_set, indexes, settings.localize, settings.measures(),
+                                          ISSUE_METRICS, settings.budgets, RECALL_COLUMN, RECALL_ALL_COLUMN,
+                                          settings.hits, evidence_of)
+        per_point.update({f"{LOCALIZED}{n}": frame for n, frame in measured.items()})
     with staged_output(out, "sweep", "sweep", overwrite=overwrite) as stage:
         summary, per_query = summarize(instance_set, per_point, settings, fold_of, unit)
         summary.update(name=name or Path(instances).name, instance_set=str(Path(instances).resolve()),
@@ -239,6 +250,7 @@ def summarize(instance_set: InstanceSet, per_point: Mapping[Point | str, pd.Data
     grids = settings.grids
     per_point = dict(per_point)
     auto, auto_q = per_point.pop("auto", None), per_point.pop("auto_q", None)
+    localized = {p: per_point.pop(p) for p in list(per_point) if isinstance(p, str) and p.startswith(LOCALIZED)}
     selection = pd.DataFrame({p: frame[settings.metric] for p, frame in per_point.items()})
     cv = cross_validate_families(selection, grids, fold_of)
     systems = {"bm25": per_point[grids.reference], "engine": per_point[grids.engine]}
@@ -246,6 +258,10 @@ def summarize(instance_set: InstanceSet, per_point: Mapping[Point | str, pd.Data
         systems[FAMILY_SYSTEM[family]] = assemble(per_point, result.value_of)
     if auto is not None:
         systems["auto"] = auto
+    systems.update(localized)
+    labels = {**SYSTEMS, **{p: f"{p[len(LOCALIZED):]} ({'label-free' if p == LOCALIZED + 'auto' else 'BM25'})"
+                            for p in localized}}
+    pairs = [*PAIRS, *((base, p) for p in localized for base in ("bm25", "engine", "bm25_cv"))]
     repos, languages = instance_set.repositories(), instance_set.attribute("language")
     groups = {"all": {q: "all" for q in repos}, "language": languages, "repository": repos}
     summary: dict[str, Any] = {
@@ -262,14 +278,14 @@ def summarize(instance_set: InstanceSet, per_point: Mapping[Point | str, pd.Data
                             "score": float(selection[p].mean())}
                    for family, p in ((f, oracle_point(selection, pts, grids.reference))
                                      for f, pts in grids.families().items())},
-        "systems": {s: label for s, label in SYSTEMS.items() if s in systems}, "tables": {}, "comparisons": {},
+        "systems": {s: labels[s] for s in systems}, "tables": {}, "comparisons": {},
     }
     if auto_q is not None:
         qs = auto_q["q"].value_counts().sort_index()
         summary["auto"] = {"rule": {"rule": FILES_RULE, **asdict(settings.auto)}, "q_distribution": {f"{q:g}": int(n) for q, n in qs.items()}}
     for kind, group_of in groups.items():
         summary["tables"][kind] = _group_table(systems, group_of, settings)
-    for base, system in (p for p in PAIRS if p[1] in systems):
+    for base, system in (p for p in pairs if p[1] in systems):
         summary["comparisons"][f"{system} vs {base}"] = {
             m: asdict(compare_scores(systems[base][m], systems[system][m], resamples=settings.resamples,
                                      seed=settings.seed)) for m in settings.measures()}
@@ -371,14 +387,15 @@ def format_summary(summary: Mapping[str, Any]) -> str:
               "| system | " + " | ".join(measure_name(m) for m in measures) + " |",
               "|---|" + "---:|" * len(measures)]
     means = summary["tables"]["all"][0]["means"]
+    labels = summary["systems"]
     for s in systems:
-        lines.append(f"| {SYSTEMS[s]} | " + " | ".join(_cell(means[s][m]) for m in measures) + " |")
+        lines.append(f"| {labels[s]} | " + " | ".join(_cell(means[s][m]) for m in measures) + " |")
     lines += ["", "Two-sided paired randomization p per measure:", "",
               "| comparison | " + " | ".join(measure_name(m) for m in measures) + " |",
               "|---|" + "---|" * len(measures)]
-    for base, system in (p for p in PAIRS if p[1] in systems):
-        pair = f"{system} vs {base}"
-        lines.append(f"| {SYSTEMS[system]} vs {SYSTEMS[base]} | "
+    for pair in summary["comparisons"]:
+        system, _, base = pair.partition(" vs ")
+        lines.append(f"| {labels[system]} vs {labels[base]} | "
                      + " | ".join(_p(summary, pair, m) for m in measures) + " |")
     lines += ["", "## Choices", "",
               "| family | values chosen per fold (CV) | CV " + name + " | oracle (all instances) | oracle " + name + " |",
@@ -406,7 +423,7 @@ def group_table(label: str, rows: Sequence[Mapping[str, Any]], summary: Mapping[
     """Markdown lines of one table: a row per group (``rows`` from a summary's ``tables``, each naming its
     ``group``), the selection metric under every system of ``summary`` and the three paired p-values."""
     systems, metric = list(summary["systems"]), summary["metric"]
-    return ([f"| {label} | instances | " + " | ".join(SYSTEMS[s] for s in systems)
+    return ([f"| {label} | instances | " + " | ".join(summary["systems"][s] for s in systems)
              + " | p q-log vs BM25 | p q-log vs tuned | p joint vs tuned |",
              "|---|---:|" + "---:|" * len(systems) + "---|---|---|"]
             + [_group_row(row, systems, metric, summary["resamples"]) for row in rows])
@@ -424,5 +441,6 @@ def summary_line(summary: Mapping[str, Any]) -> str:
     means = summary["tables"]["all"][0]["means"]
     metric = summary["metric"]
     return (f"{summary['name']}: {summary['instances']} instances, {summary['corpora']} indexes, "
-            f"{measure_name(metric)} " + ", ".join(f"{SYSTEMS[s]} {means[s][metric]:.4f}" for s in summary["systems"])
+            f"{measure_name(metric)} " + ", ".join(f"{label} {means[s][metric]:.4f}"
+                                                   for s, label in summary["systems"].items())
             + f"; {summary['verdict']}")

@@ -12,6 +12,7 @@ from instances.gitrepos import commit, git
 
 from qlog_pyserini.formats.instances import corpus_path, read_instances
 from qlog_pyserini.jvm.bridge import jclass
+from qlog_pyserini.lucene.fields import batch_search_fields, index_fields
 from qlog_pyserini.lucene.searcher import QLogSearcher
 
 pytestmark = pytest.mark.jvm
@@ -92,7 +93,45 @@ def test_batch_indexes_equal_the_index_verb_and_are_reused(code_set, tmp_path):
     assert "1 indexes built" in third.stdout and "1 reused" in third.stdout, third.stderr
     assert _terms(indexes / keys[0])["documents"] == len(lines) - 1
     assert (indexes / keys[1] / "segments_1").stat().st_mtime_ns == kept
-    assert sorted(p.name for p in indexes.iterdir()) == sorted([".qlog-pyserini.json", "instances.json", *keys])
+    assert sorted(p.name for p in indexes.iterdir()) == sorted([".qlog-pyserini.json", "instances.json", *keys,
+                                                                *(k + ".units" for k in keys)])
+
+
+def test_units_and_path_field(code_set, tmp_path):
+    """The same run builds each corpus's units index; both indexes hold a path field beside contents."""
+    indexes = tmp_path / "indexes"
+    assert run_verb("index", "--instances", code_set, "--index", indexes, "--quiet").returncode == 0
+    key = sorted({i.corpus for i in read_instances(code_set)})[0]
+    record = json.loads((indexes / "instances.json").read_text())["corpora"][key]
+    files = [json.loads(line) for line in corpus_path(code_set, key).read_text().splitlines()]
+    with QLogSearcher(str(indexes / key)) as s, QLogSearcher(str(indexes / f"{key}.units")) as u:
+        assert index_fields(s) == index_fields(u) == ["contents", "id", "path"]
+        assert u.num_docs == record["units"] > 3 * s.num_docs
+        # the path field matches a file by a piece of its name the contents' tokenizer keeps whole
+        hits = batch_search_fields(s, ["searcher"], ["q"], {"path": 1.0}, k=1000)["q"]
+        assert {h.docid for h in hits} == {f["id"] for f in files if "searcher" in f["id"].lower()}
+        # every line of a file is in one of its units: the units of formula.py hold its text
+        path = "qlog_pyserini/formula.py"
+        text = next(f["contents"] for f in files if f["id"] == path).partition("\n")[2]
+        unit_hits = u.search("qlog formula logarithm", k=1000)
+        ids = [h.docid for h in unit_hits if h.docid.startswith(path + "#")]
+        assert ids and all(u.doc_text(i).startswith(path + "\n") for i in ids)
+        lines = set()
+        for docid in (d for d in _docids(indexes / f"{key}.units") if d.startswith(path + "#")):
+            start, end = map(int, docid.rpartition("#")[2].split("-"))
+            lines.update(range(start, end + 1))
+        rows = text.split("\n")
+        assert {i + 1 for i, row in enumerate(rows) if row.strip()} <= lines
+
+
+def _docids(index: Path) -> list[str]:
+    reader = jclass("org.apache.lucene.index.DirectoryReader").open(
+        jclass("org.apache.lucene.store.FSDirectory").open(jclass("java.io.File")(str(index)).toPath()))
+    try:
+        stored = reader.storedFields()
+        return [str(stored.document(d).get("id")) for d in range(reader.maxDoc())]
+    finally:
+        reader.close()
 
 
 def test_bad_input(code_set, tmp_path):
@@ -110,3 +149,77 @@ def test_bad_input(code_set, tmp_path):
     shutil.copytree(code_set, broken)
     next((broken / "corpora").iterdir()).unlink()
     fails("--instances", broken, "--index", tmp_path / "i", match="lacks corpora/")
+
+
+def _run(path: Path) -> dict[str, list[tuple[str, str]]]:
+    run: dict[str, list[tuple[str, str]]] = {}
+    for line in path.read_text().splitlines():
+        qid, _, docid, _, score, _ = line.split()
+        run.setdefault(qid, []).append((docid, score))
+    return run
+
+
+def test_search_instances_units_path_and_label_free_b(code_set, tmp_path):
+    indexes = tmp_path / "indexes"
+    assert run_verb("index", "--instances", code_set, "--index", indexes, "--quiet").returncode == 0
+
+    def search(name, *flags):
+        result = run_verb("search", "--instances", code_set, "--index", indexes, "--output", tmp_path / name,
+                          "--quiet", *flags)
+        assert result.returncode == 0, result.stderr
+        return _run(tmp_path / name)
+
+    plain = search("plain.txt")
+    assert search("file.txt", "--units", "file") == plain  # the default configuration is today's run
+    best = search("max.txt", "--units", "max")
+    instances = read_instances(code_set)
+    topics = dict(line.split("\t", 1) for line in (code_set / "topics.tsv").read_text().splitlines())
+    for instance in instances:
+        with QLogSearcher(str(indexes / f"{instance.corpus}.units")) as u:
+            top = u.search(topics[instance.instance_id], k=1)[0]
+        assert best[instance.instance_id][0] == (top.docid.rpartition("#")[0], f"{top.score:.6f}")
+    with_path = search("path.txt", "--path-weight", "1")
+    assert with_path != plain and set(with_path) == set(plain)
+    # b from the index's verboseness: every document's L_d / |d| read here, averaged, b = 1 - 1/mean
+    key = instances[0].corpus
+    members = [i.instance_id for i in instances if i.corpus == key]
+    with QLogSearcher(str(indexes / key)) as s:
+        reader = s.java.reader
+        vectors = reader.termVectors()
+        ratios = [t.getSumTotalTermFreq() / t.size() for t in (vectors.get(d, "contents") for d in range(reader.maxDoc()))
+                  if t is not None and t.size()]
+    b = 1 - len(ratios) / sum(ratios)
+    va, fixed = search("va.txt", "--b-va"), search("b.txt", "--b", repr(b))
+    assert {q: va[q] for q in members} == {q: fixed[q] for q in members} and 0.3 < b < 0.95
+    failed = run_verb("search", "--topics", code_set / "topics.tsv", "--index", indexes / key, "--output",
+                      tmp_path / "x.txt", "--units", "max")
+    assert failed.returncode == 2 and "applies to --instances only" in failed.stderr
+    for flags, match in ((("--auto", "--q", "0.5"), "--auto chooses"), (("--b-va", "--b", "0.3"), "--b-va and --b"),
+                         (("--units", "fuse", "--q", "auto-query"), "auto-query does not combine")):
+        failed = run_verb("search", "--instances", code_set, "--index", indexes, "--output", tmp_path / "y.txt", *flags)
+        assert failed.returncode == 2 and match in failed.stderr, failed.stderr
+
+
+def test_sweep_localize_rows(code_set, tmp_path):
+    """sweep --instances --localize: 'file' measured through the localizer equals the grid's BM25 measured by the
+    sweep's own scorer; every configuration asked for is a system compared with BM25 and tuned BM25."""
+    indexes = tmp_path / "indexes"
+    assert run_verb("index", "--instances", code_set, "--index", indexes, "--quiet").returncode == 0
+    out = tmp_path / "sweep"
+    result = run_verb("sweep", "--instances", code_set, "--index", indexes, "--out", out, "--resamples", 200,
+                      "--q-grid", "0.5", "--k1-grid", "0.9", "--b-grid", "0.4,0.75", "--localize", "file",
+                      "fuse+path+va", "auto", "--quiet")
+    assert result.returncode == 0, result.stderr
+    import pandas as pd
+
+    per_query = pd.read_csv(out / "per_query.csv", index_col="qid")
+    measures = [c.partition(":")[2] for c in per_query.columns if c.startswith("bm25:")]
+    for m in measures:
+        assert per_query[f"localize:file:{m}"].tolist() == pytest.approx(per_query[f"bm25:{m}"].tolist()), m
+    summary = json.loads((out / "summary.json").read_text())
+    assert {"localize:fuse+path+va", "localize:auto"} <= set(summary["systems"])
+    assert "localize:auto vs bm25_cv" in summary["comparisons"]
+    assert "auto (label-free)" in (out / "summary.md").read_text()
+    failed = run_verb("sweep", "--instances", code_set, "--index", indexes, "--out", tmp_path / "x", "--localize",
+                      "best+path")
+    assert failed.returncode == 2 and "--localize 'best+path'" in failed.stderr

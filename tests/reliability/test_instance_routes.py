@@ -221,16 +221,20 @@ def test_index_instances_onto_a_full_disk_keeps_finished_indexes_and_no_half_bui
 # --- a killed index --instances ----------------------------------------------------------------------------------
 
 def _assert_only_complete_indexes(out: Path) -> list[str]:
-    """Every entry of ``out`` is the record, the marker or a complete index the record names; returns the keys."""
+    """Every entry of ``out`` is the record, the marker or a complete index the record names (a corpus's files
+    index and its units index); returns the keys."""
     from qlog_pyserini.lucene.searcher import count_documents
 
     record = json.loads((out / "instances.json").read_text()) if (out / "instances.json").exists() else {}
     corpora = record.get("corpora", {})
     names = sorted(p.name for p in out.iterdir())
-    keys = [n for n in names if n not in (".qlog-pyserini.json", "instances.json")]
-    assert not [n for n in keys if n.startswith(".")], names
+    entries = [n for n in names if n not in (".qlog-pyserini.json", "instances.json")]
+    assert not [n for n in entries if n.startswith(".")], names
+    keys = [n for n in entries if not n.endswith(".units")]
+    assert sorted(f"{k}.units" for k in keys) == [n for n in entries if n.endswith(".units")], names
     for key in keys:
         assert key in corpora and count_documents(out / key) == corpora[key]["documents"], key
+        assert count_documents(out / f"{key}.units") == corpora[key]["units"], key
     return keys
 
 
@@ -284,7 +288,8 @@ def test_a_killed_index_instances_keeps_finished_indexes_and_no_half_built_one(f
     assert lock_holders(out) == {}
     # SIGKILL cannot be caught: the staging folders stay, the one of an index already published too
     finished = sorted(_recorded(out))
-    published = sorted(p.name for p in out.iterdir() if p.is_dir() and not p.name.startswith("."))
+    published = sorted(p.name for p in out.iterdir()
+                       if p.is_dir() and not p.name.startswith(".") and not p.name.endswith(".units"))
     assert [p for p in out.iterdir() if p.name.startswith(f".{finished[0]}.")], "a published key's staging"
     # the next run, on a set of the published corpora only, reuses the recorded indexes (one published after the
     # last record is not known complete: it is built again) and removes every leftover

@@ -76,6 +76,9 @@ def test_search_instances_refusals(instance_set, tmp_path):
     empty.mkdir()
     (tmp_path / "out").mkdir()
     cases.append((("--instances", set_dir, "--index", empty), "have no index"))
+    # indexes built by the index verb alone lack the units index and the path field: refused, never searched empty
+    cases.append((("--instances", set_dir, "--index", index_dir, "--units", "max"), "needs the units index"))
+    cases.append((("--instances", set_dir, "--index", index_dir, "--path-weight", "1"), "has no field 'path'"))
     for args, message in cases:
         r = run_verb("search", *args, "--output", tmp_path / "out" / "run.txt")
         assert r.returncode == 2 and message in r.stderr and r.stderr.count("\n") == 1, (args, r.stderr)

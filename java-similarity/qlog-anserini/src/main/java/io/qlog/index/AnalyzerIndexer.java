@@ -123,6 +123,7 @@ public final class AnalyzerIndexer {
     generatorArgs.storePositions = args.storePositions;
     generatorArgs.storeDocvectors = args.storeDocvectors;
     generatorArgs.storeRaw = args.storeRaw;
+    generatorArgs.fields = args.fields;
     DefaultLuceneDocumentGenerator<JsonCollection.Document> generator =
         new DefaultLuceneDocumentGenerator<>(generatorArgs);
 

@@ -79,6 +79,7 @@ public final class BatchIndexer {
           one.analyzer = args.analyzer;
           one.threads = 1;
           one.memoryBuffer = args.memoryBuffer;
+          one.fields = args.fields;
           one.storePositions = true;
           one.storeDocvectors = true;
           one.storeRaw = true;

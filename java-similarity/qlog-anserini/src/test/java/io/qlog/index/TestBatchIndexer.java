@@ -70,4 +70,30 @@ public class TestBatchIndexer {
       assertEquals("default", AnalyzerIndexer.recordedAnalyzer(root.resolve("ia").toString()));
     }
   }
+
+  @Test
+  public void indexesTheFieldsNamedBesideContentsAndOnlyThose() throws Exception {
+    Path folder = tmp.newFolder("p").toPath();
+    Files.write(folder.resolve("c.jsonl"), List.of(
+        "{\"id\": \"src/FooBar.java\", \"contents\": \"class FooBar\", \"path\": \"src Foo Bar java\","
+            + " \"extra\": \"unseen\"}"), StandardCharsets.UTF_8);
+    Path root = tmp.getRoot().toPath();
+    Files.write(root.resolve("jobs.tsv"), List.of(folder + "\t" + root.resolve("ip")), StandardCharsets.UTF_8);
+    BatchIndexer.Args args = new BatchIndexer.Args();
+    args.jobs = root.resolve("jobs.tsv").toString();
+    args.fields = new String[] {"path"};
+    PrintStream stdout = System.out;
+    System.setOut(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    try {
+      assertEquals(0, BatchIndexer.run(args));
+    } finally {
+      System.setOut(stdout);
+    }
+    try (IndexReader r = DirectoryReader.open(FSDirectory.open(root.resolve("ip")))) {
+      assertEquals(1, r.docFreq(new Term("path", "foo")));
+      assertEquals(1, r.docFreq(new Term("contents", "foobar")));
+      assertEquals(0, r.docFreq(new Term("path", "foobar")));
+      assertEquals(0, r.docFreq(new Term("extra", "unseen")));
+    }
+  }
 }

@@ -1,0 +1,1 @@
+"""Issue -> files localization: units, paths, issue-text evidence, label-free length normalisation."""

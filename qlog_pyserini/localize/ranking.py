@@ -1,0 +1,167 @@
+"""A file ranking for an issue from a corpus's two indexes: files, their units, their paths, and evidence.
+
+    with CorpusLocalizer(files_index, units_index, Localization(units="fuse", path_weight=1.0)) as loc:
+        runs = loc.search({"issue-1": text}, k=1000)      # {qid: [Hit(path, score)]}
+
+The forms, each fixed before anything was measured:
+
+- ``units="file"``: the file index's own ranking (Pyserini's BM25 over whole files: the default);
+- ``units="max"``: a file scores its best unit's score (the localizers' rule: a file is as relevant as its
+  most relevant function);
+- ``units="sum2"``: the sum of its two best units' scores (a fix often spans two functions of a file);
+- ``units="fuse"``: reciprocal-rank fusion of the file's own rank with its best unit's rank;
+- ``path_weight`` w > 0: both indexes are searched over ``contents`` (weight 1) and the ``path`` field
+  (weight w) as one boosted query (Pyserini's ``fields``);
+- ``evidence``: a ranking of the files the issue names (paths, modules, frames, identifiers; supplied by the
+  caller as ``{qid: {path: weight}}``) fused with the ranking above by reciprocal-rank fusion.
+
+Reciprocal-rank fusion (Cormack, Clarke and Buettcher, SIGIR 2009) scores a file sum(1 / (RRF_K + rank)) over
+the rankings that hold it, with their constant ``RRF_K = 60``: it needs no score calibration between BM25 over
+files, BM25 over units and a count of mentions, and no weight to tune. A file that no unit ranking reaches keeps
+its file rank only; files below every ranking are left out.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.trec import Hit
+from qlog_pyserini.localize.paths import PATH_FIELD
+from qlog_pyserini.localize.units import unit_path
+from qlog_pyserini.lucene.searcher import QLogSearcher
+
+UNIT_MODES = ("file", "max", "sum2", "fuse")
+RRF_K = 60  # Cormack, Clarke and Buettcher's constant, fixed in their paper for every run they fused
+UNIT_HITS = 2000  # units read per query: a file's units are about ten times its documents
+
+
+@dataclass(frozen=True)
+class Localization:
+    """How a corpus's file ranking is made (see the module docstring); the default is today's file BM25."""
+
+    units: str = "file"
+    path_weight: float = 0.0
+    evidence: bool = False
+
+    def __post_init__(self) -> None:
+        if self.units not in UNIT_MODES:
+            raise QLogError(f"--units must be one of {', '.join(UNIT_MODES)}, got {self.units!r}")
+        if not (math.isfinite(self.path_weight) and self.path_weight >= 0):
+            raise QLogError(f"--path-weight must be a finite number >= 0, got {self.path_weight!r}")
+
+    @property
+    def plain(self) -> bool:
+        """True when this is the file index's own ranking (no units, no path field, no evidence)."""
+        return self.units == "file" and self.path_weight == 0 and not self.evidence
+
+    def name(self) -> str:
+        """A short name: ``file``, ``fuse+path``, ``max+path+evidence``..."""
+        return "+".join([self.units, *(["path"] if self.path_weight else []),
+                         *(["evidence"] if self.evidence else [])])
+
+
+def files_from_units(unit_hits: Sequence[Hit], mode: str) -> list[Hit]:
+    """Files ranked by their units' scores: the best unit's (``max``) or the sum of the two best (``sum2``);
+    ties by path."""
+    best: dict[str, list[float]] = {}
+    for hit in unit_hits:  # in rank order: a file's first units are its best
+        scores = best.setdefault(unit_path(hit.docid), [])
+        if len(scores) < (1 if mode == "max" else 2):
+            scores.append(hit.score)
+    ranked = sorted(((sum(s), p) for p, s in best.items()), key=lambda sp: (-sp[0], sp[1]))
+    return [Hit(p, float(s)) for s, p in ranked]
+
+
+def reciprocal_rank_fusion(rankings: Iterable[Sequence[str]], k: int = RRF_K) -> list[Hit]:
+    """Every id of ``rankings`` scored sum(1 / (k + rank)), rank from 1, best first; ties by id."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, docid in enumerate(ranking, start=1):
+            scores[docid] = scores.get(docid, 0.0) + 1.0 / (k + rank)
+    return [Hit(d, s) for d, s in sorted(scores.items(), key=lambda ds: (-ds[1], ds[0]))]
+
+
+def evidence_ranking(weights: Mapping[str, float]) -> list[str]:
+    """The files evidence names, heaviest first, ties by path; files of weight 0 or less are left out."""
+    return [p for p, w in sorted(weights.items(), key=lambda pw: (-pw[1], pw[0])) if w > 0]
+
+
+def combine(file_hits: Sequence[Hit], unit_hits: Sequence[Hit] | None, mode: str,
+            evidence: Mapping[str, float] | None = None) -> list[Hit]:
+    """One query's file ranking from its file hits, unit hits (None for ``file``) and evidence weights."""
+    if mode == "file":
+        ranked = list(file_hits)
+    elif mode in ("max", "sum2"):
+        ranked = files_from_units(unit_hits or (), mode)
+    else:
+        ranked = reciprocal_rank_fusion([[h.docid for h in file_hits],
+                                         [h.docid for h in files_from_units(unit_hits or (), "max")]])
+    if evidence:
+        ranked = reciprocal_rank_fusion([[h.docid for h in ranked], evidence_ranking(evidence)])
+    return ranked
+
+
+class CorpusLocalizer:
+    """The file and units searchers of one corpus, searched under one model and combined per
+    :class:`Localization`. ``k1``, ``b`` and ``q`` apply to both indexes unless ``unit_b`` and ``unit_q`` are
+    given (a label-free b or q is a property of each index's own statistics)."""
+
+    def __init__(self, files_index: str | Path, units_index: str | Path | None, how: Localization,
+                 k1: float, b: float, q: float, unit_b: float | None = None, unit_q: float | None = None,
+                 idf_form: str = "lucene") -> None:
+        self.how = how
+        self.files = QLogSearcher(files_index, k1=k1, b=b, q=q, idf_form=idf_form)
+        self.units = None
+        if how.units != "file":
+            if units_index is None or not Path(units_index).is_dir():
+                self.files.close()
+                raise QLogError(f"--units {how.units} needs the units index {str(units_index)!r}; build it with "
+                                "index --instances")
+            self.units = QLogSearcher(units_index, k1=k1, b=b if unit_b is None else unit_b,
+                                      q=q if unit_q is None else unit_q, idf_form=idf_form)
+        if how.path_weight:
+            from qlog_pyserini.lucene.fields import check_fields
+
+            try:  # an index built before the path field existed would match nothing there, silently
+                for searcher in (self.files, self.units):
+                    if searcher is not None:
+                        check_fields(searcher, {PATH_FIELD: how.path_weight}, option="--path-weight")
+            except QLogError:
+                self.close()
+                raise
+
+    def _search(self, searcher: QLogSearcher, texts: list[str], qids: list[str], k: int) -> Mapping[str, list[Hit]]:
+        if self.how.path_weight:
+            from qlog_pyserini.lucene.fields import batch_search_fields
+
+            return batch_search_fields(searcher, texts, qids, {"contents": 1.0, PATH_FIELD: self.how.path_weight},
+                                       k=k)
+        return searcher.batch_search(texts, qids, k=k)
+
+    def search(self, topics: Mapping[str, str], k: int = 1000,
+               evidence: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, list[Hit]]:
+        """``{qid: top k files}`` for every topic; ``evidence`` (with ``how.evidence``) is ``{qid: {path: w}}``."""
+        qids, texts = list(topics), list(topics.values())
+        file_hits = self._search(self.files, texts, qids, max(k, 1))
+        unit_hits = None if self.units is None else self._search(self.units, texts, qids, UNIT_HITS)
+        out = {}
+        for qid in qids:
+            weights = (evidence or {}).get(qid) if self.how.evidence else None
+            out[qid] = combine(file_hits.get(qid, []), None if unit_hits is None else unit_hits.get(qid, []),
+                               self.how.units, weights)[:k]
+        return out
+
+    def close(self) -> None:
+        self.files.close()
+        if self.units is not None:
+            self.units.close()
+
+    def __enter__(self) -> "CorpusLocalizer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

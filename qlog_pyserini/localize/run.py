@@ -1,0 +1,110 @@
+"""An instance set localized corpus by corpus: each issue's file ranking under one :class:`Localization` and one
+:class:`LocalizeModel` (k1, b, q; b and q fixed, or label-free per index).
+
+The label-free configuration (:data:`AUTO`, ``search --instances --auto``) is fixed a priori:
+
+- units ``fuse``: the file's own rank fused with its best unit's (units alone lose on some languages, the
+  file's own rank alone ignores where in the file the issue points);
+- the path field at weight :data:`~qlog_pyserini.localize.paths.PATH_WEIGHT`;
+- the issue's structure: the files its text names (:mod:`qlog_pyserini.localize.evidence`) fused by reciprocal
+  rank, and a query past Lucene's clause limit reduced by
+  :func:`~qlog_pyserini.localize.issue_text.reduce_query`'s stated rule;
+- k1 = 0.9 (Pyserini's), b = :func:`~qlog_pyserini.localize.lengths.index_b` of each index (files and units
+  each their own), q = the files rule (:mod:`qlog_pyserini.predict.files`) of each index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator, Mapping, Sequence
+
+from qlog_pyserini.formats.instances import Instance, InstanceSet
+from qlog_pyserini.formats.trec import Hit
+from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
+from qlog_pyserini.localize.issue_text import reduce_query
+from qlog_pyserini.localize.lengths import index_b
+from qlog_pyserini.localize.ranking import CorpusLocalizer, Localization
+from qlog_pyserini.localize.units import units_index
+from qlog_pyserini.lucene.searcher import QLogSearcher
+from qlog_pyserini.predict.files import FilesRule
+
+#: ``{qid: issue text}`` and the corpus's file paths -> ``{qid: {path: weight}}``
+EvidenceOf = Callable[[Mapping[str, str], Sequence[str]], Mapping[str, Mapping[str, float]]]
+
+
+@dataclass(frozen=True)
+class LocalizeModel:
+    """BM25's k1, b and q-log's q for both indexes of a corpus; ``b=None``: each index's label-free b
+    (:func:`~qlog_pyserini.localize.lengths.index_b`); ``q=None``: the files rule of each index."""
+
+    k1: float = DEFAULT_K1
+    b: float | None = DEFAULT_B
+    q: float | None = 1.0
+
+
+FILES_RULE = FilesRule()
+AUTO = (Localization(units="fuse", path_weight=1.0, evidence=True), LocalizeModel(b=None, q=None))
+
+
+def evidence_available() -> bool:
+    """True when the issue-text evidence (:mod:`qlog_pyserini.localize.evidence`) is installed."""
+    import importlib.util
+
+    return importlib.util.find_spec("qlog_pyserini.localize.evidence") is not None
+
+
+def issue_evidence() -> EvidenceOf:
+    """The issue-text evidence (:mod:`qlog_pyserini.localize.evidence`) as :data:`EvidenceOf`: each issue's
+    mentions matched to the corpus's files."""
+    from qlog_pyserini.localize.evidence import FileIndex, file_evidence
+    from qlog_pyserini.localize.issue_text import parse_issue
+
+    def evidence_of(topics: Mapping[str, str], paths: Sequence[str]) -> dict[str, dict[str, float]]:
+        files = FileIndex(paths)
+        return {qid: file_evidence(parse_issue(text), files) for qid, text in topics.items()}
+
+    return evidence_of
+
+
+def _parameters(index: Path, model: LocalizeModel, rule: FilesRule) -> tuple[float, float]:
+    """(b, q) of one index under ``model``, reading the index's statistics only for what is label-free."""
+    if model.b is not None and model.q is not None:
+        return model.b, model.q
+    with QLogSearcher(index) as s:
+        b = index_b(s) if model.b is None else model.b
+        q = rule.q_for(s.mean_length()) if model.q is None else model.q
+    return b, q
+
+
+def localize_corpus(instance_set: InstanceSet, members: Sequence[Instance], files_index: Path,
+                    how: Localization, model: LocalizeModel, hits: int = 1000,
+                    evidence_of: EvidenceOf | None = None, rule: FilesRule = FILES_RULE,
+                    idf_form: str = "lucene") -> tuple[dict[str, list[Hit]], dict[str, float]]:
+    """The file rankings of one corpus's instances, and the parameters used (``b``, ``q``, and ``unit_b``,
+    ``unit_q`` with units)."""
+    units = units_index(files_index.parent, files_index.name)
+    b, q = _parameters(files_index, model, rule)
+    used = {"b": b, "q": q}
+    unit_b = unit_q = None
+    if how.units != "file" and units.is_dir():
+        unit_b, unit_q = _parameters(units, model, rule)
+        used.update(unit_b=unit_b, unit_q=unit_q)
+    topics = {i.instance_id: instance_set.topics[i.instance_id] for i in members}
+    with CorpusLocalizer(files_index, units, how, model.k1, b, q, unit_b, unit_q, idf_form) as loc:
+        evidence = None
+        if how.evidence:
+            # the issue's structure: its mentions weigh files, and a query past Lucene's clause limit is reduced
+            # by reduce_query's stated rule (one that fits is searched as written)
+            evidence = (evidence_of or issue_evidence())(topics, list(loc.files.docids.ids))
+            topics = {qid: reduce_query(text) for qid, text in topics.items()}
+        return loc.search(topics, k=hits, evidence=evidence), used
+
+
+def localize_instances(instance_set: InstanceSet, indexes: Mapping[str, Path], how: Localization,
+                       model: LocalizeModel, hits: int = 1000, evidence_of: EvidenceOf | None = None
+                       ) -> Iterator[tuple[str, list[Instance], dict[str, list[Hit]], dict[str, float]]]:
+    """Per corpus, in the set's order: its key, instances, rankings and parameters (:func:`localize_corpus`)."""
+    for key, members in instance_set.by_corpus().items():
+        runs, used = localize_corpus(instance_set, members, indexes[key], how, model, hits, evidence_of)
+        yield key, members, runs, used

@@ -1,0 +1,61 @@
+"""File rankings from unit hits and reciprocal-rank fusion, checked by hand-computed values."""
+
+from __future__ import annotations
+
+import pytest
+
+from qlog_pyserini.errors import QLogError
+from qlog_pyserini.formats.trec import Hit
+from qlog_pyserini.localize.lengths import verboseness_b
+from qlog_pyserini.localize.ranking import (
+    RRF_K,
+    Localization,
+    combine,
+    evidence_ranking,
+    files_from_units,
+    reciprocal_rank_fusion,
+)
+
+UNITS = [Hit("a.py#1-9", 5.0), Hit("b.py#3-4", 4.0), Hit("b.py#8-9", 3.5), Hit("a.py#10-20", 1.0),
+         Hit("c.py#1-2", 4.2)]
+
+
+def test_files_from_units_best_and_two_best():
+    assert files_from_units(UNITS, "max") == [Hit("a.py", 5.0), Hit("c.py", 4.2), Hit("b.py", 4.0)]
+    assert files_from_units(UNITS, "sum2") == [Hit("b.py", 7.5), Hit("a.py", 6.0), Hit("c.py", 4.2)]
+
+
+def test_reciprocal_rank_fusion_sums_over_rankings_and_breaks_ties_by_id():
+    fused = reciprocal_rank_fusion([["x", "y"], ["y", "z"]])
+    assert [h.docid for h in fused] == ["y", "x", "z"]
+    assert fused[0].score == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 1))
+    assert [h.docid for h in reciprocal_rank_fusion([["b"], ["a"]])] == ["a", "b"]
+
+
+def test_combine_forms():
+    files = [Hit("c.py", 9.0), Hit("b.py", 8.0), Hit("a.py", 1.0)]
+    assert combine(files, None, "file") == files
+    fused = combine(files, UNITS, "fuse")  # file ranks c b a, best-unit ranks a c b
+    assert [h.docid for h in fused] == ["c.py", "a.py", "b.py"]
+    with_evidence = combine(files, None, "file", {"a.py": 2.0, "z.py": 0.0})
+    assert [h.docid for h in with_evidence] == ["a.py", "c.py", "b.py"]
+    assert evidence_ranking({"a": 1.0, "b": 3.0, "c": 1.0, "d": 0.0}) == ["b", "a", "c"]
+
+
+def test_localization_names_and_checks():
+    assert Localization().plain and Localization().name() == "file"
+    assert Localization("fuse", 1.0, True).name() == "fuse+path+evidence"
+    with pytest.raises(QLogError, match="--units"):
+        Localization("best")
+    with pytest.raises(QLogError, match="--path-weight"):
+        Localization(path_weight=-1)
+
+
+def test_verboseness_b_is_bm25_va_at_the_mean_verboseness():
+    # B_VA = m^-2 * avgtf_d + (1 - 1/m) * L_d/avgdl; at avgtf_d = m it is (1 - b) + b * L_d/avgdl
+    m, ratio = 3.2, 1.7
+    b = verboseness_b(m)
+    assert m ** -2 * m + (1 - 1 / m) * ratio == pytest.approx((1 - b) + b * ratio)
+    assert verboseness_b(1.0) == 0.0
+    with pytest.raises(QLogError):
+        verboseness_b(0.5)
