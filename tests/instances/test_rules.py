@@ -32,6 +32,10 @@ def test_docs_quote_the_rules_table_verbatim():
     ("python", "build/lib/pkg/a.py", "vendored"), ("python", "pkg/build/jar.py", None),
     ("javascript", "packages/x/dist/a.js", "vendored"), ("java", "m/src/main/java/org/x/build/B.java", None),
     ("python", ".github/a.py", "hidden-folder"), ("python", "a b.py", "whitespace-in-path"),
+    ("cpp", "single_include/nlohmann/json.hpp", "amalgamation"), ("cpp", "singleheader/simdjson.h", "amalgamation"),
+    ("c", "contrib/single_file_libs/zstd.c", "amalgamation"), ("c", "dist/sqlite_amalgamated.c", "vendored"),
+    ("c", "lib/x_amalgamated.c", "amalgamation"), ("javascript", "src/bundle-amalgamated.js", "amalgamation"),
+    ("cpp", "include/nlohmann/json.hpp", None),
 ])
 def test_path_rules(language, path, reason):
     assert FileRules((language,)).path_reason(path, "100644", 10) == reason
