@@ -22,6 +22,10 @@ Definitions (each repeated where it is computed):
   two-sided, :func:`scipy.stats.ttest_rel`'s arithmetic (the t tail from :func:`scipy.special.stdtr`);
   identical vectors give ``t = 0, p = 1``.
 
+- **Holm** (Holm, 1979), for ``m`` tests at once: sort the p-values, multiply the i-th smallest (from 0) by
+  ``m - i``, carry the running maximum upward and cap at 1; a test is significant at level alpha when its
+  adjusted p is below alpha, which bounds the family-wise error by alpha without assuming independence.
+
 "Zero" means ``|x| <= 1e-12 * max(1, max|d_i|)`` wherever a mean difference is compared
 with 0 or with another one, so summing the same differences in another order (which changes
 the last bits) cannot turn a tie into a win.
@@ -306,3 +310,14 @@ def check_resamples(resamples: int, option: str = "--resamples") -> int:
     if isinstance(resamples, bool) or not isinstance(resamples, int) or not 1 <= resamples <= MAX_RESAMPLES:
         raise QLogError(f"{option} must be an integer from 1 to {MAX_RESAMPLES:,}, got {resamples!r}")
     return resamples
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm-adjusted p-values, in the order given (see the module docstring)."""
+    m = len(pvalues)
+    adjusted = [0.0] * m
+    running = 0.0
+    for i, k in enumerate(sorted(range(m), key=lambda j: pvalues[j])):
+        running = max(running, min(1.0, (m - i) * float(pvalues[k])))
+        adjusted[k] = running
+    return adjusted

@@ -227,3 +227,20 @@ def test_no_other_module_formats_a_p_bound():
     others = [p for p in (ROOT / "qlog_pyserini").rglob("*.py")
               if p.name != "significance.py" and 'p <= 1/' in p.read_text(encoding="utf-8")]
     assert others == []
+
+
+def test_holm_matches_its_definition_on_the_textbook_example_and_bonferroni_bounds():
+    from qlog_pyserini.eval.significance import holm
+
+    # Holm's step-down on four tests: 0.005*4, 0.01*3, 0.03*2, then max(0.04*1, 0.06) (the running maximum)
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        p = rng.uniform(0, 1, size=rng.integers(1, 12)).tolist()
+        h = holm(p)
+        m = len(p)
+        # never below the raw p, never above Bonferroni's m*p (capped at 1), monotone in the raw p
+        assert all(pi - 1e-15 <= hi <= min(1.0, m * pi) + 1e-15 for pi, hi in zip(p, h))
+        order = np.argsort(p)
+        assert all(h[a] <= h[b] + 1e-15 for a, b in zip(order, order[1:]))
+    assert holm([]) == []
