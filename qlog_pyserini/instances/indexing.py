@@ -167,6 +167,24 @@ def _write_collections(corpus: Path, files_dir: Path, units_dir: Path, key: str,
     return files, units
 
 
+def _stage(instance_set: Path, index_dir: Path, todo: list[str], stagings: dict[str, Path]
+           ) -> tuple[dict[str, tuple[str, str]], dict[tuple[str, str], int]]:
+    """Each corpus's two collections written into its staging folder (added to ``stagings`` as it is made, for the
+    caller to remove); ``{index folder: (key, "files" | "units")}`` and the documents each must hold."""
+    by_index: dict[str, tuple[str, str]] = {}
+    expected: dict[tuple[str, str], int] = {}
+    cache = UnitCache()
+    for key in todo:
+        stage = stagings[key] = staging_dir(index_dir / key, "building")
+        for kind in ("files", "units"):
+            (stage / f"{kind}-json").mkdir()
+            by_index[str(stage / f"{kind}-index")] = (key, kind)
+        counts = _write_collections(corpus_path(instance_set, key), stage / "files-json", stage / "units-json", key,
+                                    cache)
+        expected[(key, "files")], expected[(key, "units")] = counts
+    return by_index, expected
+
+
 def _build(instance_set: Path, index_dir: Path, todo: list[str], digests: dict[str, str], record: dict,
            threads: int, progress: bool, analyzer: str) -> int:
     """Run the batch indexer over ``todo`` (each corpus's files and units); publish each index as it completes;
@@ -174,17 +192,7 @@ def _build(instance_set: Path, index_dir: Path, todo: list[str], digests: dict[s
     stagings: dict[str, Path] = {}
     jobs = staging_dir(index_dir / "jobs", "batch")
     try:
-        by_index: dict[str, tuple[str, str]] = {}  # index folder -> (key, "files" | "units")
-        expected: dict[tuple[str, str], int] = {}
-        cache = UnitCache()
-        for key in todo:
-            stage = stagings[key] = staging_dir(index_dir / key, "building")
-            for kind in ("files", "units"):
-                (stage / f"{kind}-json").mkdir()
-                by_index[str(stage / f"{kind}-index")] = (key, kind)
-            counts = _write_collections(corpus_path(instance_set, key), stage / "files-json", stage / "units-json", key,
-                                        cache)
-            expected[(key, "files")], expected[(key, "units")] = counts
+        by_index, expected = _stage(instance_set, index_dir, todo, stagings)
         with atomic_output(jobs / "jobs.tsv") as f:
             for folder in by_index:
                 f.write(f"{folder.replace('-index', '-json')}\t{folder}\n")
@@ -192,26 +200,29 @@ def _build(instance_set: Path, index_dir: Path, todo: list[str], digests: dict[s
                BATCH_INDEXER, "-jobs", str(jobs / "jobs.tsv"), "-threads", str(threads), "-analyzer", analyzer,
                "-fields", PATH_FIELD]
         bar = progress_bar(total=len(todo), desc="indexes", unit="corpus", quiet=not progress)
-        failures, documents, log = [], 0, []
+        failures, log = [], []
         finished: dict[str, dict[str, int]] = {}
+
+        def done(folder: str, documents: int, milliseconds: int) -> None:
+            key, kind = by_index[folder]
+            _publish(index_dir, key, kind, Path(folder), documents, expected[(key, kind)])
+            counts = finished.setdefault(key, {"milliseconds": 0})
+            counts[kind] = documents
+            counts["milliseconds"] += milliseconds
+            if {"files", "units"} <= counts.keys():  # a corpus is recorded once both its indexes are in place
+                record[key] = {"sha256": digests[key], "documents": counts["files"], "units": counts["units"],
+                               "analyzer": analyzer, "layout": LAYOUT, "milliseconds": counts["milliseconds"],
+                               "files": index_files(index_dir / key)}
+                _write_record(index_dir, instance_set, record)
+                bar.update()
+
         proc = popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         with reaped(proc):
             assert proc.stdout is not None
             for line in proc.stdout:
                 fields = line.rstrip("\n").split("\t")
                 if fields[0] == "done" and len(fields) == 4 and fields[1] in by_index:
-                    key, kind = by_index[fields[1]]
-                    _publish(index_dir, key, kind, Path(fields[1]), int(fields[2]), expected[(key, kind)])
-                    finished.setdefault(key, {})[kind] = int(fields[2])
-                    finished[key]["milliseconds"] = finished[key].get("milliseconds", 0) + int(fields[3])
-                    if {"files", "units"} <= finished[key].keys():
-                        documents += finished[key]["files"]
-                        record[key] = {"sha256": digests[key], "documents": finished[key]["files"],
-                                       "units": finished[key]["units"], "analyzer": analyzer, "layout": LAYOUT,
-                                       "milliseconds": finished[key]["milliseconds"],
-                                       "files": index_files(index_dir / key)}
-                        _write_record(index_dir, instance_set, record)
-                        bar.update()
+                    done(fields[1], int(fields[2]), int(fields[3]))
                 elif fields[0] == "failed" and len(fields) >= 3:
                     where = by_index.get(fields[1])
                     failures.append(f"{where[0] + ' (' + where[1] + ')' if where else fields[1]}: {fields[2]}")
@@ -223,7 +234,7 @@ def _build(instance_set: Path, index_dir: Path, todo: list[str], digests: dict[s
             detail = failures[0] if failures else "\n".join(log[-15:])
             raise QLogError(f"the batch indexer failed on {len(failures) or 'some'} of {len(by_index)} indexes "
                             f"(exit {proc.returncode}): {detail}")
-        return documents
+        return sum(record[key]["documents"] for key in todo)
     finally:
         shutil.rmtree(jobs, ignore_errors=True)
         for stage in stagings.values():

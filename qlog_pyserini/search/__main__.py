@@ -81,6 +81,12 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--run-tag", default=None, help="run tag in column 6 (default qlog-bm25-q<Q>-<form> for qlog, "
                                                          "else the model name and its parameter)")
     add_pyserini_arguments(parser)
+    add_localize_arguments(parser)
+    return parser
+
+
+def add_localize_arguments(parser: ArgumentParser) -> None:
+    """The issue -> files flags of ``search --instances`` (:func:`localization_from_args` reads them)."""
     local = parser.add_argument_group("issue -> files (with --instances; docs/coding-agents.md)")
     local.add_argument("--units", choices=UNIT_MODES, default=None,
                        help="file (default): each file ranked as one document; max: by its best unit (function, or "
@@ -98,7 +104,6 @@ def build_parser() -> ArgumentParser:
     local.add_argument("--auto", action="store_true",
                        help="the label-free configuration: --units fuse --path-weight "
                             f"{PATH_WEIGHT:g} --evidence --b-va and --q auto (the files rule), k1 {DEFAULT_K1:g}")
-    return parser
 
 
 def localization_from_args(args: argparse.Namespace) -> tuple[Localization, LocalizeModel] | None:
