@@ -195,7 +195,8 @@ def _build(instance_set: Path, index_dir: Path, todo: list[str], digests: dict[s
         by_index, expected = _stage(instance_set, index_dir, todo, stagings)
         with atomic_output(jobs / "jobs.tsv") as f:
             for folder in by_index:
-                f.write(f"{folder.replace('-index', '-json')}\t{folder}\n")
+                key, kind = by_index[folder]
+                f.write(f"{stagings[key] / (kind + '-json')}\t{folder}\n")
         cmd = [*java_launcher(index_dir), "-cp", os.pathsep.join([str(pyserini_jar()), str(similarity_jar())]),
                BATCH_INDEXER, "-jobs", str(jobs / "jobs.tsv"), "-threads", str(threads), "-analyzer", analyzer,
                "-fields", PATH_FIELD]

@@ -51,10 +51,12 @@ from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged
 from qlog_pyserini.system.progress import progress_bar
 
 ISSUE_BUDGETS: tuple[int, ...] = (8192, 13000, 27000, 50000)
-ISSUE_METRICS = ("success.1,5,10", "recip_rank", "ndcg_cut.10")  # trec_eval's names, computed in process
+ISSUE_METRICS = ("success.1,3,5,10", "recall.1,3,5", "recip_rank", "ndcg_cut.10")  # trec_eval's, in process
 RECALL_ALL_COLUMN = "recall_tokens_all"  # every changed file fits; RECALL_COLUMN: at least one fits
-MEASURE_NAMES = {"success.1": "Hit@1", "success.5": "Hit@5", "success.10": "Hit@10", "recip_rank": "MRR",
-                 "ndcg_cut.10": "NDCG@10"}
+EVERY = "every"  # every.k: every file the fix modifies is in the top k (SweRank's Acc@k); success.k: the first is
+MEASURE_NAMES = {"success.1": "Hit@1", "success.3": "Hit@3", "success.5": "Hit@5", "success.10": "Hit@10",
+                 f"{EVERY}.1": "Acc@1 all", f"{EVERY}.3": "Acc@3 all", f"{EVERY}.5": "Acc@5 all",
+                 "recip_rank": "MRR", "ndcg_cut.10": "NDCG@10"}
 CV_UNITS = ("repository", "instance")
 # the systems of every table, in order: name -> label
 SYSTEMS = {"bm25": "BM25", "engine": "BM25 (k1 1.2, b 0.75)", "bm25_cv": "tuned BM25 (CV)",
@@ -65,6 +67,15 @@ PAIRS = (("bm25", "engine"), ("bm25", "bm25_cv"), ("bm25", "qlog_cv"), ("bm25", 
          ("bm25_cv", "qlog_cv"), ("bm25_cv", "joint_cv"), ("bm25", "auto"), ("bm25_cv", "auto"))
 SIGNIFICANCE = 0.05
 LOCALIZED = "localize:"  # the systems of issue -> files configurations: localize:<name>
+
+
+def with_every_gold(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with ``every.k`` beside each ``recall.k`` (trec_eval's recall: the share of the answers in the top
+    k): 1 when that share is whole, so every file the fix modifies is in the top k; NaN stays NaN."""
+    for column in [c for c in frame.columns if c.startswith("recall.")]:
+        recall = frame[column].to_numpy(dtype=float)
+        frame[f"{EVERY}.{column.partition('.')[2]}"] = np.where(np.isnan(recall), np.nan, recall >= 1 - 1e-9)
+    return frame
 
 
 def measure_name(measure: str) -> str:
@@ -199,8 +210,8 @@ def measure_points(instance_set: InstanceSet, indexes: Mapping[str, Path], point
             blocks.append(np.where(rows[:, None] >= 0, block[np.maximum(rows, 0)], np.nan))
         names = (grid.metrics + [f"{RECALL_COLUMN}.{k}" for k in grid.budgets]
                  + [f"{RECALL_ALL_COLUMN}.{k}" for k in grid.budgets])
-        out[label] = pd.DataFrame(np.concatenate(blocks), index=pd.Index(ids, name="qid"),
-                                  columns=names).reindex(order)[columns]
+        out[label] = with_every_gold(pd.DataFrame(np.concatenate(blocks), index=pd.Index(ids, name="qid"),
+                                                  columns=names)).reindex(order)[columns]
     if settings.auto is not None:
         q_of = {i.instance_id: measured[key][1] for key, members in groups.items() for i in members}
         out["auto_q"] = pd.DataFrame({"q": [float(q_of[q]) for q in order]}, index=pd.Index(order, name="qid"))

@@ -77,7 +77,9 @@ def _measure(runs: Mapping[str, list], qrels: Mapping[str, Mapping[str, int]], f
              metrics: Sequence[str], budgets: Sequence[int], recall_column: str, recall_all_column: str
              ) -> pd.DataFrame:
     judged = {q: r for q, r in qrels.items() if r}
-    table = evaluate({q: runs.get(q, []) for q in judged}, judged, list(metrics)).per_query
+    from qlog_pyserini.sweep.instances import with_every_gold
+
+    table = with_every_gold(evaluate({q: runs.get(q, []) for q in judged}, judged, list(metrics)).per_query)
     for every, column in ((False, recall_column), (True, recall_all_column)):
         recall = recall_at_token_budgets(runs, judged, files.doc_text, budgets, every=every)
         for k in budgets:
