@@ -205,9 +205,10 @@ def _history_section(history: Sequence[dict]) -> str:
             + "\n".join(group_table("repository", rows, first)) + "\n")
 
 
-def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dict]:
-    """The files rule (``--q auto`` on an instance set) fitted on the pooled sets, and scored held out by
-    repository and by language, from each set's per-instance MRR at every q (its sweep's ``per_point.csv``)."""
+def _pooled(summaries: Sequence[dict], cfg: Config) -> tuple[pd.DataFrame, pd.Series, pd.Series, pd.Series,
+                                                               dict, dict]:
+    """Every set's instances pooled: MRR at each q (at the sweep's k1, b), the cross-validated q-log's, tuned
+    BM25's and the files rule's MRR, and each instance's repository and set."""
     frames, cv, tuned, auto, repo_of, set_of = [], [], [], [], {}, {}
     for summary in summaries:
         folder = cfg.work / "issue-sweeps" / summary["name"]
@@ -221,7 +222,13 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
         auto.append(per_query["auto:recip_rank"])  # the files rule's q, a point of the grid or not
         repo_of.update(per_query["repo"].to_dict())
         set_of.update({q: _group(summary) for q in per_query.index})
-    scores, qlog_cv, bm25_cv = pd.concat(frames), pd.concat(cv), pd.concat(tuned)
+    return pd.concat(frames), pd.concat(cv), pd.concat(tuned), pd.concat(auto), repo_of, set_of
+
+
+def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dict]:
+    """The files rule (``--q auto`` on an instance set) fitted on the pooled sets, and scored held out by
+    repository and by language, from each set's per-instance MRR at every q (its sweep's ``per_point.csv``)."""
+    scores, qlog_cv, bm25_cv, auto, repo_of, set_of = _pooled(summaries, cfg)
     features = pd.concat(_instance_features(cfg.work / "issue-sets" / s["name"], cfg.work / "issue-indexes" / s["name"])
                          for s in summaries).reindex(scores.index)
     lengths = features["mean_length"].to_dict()
@@ -235,7 +242,7 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
             for unit, of in (("repository", repo_of), ("language", set_of))}
     at = {unit: pd.Series({q: scores.at[q, held[unit].get(of[q], pooled).q_for(lengths[q])] for q in scores.index})
           for unit, of in (("repository", repo_of), ("language", set_of))}
-    systems = {"`--q auto`": pd.concat(auto), "held out by repository": at["repository"],
+    systems = {"`--q auto`": auto, "held out by repository": at["repository"],
                "held out by language": at["language"]}
     rows, record = [], {"rule": _rule_record(shipped), "fitted_on_all": _rule_record(pooled),
                         "fitted_with_histories": _rule_record(pooled_all),

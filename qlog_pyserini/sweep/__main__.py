@@ -38,6 +38,17 @@ DEFAULT_THREADS = min(2, os.cpu_count() or 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    add_auto_arguments(parser)
+    add_auto_query_arguments(parser)
+    args = parser.parse_args(argv)
+    if args.instances is not None:
+        return _sweep_instances(args, argv)
+    return _sweep_index(args, argv)
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The verb's own flags (the label-free rule's flags are added by :func:`main`)."""
     parser = verb_parser(
         "sweep",
         "Sweep q of q-log BM25 (or gamma of idf-gamma, mu of qld) over a grid on one open index: "
@@ -107,11 +118,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the corpus this one is a subsample of, for leave-one-family-out (default: --name)")
     parser.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    add_auto_arguments(parser)
-    add_auto_query_arguments(parser)
-    args = parser.parse_args(argv)
-    if args.instances is not None:
-        return _sweep_instances(args, argv)
+    return parser
+
+
+def _sweep_index(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
+    """``--index --topics --qrels``: the sweep of one open index (:mod:`qlog_pyserini.sweep.run`)."""
     if args.localize:
         raise QLogError("--localize applies to --instances only")
     if args.topics is None or args.qrels is None:

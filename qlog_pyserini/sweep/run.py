@@ -201,30 +201,14 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
     started = time.perf_counter()
     parameter, reference = _check_model(settings.similarity)
     index_dir = check_index_dir(index_dir)
-    topics = read_topics(topics_path)
-    all_qrels = read_qrels(qrels_path)
-    judged = [q for q in topics if q in all_qrels]
-    if not judged:
-        raise QLogError(f"no query of {topics_path} has judgments in {qrels_path}")
+    topics, all_qrels, qrels = _queries(topics_path, qrels_path)
+    judged = list(qrels)
     out = check_output_dir(out_dir, "sweep", inputs=(index_dir, topics_path, qrels_path), overwrite=overwrite)
-    # Measured: the searched queries that are judged. A judged query the topics lack (the qrels of every split,
-    # the topics of one) is not searched, and would only add a zero to every mean and test.
-    qrels = {q: all_qrels[q] for q in judged}
-    if len(qrels) < len(all_qrels):
-        info(f"sweep: {len(qrels)} of the {len(all_qrels)} judged queries are in the topics; measured on those "
-             f"{len(qrels)}")
     auto_q = None if prediction is None else round(float(prediction.q), 10)
     grid = sorted(set(settings.grid) | ({reference} if reference is not None else set())
                   | ({auto_q} if auto_q is not None else set()))
 
-    searcher = QLogSearcher(index_dir, k1=settings.k1, b=settings.b, idf_form=settings.idf_form)
-    try:
-        # an index without the contents field would score every query 0 at every point, and say nothing
-        check_fields(searcher, {"contents": 1.0}, option="sweep")
-    except BaseException:
-        searcher.close()
-        raise
-    with searcher, staged_output(out, "sweep", "sweep", overwrite=overwrite) as stage:
+    with _open_searcher(index_dir, settings) as searcher, staged_output(out, "sweep", "sweep", overwrite=overwrite) as stage:
         if settings.keep_runs:
             (stage / "runs").mkdir()
         # the trec_eval binary (a metric not computed in process) reads the same judgments from a file
@@ -253,42 +237,89 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
                             settings.cv_seed)
         cv_comparison = compare_scores(bm25, cv.per_query.reindex(bm25.index), resamples=settings.resamples,
                                        seed=settings.seed)
-        auto = None
-        if prediction is not None:
-            auto = {**asdict(prediction), "score": scores[auto_q],
-                    "comparison": asdict(compare_scores(bm25, measured.per_query[auto_q].reindex(bm25.index),
-                                                        resamples=settings.resamples, seed=settings.seed))}
-        tuned = None
-        if tuning is not None:
-            tuned = _tuned(measured, tuning, bm25, cv, settings)
-        auto_query = None
-        if prediction is not None and query_rule is not None:
-            auto_query = _auto_query(scorer, settings, prediction, query_rule, bm25, stage, measured)
-        summary = {
-            "name": name or index_dir.name, "family": family or name or index_dir.name, "index": str(index_dir.resolve()),
-            "topics": str(Path(topics_path).resolve()), "qrels": str(Path(qrels_path).resolve()),
-            "similarity": settings.similarity, "parameter": parameter, "idf_form": settings.idf_form,
-            "k1": settings.k1, "b": settings.b, "metric": settings.metric, "grid": grid,
-            "scores": {f"{v:g}": s for v, s in scores.items()}, "baseline_value": reference,
-            "baseline_score": bm25_score, "oracle_value": oracle, "oracle_score": scores[oracle],
-            # each query at its own best grid point: the ceiling of any per-query choice of the parameter
-            "per_query_oracle_score": float(measured.per_query.loc[bm25.index, candidates].max(axis=1).mean()),
-            "comparison": asdict(comparison), "p_text": comparison.p_text(),
-            "reversal_text": comparison.reversal_text(), "p_bootstrap_text": comparison.p_bootstrap_text(),
-            "cv": {**cv.record(), "comparison": asdict(cv_comparison), "p_text": cv_comparison.p_text()},
-            "recall_at_tokens": {"bm25": bm25_recall, "oracle": measured.recall[oracle]},
-            "docs": searcher.num_docs, "queries": len(topics), "judged_queries": len(judged),
-            "qrels_queries": len(all_qrels),
-            "hits": settings.hits, "similarity_string": searcher.similarity, **(extra or {}),
-            **({"auto": auto} if auto is not None else {}),
-            **({"tuned": tuned} if tuned is not None else {}),
-            **({"auto_query": auto_query} if auto_query is not None else {}),
-        }
+        added = _added(scorer, settings, measured, bm25, cv, stage, tuning, prediction, query_rule,
+                       None if auto_q is None else scores[auto_q])
+        summary = _record(name=name, family=family, index_dir=index_dir, topics_path=topics_path,
+                          qrels_path=qrels_path, settings=settings, parameter=parameter, grid=grid, scores=scores,
+                          reference=reference, bm25_score=bm25_score, oracle=oracle,
+                          per_query_oracle=float(measured.per_query.loc[bm25.index, candidates].max(axis=1).mean()),
+                          comparison=comparison, cv={**cv.record(), "comparison": asdict(cv_comparison),
+                                                     "p_text": cv_comparison.p_text()},
+                          recall={"bm25": bm25_recall, "oracle": measured.recall[oracle]},
+                          counts={"docs": searcher.num_docs, "queries": len(topics), "judged_queries": len(judged),
+                                  "qrels_queries": len(all_qrels)},
+                          similarity_string=searcher.similarity, extra={**(extra or {}), **added})
         summary["seconds"] = round(time.perf_counter() - started, 2)
         if measured_qrels != qrels_path:
             os.unlink(measured_qrels)  # a working copy, not an output
         _write_outputs(stage, summary, measured, cv, comparison, settings, parameter, oracle, bm25_score)
     return summary
+
+
+def _queries(topics_path: str | os.PathLike, qrels_path: str | os.PathLike) -> tuple[dict, dict, dict]:
+    """The topics, every judgment, and the judgments of the searched queries (refused when none is judged)."""
+    topics = read_topics(topics_path)
+    all_qrels = read_qrels(qrels_path)
+    judged = [q for q in topics if q in all_qrels]
+    if not judged:
+        raise QLogError(f"no query of {topics_path} has judgments in {qrels_path}")
+    # Measured: the searched queries that are judged. A judged query the topics lack (the qrels of every split,
+    # the topics of one) is not searched, and would only add a zero to every mean and test.
+    qrels = {q: all_qrels[q] for q in judged}
+    if len(qrels) < len(all_qrels):
+        info(f"sweep: {len(qrels)} of the {len(all_qrels)} judged queries are in the topics; measured on those "
+             f"{len(qrels)}")
+    return topics, all_qrels, qrels
+
+
+def _open_searcher(index_dir: Path, settings: SweepSettings) -> QLogSearcher:
+    searcher = QLogSearcher(index_dir, k1=settings.k1, b=settings.b, idf_form=settings.idf_form)
+    try:
+        # an index without the contents field would score every query 0 at every point, and say nothing
+        check_fields(searcher, {"contents": 1.0}, option="sweep")
+    except BaseException:
+        searcher.close()
+        raise
+    return searcher
+
+
+def _added(scorer: PointScorer, settings: SweepSettings, measured: _Measured, bm25: pd.Series,
+           cv: CrossValidated, stage: Path, tuning: TuningGrids | None, prediction: Any, query_rule: Any,
+           auto_score: float | None) -> dict[str, Any]:
+    """The summary's optional parts, in their order: the label-free q, tuned BM25, the per-query q."""
+    added: dict[str, Any] = {}
+    if prediction is not None:
+        auto_q = round(float(prediction.q), 10)
+        added["auto"] = {**asdict(prediction), "score": auto_score,
+                         "comparison": asdict(compare_scores(bm25, measured.per_query[auto_q].reindex(bm25.index),
+                                                             resamples=settings.resamples, seed=settings.seed))}
+    if tuning is not None:
+        added["tuned"] = _tuned(measured, tuning, bm25, cv, settings)
+    if prediction is not None and query_rule is not None:
+        added["auto_query"] = _auto_query(scorer, settings, prediction, query_rule, bm25, stage, measured)
+    return added
+
+
+def _record(*, name: str | None, family: str | None, index_dir: Path, topics_path: str | os.PathLike,
+            qrels_path: str | os.PathLike, settings: SweepSettings, parameter: str, grid: list[float],
+            scores: dict[float, float], reference: float | None, bm25_score: float, oracle: float,
+            per_query_oracle: float, comparison: Any, cv: dict[str, Any], recall: dict[str, Any],
+            counts: dict[str, int], similarity_string: str, extra: dict[str, Any]) -> dict[str, Any]:
+    """The summary of a sweep, in the order of summary.json's keys."""
+    return {
+        "name": name or index_dir.name, "family": family or name or index_dir.name, "index": str(index_dir.resolve()),
+        "topics": str(Path(topics_path).resolve()), "qrels": str(Path(qrels_path).resolve()),
+        "similarity": settings.similarity, "parameter": parameter, "idf_form": settings.idf_form,
+        "k1": settings.k1, "b": settings.b, "metric": settings.metric, "grid": grid,
+        "scores": {f"{v:g}": s for v, s in scores.items()}, "baseline_value": reference,
+        "baseline_score": bm25_score, "oracle_value": oracle, "oracle_score": scores[oracle],
+        # each query at its own best grid point: the ceiling of any per-query choice of the parameter
+        "per_query_oracle_score": per_query_oracle,
+        "comparison": asdict(comparison), "p_text": comparison.p_text(),
+        "reversal_text": comparison.reversal_text(), "p_bootstrap_text": comparison.p_bootstrap_text(),
+        "cv": cv, "recall_at_tokens": recall, **counts,
+        "hits": settings.hits, "similarity_string": similarity_string, **extra,
+    }
 
 
 def candidates_of(settings: SweepSettings, grid: Sequence[float], reference: float | None) -> list[float]:
