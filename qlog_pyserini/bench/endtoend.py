@@ -126,7 +126,7 @@ def measure_end_to_end(index: str | os.PathLike, topics: str | os.PathLike, corp
                        b: float = 0.4) -> dict[str, Any]:
     """Wall time and peak RSS of each command, medians over ``repeats`` alternating rounds (the search
     verb on ``scale`` times the topics runs in the first round only: it is the memory check)."""
-    from qlog_pyserini.sweep.run import parse_grid
+    from qlog_pyserini.eval.grid import parse_grid
 
     py = sys.executable
     with tempfile.TemporaryDirectory(prefix="qlog-e2e-") as tmp:

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from qlog_pyserini.eval.grid import parse_grid
 from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.lucene.indexer import build_index
-from qlog_pyserini.sweep.run import SweepSettings, parse_grid, run_sweep
+from qlog_pyserini.sweep.run import SweepSettings, run_sweep
 from qlog_pyserini.system.outputs import OutputKind, atomic_output, record_entries
 
 HITS = 100

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Sequence
 
 from qlog_pyserini.corpus.subsample import subsample, subsample_name
+from qlog_pyserini.eval.grid import parse_grid
 from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.lolo.fit import LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
 from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp, sweep
-from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.provenance import provenance_markdown

@@ -23,6 +23,7 @@ import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import code_token_count
+from qlog_pyserini.eval.grid import parse_grid
 from qlog_pyserini.eval.significance import compare_scores, format_p
 from qlog_pyserini.formats.instances import REPORT_FILE, corpus_path, read_instance_set
 from qlog_pyserini.instances.build import prepare_history_set, prepare_issue_set
@@ -43,7 +44,6 @@ from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp
 from qlog_pyserini.reproduce.report import footer, mode, shown_path
 from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, TuningGrids
 from qlog_pyserini.sweep.instances import InstanceSweepSettings, format_summary, group_table, run_instance_sweep
-from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info
 

@@ -9,6 +9,7 @@ from typing import Sequence
 from qlog_pyserini.cli.options import add_idf_form_option, add_index_option, add_instances_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.grid import DEFAULT_GRID, grid_items, parse_grid
 from qlog_pyserini.eval.significance import check_resamples
 from qlog_pyserini.eval.trec_eval import check_single_metric, parse_metrics
 from qlog_pyserini.formats.lines import check_input_file
@@ -29,7 +30,7 @@ from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS
 from qlog_pyserini.sweep.instances import CV_UNITS, ISSUE_BUDGETS, InstanceSweepSettings, run_instance_sweep
 from qlog_pyserini.sweep.instances import summary_line as instance_summary_line
 from qlog_pyserini.sweep.localized import parse_configurations
-from qlog_pyserini.sweep.run import DEFAULT_GRID, SweepSettings, grid_items, parse_grid, run_sweep, summary_line
+from qlog_pyserini.sweep.run import SweepSettings, run_sweep, summary_line
 from qlog_pyserini.system.outputs import check_output_dir
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.provenance import command_line

@@ -27,6 +27,7 @@ import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import check_budgets
+from qlog_pyserini.eval.report import cell
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.formats.instances import InstanceSet, read_instance_set
 from qlog_pyserini.formula import check_form
@@ -361,10 +362,6 @@ def _write(stage: Path, summary: dict[str, Any], per_point: Mapping[Point | str,
         f.write(format_summary(summary))
 
 
-def _cell(x: float) -> str:
-    return f"{x:.4f}"
-
-
 def _p(summary: Mapping[str, Any], pair: str, measure: str) -> str:
     c = summary["comparisons"][pair][measure]
     return format_p(c["p_randomization"], c["resamples"])
@@ -389,7 +386,7 @@ def format_summary(summary: Mapping[str, Any]) -> str:
     means = summary["tables"]["all"][0]["means"]
     labels = summary["systems"]
     for s in systems:
-        lines.append(f"| {labels[s]} | " + " | ".join(_cell(means[s][m]) for m in measures) + " |")
+        lines.append(f"| {labels[s]} | " + " | ".join(cell(means[s][m]) for m in measures) + " |")
     lines += ["", "Two-sided paired randomization p per measure:", "",
               "| comparison | " + " | ".join(measure_name(m) for m in measures) + " |",
               "|---|" + "---|" * len(measures)]
@@ -432,7 +429,7 @@ def group_table(label: str, rows: Sequence[Mapping[str, Any]], summary: Mapping[
 def _group_row(row: Mapping[str, Any], systems: list[str], metric: str, resamples: int) -> str:
     p = {k: format_p(v, resamples) for k, v in row["p"].items()}
     return (f"| {row['group']} | {row['instances']} | "
-            + " | ".join(_cell(row["means"][s][metric]) for s in systems)
+            + " | ".join(cell(row["means"][s][metric]) for s in systems)
             + f" | {p['qlog_cv vs bm25']} | {p['qlog_cv vs bm25_cv']} | {p['joint_cv vs bm25_cv']} |")
 
 

@@ -38,8 +38,9 @@ from typing import Any, Sequence
 import pandas as pd
 
 from qlog_pyserini.compare.comparison import MARKDOWN_HEADER, format_markdown, markdown_row
-from qlog_pyserini.errors import QLogError, finite_number
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import check_budgets
+from qlog_pyserini.eval.report import plot_sweep
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS
 from qlog_pyserini.formats.topics import read_topics
@@ -61,49 +62,8 @@ from qlog_pyserini.sweep.measure import PointScorer
 from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged_output, write_json
 from qlog_pyserini.system.progress import info
 
-DEFAULT_GRID = "0.05,0.1,...,1.0,1.25,1.5"
 RECALL_COLUMN = "recall_tokens"  # sweep.csv's Recall@K-tokens columns: recall_tokens.8192, ...
 BM25_EQUIVALENT = {"q": 1.0, "gamma": 1.0}  # the parameter value at which the model is BM25
-
-
-def grid_items(text: str) -> list[str]:
-    """The comma-separated items of a grid, stripped; an empty one is refused."""
-    parts = [p.strip() for p in text.split(",")]
-    if "" in parts:
-        # '0.5,,0.7' or '': a value lost in typing is refused, not skipped (an empty grid ran BM25 and auto only)
-        raise QLogError(f"grid {text!r}: item {parts.index('') + 1} is empty" if text.strip() else "empty grid")
-    return parts
-
-
-def parse_grid(text: str) -> list[float]:
-    """``"0.05,0.1,...,0.3,0.5"`` -> [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5].
-
-    ``...`` continues the arithmetic progression of the two values before it up to the value after
-    it. Values are rounded to 10 decimals so a progression lands exactly on its end points.
-    """
-    parts = grid_items(text)
-    values: list[float] = []
-    i = 0
-    while i < len(parts):
-        if parts[i] == "...":
-            if len(values) < 2 or i + 1 >= len(parts):
-                raise QLogError(f"grid {text!r}: '...' needs two values before it and one after")
-            step, end = values[-1] - values[-2], _number(parts[i + 1], text)
-            if step <= 0 or end < values[-1]:
-                raise QLogError(f"grid {text!r}: '...' needs an increasing progression up to its end")
-            while values[-1] + step < end - 1e-9:
-                values.append(round(values[-1] + step, 10))
-            i += 1
-            continue
-        values.append(_number(parts[i], text))
-        i += 1
-    if not values:
-        raise QLogError("empty grid")
-    return sorted(set(values))
-
-
-def _number(token: str, text: str) -> float:
-    return round(finite_number(token, f"grid {text!r}:"), 10)
 
 
 def point_label(parameter: str, value: float) -> str:
@@ -521,39 +481,3 @@ def summary_line(summary: dict[str, Any]) -> str:
         text += (f"; BM25 1.2/0.75 {t['engine']['score']:.4f}; tuned BM25 CV {t['bm25']['score']:.4f}; "
                  f"joint (b, q) CV {t['joint']['score']:.4f}; {t['verdict']}")
     return text + "; p two-sided randomization"
-
-
-def plot_sweep(table: pd.DataFrame, parameter: str, metric: str, bm25_score: float, oracle: float,
-               path: str | os.PathLike, title: str = "", cv: tuple[Sequence[float], float] | None = None,
-               auto: tuple[float, float] | None = None) -> list[str]:
-    """Metric against the swept parameter, BM25 as a dashed line, the oracle marked, and (when given) the
-    cross-validated score (``cv``: the values chosen per fold and the score) and the label-free value
-    (``auto``: value and score); PNG, atomically. Returns the legend's labels."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4), dpi=120)
-    ax.plot(table[parameter], table[metric], marker="o", ms=3, label="q-log BM25" if parameter == "q" else parameter)
-    ax.axhline(bm25_score, color="grey", ls="--", lw=1, label=f"BM25 = {bm25_score:.4f}")
-    best = float(table.loc[table[parameter] == oracle, metric].iloc[0])
-    ax.scatter([oracle], [best], color="red", zorder=3, label=f"oracle {parameter} = {oracle:g}: {best:.4f}")
-    if cv is not None:
-        # The cross-validated score has no single value of the parameter: each fold chose its own.
-        chosen = "/".join(f"{v:g}" for v in sorted(set(cv[0])))
-        ax.axhline(cv[1], color="green", ls=":", lw=1.5, label=f"cross-validated ({parameter} = {chosen}): {cv[1]:.4f}")
-    if auto is not None:
-        ax.scatter([auto[0]], [auto[1]], color="purple", marker="D", zorder=4,
-                   label=f"label-free {parameter} = {auto[0]:g}: {auto[1]:.4f}")
-    ax.set_xlabel(parameter)
-    ax.set_ylabel(metric)
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    legend = ax.legend(fontsize=8)
-    labels = [t.get_text() for t in legend.get_texts()]
-    fig.tight_layout()
-    with atomic_output(path, "wb") as f:
-        fig.savefig(f, format="png")
-    plt.close(fig)
-    return labels
