@@ -44,6 +44,8 @@ from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp
 from qlog_pyserini.reproduce.report import footer, mode, shown_path
 from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, TuningGrids
 from qlog_pyserini.sweep.instances import InstanceSweepSettings, format_summary, group_table, run_instance_sweep
+from qlog_pyserini.sweep.results import SUMMARY, per_point, scores_at
+from qlog_pyserini.sweep.results import read as read_result
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info
 
@@ -181,13 +183,13 @@ def _index_and_sweep(name: str, set_key: dict, cv_unit: str, cfg: Config) -> dic
     sweep_key = {"set": set_key, "grid": list(grid), "resamples": cfg.resamples, "summary_version": 4}
     if cv_unit != "repository":
         sweep_key["cv_unit"] = cv_unit
-    if cached(sweeps, sweep_key) and (sweeps / "summary.json").is_file():
-        return json.loads((sweeps / "summary.json").read_text())
+    if cached(sweeps, sweep_key) and (sweeps / SUMMARY).is_file():
+        return dict(read_result(sweeps))
     settings = InstanceSweepSettings(grids=grids, threads=cfg.threads, resamples=cfg.resamples, auto=FilesRule(),
                                      cv_unit=cv_unit)
     summary = run_instance_sweep(sets, indexes, sweeps, settings, name=name, overwrite=True)
     stamp(sweeps, sweep_key)
-    return summary
+    return dict(summary)
 
 
 def _history_section(history: Sequence[dict]) -> str:
@@ -212,11 +214,8 @@ def _pooled(summaries: Sequence[dict], cfg: Config) -> tuple[pd.DataFrame, pd.Se
     frames, cv, tuned, auto, repo_of, set_of = [], [], [], [], {}, {}
     for summary in summaries:
         folder = cfg.work / "issue-sweeps" / summary["name"]
-        per_point = pd.read_csv(folder / "per_point.csv", index_col="qid")
         per_query = pd.read_csv(folder / "per_query.csv", index_col="qid")
-        columns = {float(c.rsplit("q=", 1)[1]): c for c in per_point.columns
-                   if c.startswith(f"k1={summary['k1']:g},b={summary['b']:g},q=")}
-        frames.append(per_point[list(columns.values())].set_axis(list(columns), axis=1))
+        frames.append(scores_at(per_point(folder), summary["k1"], summary["b"]))
         cv.append(per_query["qlog_cv:recip_rank"])
         tuned.append(per_query["bm25_cv:recip_rank"])
         auto.append(per_query["auto:recip_rank"])  # the files rule's q, a point of the grid or not

@@ -47,8 +47,10 @@ from qlog_pyserini.sweep.baselines import (
 )
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, fold_assignment, group_fold_assignment
 from qlog_pyserini.sweep.measure import GridValues, PointScorer
+from qlog_pyserini.sweep.results import InstanceSweepResult, record
+from qlog_pyserini.sweep.results import write as write_result
 from qlog_pyserini.sweep.run import RECALL_COLUMN
-from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged_output, write_json
+from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged_output
 from qlog_pyserini.system.progress import progress_bar
 
 ISSUE_BUDGETS: tuple[int, ...] = (8192, 13000, 27000, 50000)
@@ -123,9 +125,9 @@ class InstanceSweepSettings:
 
 def run_instance_sweep(instances: str | os.PathLike, index_dir: str | os.PathLike, out_dir: str | os.PathLike,
                        settings: InstanceSweepSettings, *, name: str | None = None, progress: bool = True,
-                       overwrite: bool = False, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+                       overwrite: bool = False, extra: dict[str, Any] | None = None) -> InstanceSweepResult:
     """Sweep the instance set ``instances`` on its indexes ``index_dir`` and write ``out_dir`` (atomically);
-    returns the summary. See the module docstring."""
+    returns its typed summary. See the module docstring."""
     started = time.perf_counter()
     instance_set = read_instance_set(instances)
     indexes = corpus_indexes(instance_set, index_dir)
@@ -147,8 +149,9 @@ def run_instance_sweep(instances: str | os.PathLike, index_dir: str | os.PathLik
         summary.update(name=name or Path(instances).name, instance_set=str(Path(instances).resolve()),
                        indexes=str(Path(index_dir).resolve()), corpora=len(indexes), **(extra or {}))
         summary["seconds"] = round(time.perf_counter() - started, 2)
-        _write(stage, summary, per_point, per_query, settings)
-    return summary
+        result = record(InstanceSweepResult.KIND, summary, out)
+        _write(stage, result, per_point, per_query, settings)
+    return result
 
 
 def instance_folds(instance_set: InstanceSet, settings: InstanceSweepSettings) -> tuple[dict[str, int], str]:
@@ -346,7 +349,7 @@ def verdict(summary: Mapping[str, Any]) -> str:
                     "no gain over tuned BM25 is claimed.")
 
 
-def _write(stage: Path, summary: dict[str, Any], per_point: Mapping[Point | str, pd.DataFrame], per_query: pd.DataFrame,
+def _write(stage: Path, summary: InstanceSweepResult, per_point: Mapping[Point | str, pd.DataFrame], per_query: pd.DataFrame,
            settings: InstanceSweepSettings) -> None:
     per_point = {p: frame for p, frame in per_point.items() if isinstance(p, tuple)}  # the grid's, not auto's
     rows = [{"k1": p[0], "b": p[1], "q": p[2], **frame.mean().to_dict()} for p, frame in per_point.items()]
@@ -357,7 +360,7 @@ def _write(stage: Path, summary: dict[str, Any], per_point: Mapping[Point | str,
     selection = pd.DataFrame({point_text(p): frame[settings.metric] for p, frame in per_point.items()})
     with atomic_output(stage / "per_point.csv") as f:
         selection.to_csv(f, index_label="qid")
-    write_json(stage / "summary.json", summary)
+    write_result(stage, summary)
     with atomic_output(stage / "summary.md") as f:
         f.write(format_summary(summary))
 

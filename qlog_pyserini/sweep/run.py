@@ -59,7 +59,9 @@ from qlog_pyserini.sweep.baselines import (
 )
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, choose_best, cross_validate
 from qlog_pyserini.sweep.measure import PointScorer
-from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged_output, write_json
+from qlog_pyserini.sweep.results import SweepResult, record
+from qlog_pyserini.sweep.results import write as write_result
+from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged_output
 from qlog_pyserini.system.progress import info
 
 RECALL_COLUMN = "recall_tokens"  # sweep.csv's Recall@K-tokens columns: recall_tokens.8192, ...
@@ -145,7 +147,7 @@ class _Measured:
 def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrels_path: str | os.PathLike,
               out_dir: str | os.PathLike, settings: SweepSettings, *, name: str | None = None,
               family: str | None = None, progress: bool = True, overwrite: bool = False, extra: dict[str, Any] | None = None,
-              prediction: Any = None, query_rule: Any = None) -> dict[str, Any]:
+              prediction: Any = None, query_rule: Any = None) -> SweepResult:
     """Run the sweep and write its folder (atomically: built beside ``out_dir``, renamed at the end).
 
     Steps: check the inputs; search and score every grid point; pick the oracle; score BM25;
@@ -212,8 +214,9 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
         summary["seconds"] = round(time.perf_counter() - started, 2)
         if measured_qrels != qrels_path:
             os.unlink(measured_qrels)  # a working copy, not an output
-        _write_outputs(stage, summary, measured, cv, comparison, settings, parameter, oracle, bm25_score)
-    return summary
+        result = record(SweepResult.KIND, summary, out)
+        _write_outputs(stage, result, measured, cv, comparison, settings, parameter, oracle, bm25_score)
+    return result
 
 
 def _queries(topics_path: str | os.PathLike, qrels_path: str | os.PathLike) -> tuple[dict, dict, dict]:
@@ -394,7 +397,7 @@ def _bm25_scores(scorer: PointScorer, settings: SweepSettings, stage: Path) -> t
     return result.metrics.per_query[settings.metric], result.recall_means()
 
 
-def _write_outputs(stage: Path, summary: dict, measured: _Measured, cv: CrossValidated, comparison: Any,
+def _write_outputs(stage: Path, summary: SweepResult, measured: _Measured, cv: CrossValidated, comparison: Any,
                    settings: SweepSettings, parameter: str, oracle: float, bm25_score: float) -> None:
     """sweep.csv, per_query.csv (with the cross-validated fold and choice), summary.json, comparison.md, sweep.png."""
     with atomic_output(stage / "sweep.csv") as f:
@@ -405,7 +408,7 @@ def _write_outputs(stage: Path, summary: dict, measured: _Measured, cv: CrossVal
     per_query["cv_score"] = cv.per_query
     with atomic_output(stage / "per_query.csv") as f:
         per_query.to_csv(f)
-    write_json(stage / "summary.json", summary)
+    write_result(stage, summary)
     cv_result = ComparisonResult(**summary["cv"]["comparison"])
     with atomic_output(stage / "comparison.md") as f:
         f.write(format_markdown(comparison, settings.metric, "bm25",
