@@ -161,7 +161,7 @@ def format_markdown(result: dict[str, Any], command: str) -> str:
     """results/bm25s-bench.md from :func:`run`'s result."""
     m = result["machine"]
     lines = ["# q-log BM25 in bm25s: query latency next to plain bm25s, and the rescale's cost", "",
-             "Written by `scripts/bench_rag_libraries.py speed` (`qlog_pyserini.integrations.benchmark`); "
+             "Written by `scripts/bench_rag_libraries.py speed` (`qlog_pyserini.bench.rag_speed`); "
              "method in that module's docstring.", "",
              "## Setup", "",
              f"- machine: {m['cpu']}, {m['cores']} logical cores; load average {m['load_average']} before, "

@@ -101,7 +101,7 @@ def lucene_rows(corpus: Corpus, topics: dict[str, str]) -> list[dict[str, Any]]:
 def library_rows(corpus: Corpus, topics: dict[str, str]) -> list[dict[str, Any]]:
     import bm25s
 
-    from qlog_pyserini.integrations.benchmark import build_bm25s, query_tokens, read_collection
+    from qlog_pyserini.bench.rag_speed import build_bm25s, query_tokens, read_collection
     from qlog_pyserini.integrations.bm25s import rescale
     from qlog_pyserini.integrations.labelfree import predict_bm25s, predict_rank_bm25
     from qlog_pyserini.integrations.rank_bm25 import QLogBM25Okapi
@@ -155,7 +155,7 @@ def format_markdown(rows: list[dict[str, Any]], command: str) -> str:
     from qlog_pyserini.system.provenance import git_commit
 
     lines = ["# NDCG@10 of BM25 and q-log BM25 through Lucene, bm25s and rank_bm25", "",
-             "Written by `scripts/bench_rag_libraries.py ndcg` (`qlog_pyserini.integrations.effectiveness`; "
+             "Written by `scripts/bench_rag_libraries.py ndcg` (`qlog_pyserini.bench.rag_ndcg`; "
              f"method and tokenizers in that module's docstring); qlog-pyserini git {git_commit()}.", "",
              f"Command: `{command}`", "",
              f"k1 0.9, b 0.4 on every route; top {DEPTH} per query; Δ against the same route's BM25. The label-free q "
