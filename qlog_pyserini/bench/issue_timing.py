@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.report import markdown_table
 from qlog_pyserini.instances.build import prepare_history_set, prepare_issue_set
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.instances.rules import FileRules
@@ -160,12 +161,12 @@ def markdown(data: dict) -> str:
              f"{data['machine']['cores']} cores; "
              f"index --threads {data['threads']}. Wall-clock seconds; the load average after each set is in "
              "the JSON (the machine is shared).", "",
-             "| set | languages | instances kept / read | corpora | documents | prepare s (CPU s) | "
-             "indexes built / reused | index s (CPU s) |", "|---|---|---:|---:|---:|---:|---:|---:|"]
-    for r in data["sets"]:
-        lines.append(f"| {r['set']} | {', '.join(r['languages'])} | {r['kept']} / {r['read']} | {r['corpora']} | "
-                     f"{r['documents']:,} | {r['prepare_seconds']} ({r['prepare_cpu_seconds']}) | "
-                     f"{r['indexes_built']} / {r['indexes_reused']} | {r['index_seconds']} ({r['index_cpu_seconds']}) |")
+             markdown_table([[r["set"], ", ".join(r["languages"]), f"{r['kept']} / {r['read']}", r["corpora"],
+                              f"{r['documents']:,}", f"{r['prepare_seconds']} ({r['prepare_cpu_seconds']})",
+                              f"{r['indexes_built']} / {r['indexes_reused']}",
+                              f"{r['index_seconds']} ({r['index_cpu_seconds']})"] for r in data["sets"]],
+                            ["set", "languages", "instances kept / read", "corpora", "documents", "prepare s (CPU s)",
+                             "indexes built / reused", "index s (CPU s)"], ["left"] * 2 + ["right"] * 6).rstrip()]
     t = data["total"]
     key = f"projected_index_seconds_{TARGET_INSTANCES}x{TARGET_FILES}"
     idle = f"{key}_on_{data['threads']}_idle_cores"

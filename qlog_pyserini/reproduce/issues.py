@@ -24,6 +24,7 @@ import pandas as pd
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import code_token_count
 from qlog_pyserini.eval.grid import parse_grid
+from qlog_pyserini.eval.report import markdown_table
 from qlog_pyserini.eval.significance import compare_scores, format_p
 from qlog_pyserini.formats.instances import REPORT_FILE, corpus_path, read_instance_set
 from qlog_pyserini.instances.build import prepare_history_set, prepare_issue_set
@@ -350,8 +351,7 @@ def _predictor_table(features: pd.DataFrame, gain: pd.Series, repo_of: dict) -> 
     repos = pd.Series(repo_of).reindex(gain.index)
     by_repo = features.groupby(repos).median()
     repo_gain = gain.groupby(repos).mean()
-    lines = ["| statistic | rho, per instance | p | rho, per repository | p |", "|---|---:|---:|---:|---:|"]
-    record = {}
+    rows, record = [], {}
     for name, label in FEATURE_LABELS.items():
         cells = []
         for x, y in ((features[name], gain), (by_repo[name], repo_gain.reindex(by_repo.index))):
@@ -361,14 +361,15 @@ def _predictor_table(features: pd.DataFrame, gain: pd.Series, repo_of: dict) -> 
             cells.append((float(rho), float(p)))
         record[name] = {unit: [None if math.isnan(v) else v for v in cell]  # JSON has no NaN
                         for unit, cell in zip(("instance", "repository"), cells)}
-        lines.append(f"| {label} | {cells[0][0]:+.2f} | {cells[0][1]:.3f} | {cells[1][0]:+.2f} | {cells[1][1]:.3f} |")
-    return "\n".join(lines) + "\n", record
+        rows.append([label, f"{cells[0][0]:+.2f}", f"{cells[0][1]:.3f}", f"{cells[1][0]:+.2f}", f"{cells[1][1]:.3f}"])
+    return markdown_table(rows, ["statistic", "rho, per instance", "p", "rho, per repository", "p"],
+                          ["left", "right", "right", "right", "right"]), record
 
 
 def _repositories(instance_set: Path, cfg: Config) -> str:
     """The repositories a set read and the commit each mirror's HEAD stood at."""
     sources = json.loads((instance_set / REPORT_FILE).read_text())["sources"]["repositories"]
-    rows = [f"| {name} | {shown_path(r['path'], cfg) if r['path'] else 'missing'} | {r['head'] or 'n/a'} |"
+    rows = [[name, shown_path(r["path"], cfg) if r["path"] else "missing", r["head"] or "n/a"]
             for name, r in sorted(sources.items())]
-    return "Repositories read (instances missing from a mirror are dropped and counted in the set's report.json):\n\n" \
-           "| repository | mirror | HEAD |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+    return ("Repositories read (instances missing from a mirror are dropped and counted in the set's report.json):\n\n"
+            + markdown_table(rows, ["repository", "mirror", "HEAD"]))
