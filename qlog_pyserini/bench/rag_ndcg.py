@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from qlog_pyserini.eval.report import markdown_table
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 
@@ -161,10 +162,9 @@ def format_markdown(rows: list[dict[str, Any]], command: str) -> str:
              f"k1 0.9, b 0.4 on every route; top {DEPTH} per query; Δ against the same route's BM25. The label-free q "
              "is each route's own, from its own index statistics.", "",
              "The tokenizers differ, and so do the BM25 baselines: " + TOKENIZERS, "",
-             f"| corpus | route | tokens | BM25 | q-log q={FIXED_Q:g} | label-free q | q-log at it |",
-             "|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['corpus']} ({r['queries']:,} queries) | {r['route']} | {r['tokenizer']} | {r['bm25']:.4f} "
-                     f"| {_versus(r['fixed'], r['bm25'])} | {r['auto_q']:g} | {_versus(r['auto'], r['bm25'])} |")
-    lines.append("")
+             markdown_table([[f"{r['corpus']} ({r['queries']:,} queries)", r["route"], r["tokenizer"], f"{r['bm25']:.4f}",
+                              _versus(r["fixed"], r["bm25"]), f"{r['auto_q']:g}", _versus(r["auto"], r["bm25"])]
+                             for r in rows],
+                            ["corpus", "route", "tokens", "BM25", f"q-log q={FIXED_Q:g}", "label-free q",
+                             "q-log at it"])]
     return "\n".join(lines)
