@@ -25,6 +25,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from qlog_pyserini.eval.report import markdown_table
 from qlog_pyserini.formats.topics import read_topics
 
 # A Python user's bm25s script: index the corpus with the numba backend, retrieve, write the TREC run.
@@ -126,7 +127,7 @@ def measure_end_to_end(index: str | os.PathLike, topics: str | os.PathLike, corp
                        b: float = 0.4) -> dict[str, Any]:
     """Wall time and peak RSS of each command, medians over ``repeats`` alternating rounds (the search
     verb on ``scale`` times the topics runs in the first round only: it is the memory check)."""
-    from qlog_pyserini.sweep.run import parse_grid
+    from qlog_pyserini.eval.grid import parse_grid
 
     py = sys.executable
     with tempfile.TemporaryDirectory(prefix="qlog-e2e-") as tmp:
@@ -230,12 +231,11 @@ def format_end_to_end(result: dict[str, Any], lucene_pass_s: float | None = None
              f"(and {result['scale']}x as many, run once, for the memory check); wall time includes the JVM start; "
              "medians of alternating rounds; peak RSS is the command's own (`wait4` in a small launcher process, "
              "so it does not inherit the benchmark's).", "",
-             "| command | runs | seconds | peak RSS |", "|---|---:|---:|---:|"]
-    for name, row in rows.items():
-        lines.append(f"| {name} | {len(row['values_s'])} | {row['median_s']:.2f} | "
-                     f"{row['peak_rss_bytes'] / 2**20:.0f} MiB |")
-    lines += ["", "| ratio | value |", "|---|---:|"]
-    lines += [f"| {name} | {value:.2f}x |" for name, value in end_to_end_ratios(result, lucene_pass_s)]
+             markdown_table([[name, len(row["values_s"]), f"{row['median_s']:.2f}",
+                              f"{row['peak_rss_bytes'] / 2**20:.0f} MiB"] for name, row in rows.items()],
+                            ["command", "runs", "seconds", "peak RSS"], ["left", "right", "right", "right"]).rstrip()]
+    lines += ["", markdown_table([[name, f"{value:.2f}x"] for name, value in end_to_end_ratios(result, lucene_pass_s)],
+                                 ["ratio", "value"], ["left", "right"]).rstrip()]
     lines += ["", "Commands (TMP is the run's temporary folder; CLASSPATH the Anserini fatjar, this project's "
               "similarity jar and its bench jar, the JVM options the searching JVM's own):", ""]
     lines += [f"- {name}: `{cmd}`" for name, cmd in result["commands"].items()]

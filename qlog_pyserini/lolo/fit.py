@@ -15,7 +15,6 @@ synthetic sweeps with known answers.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, field, replace
@@ -26,6 +25,8 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_form
 from qlog_pyserini.predict.rule import DEFAULT_STEP, DEFAULT_VARIANT, PAPER_C, PAPER_Q_MIN, auto_q, q_from_h
 from qlog_pyserini.stats.statistics import DEFAULT_SAMPLE_DOCS, FEATURES, H_TOK_VARIANTS, corpus_stats, features
+from qlog_pyserini.sweep.results import SUMMARY
+from qlog_pyserini.sweep.results import read as read_result
 
 GRID_TOLERANCE = 1e-9
 DEFAULT_VARIANTS = ("hapax-per-token", "sample-df-slope")  # the paper's h_tok and the size-comparable slope
@@ -110,13 +111,8 @@ class Sweep:
 def read_sweep(folder: str | os.PathLike) -> Sweep:
     """Read ``folder/summary.json`` of a q sweep; relative paths resolve against the cwd, then the folder."""
     folder = Path(folder)
-    path = folder / "summary.json"
-    try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise QLogError(f"{str(folder)!r} is not a sweep folder (no summary.json)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise QLogError(f"cannot read {str(path)!r}: {e}") from None
+    path = folder / SUMMARY
+    summary = read_result(folder)
     missing = [k for k in REQUIRED_KEYS if k not in summary]
     if missing:
         raise QLogError(f"{path}: missing keys {', '.join(missing)}")

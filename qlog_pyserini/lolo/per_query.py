@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.report import cell
 from qlog_pyserini.lolo.fit import Sweep
 from qlog_pyserini.predict.query_rule import QueryRuleSettings, corpus_move, distribution, query_q
 from qlog_pyserini.predict.rule import Prediction
@@ -218,10 +219,6 @@ def leave_one_family_out_query(corpora: Sequence[QueryEvidence],
     return rows
 
 
-def _num(x: float | None, fmt: str = "{:.4f}") -> str:
-    return "n/a" if x is None else fmt.format(x)
-
-
 def rule_label(rule: QueryRuleSettings) -> str:
     return f"D = {rule.rare_df}, a = {rule.gain:g}, floor = {rule.q_floor:g}"
 
@@ -237,7 +234,7 @@ def format_query_markdown(title: str, rows: Sequence[QueryRow], metric: str, sho
         dist = ", ".join(f"{q}: {n}" for q, n in r.q_distribution.items())
         lines.append(f"| {r.name} | {r.kind} | {r.docs:,} | {r.queries:,} | {rule}{r.m_base:.4f} | {r.q_opt:g} | "
                      f"{r.m_opt:.4f} | {r.q_auto:g} | {r.m_auto:.4f} ({r.auto_rel_change:+.2%}) | {r.m_query:.4f} | "
-                     f"{r.rel_change:+.2%} | {r.m_query - r.m_auto:+.4f} | {_num(r.recovery, '{:.3f}')} | "
+                     f"{r.rel_change:+.2%} | {r.m_query - r.m_auto:+.4f} | {cell(r.recovery, '.3f')} | "
                      f"{r.m_pq_oracle:.4f} | {dist} |\n")
     worst = min(rows, key=lambda r: r.rel_change)
     code = [r for r in rows if r.kind == "code"]
@@ -246,7 +243,7 @@ def format_query_markdown(title: str, rows: Sequence[QueryRow], metric: str, sho
                f"BM25: {', '.join(r.name for r in rows if r.rel_change < -0.005) or 'none'}. On code corpora, mean "
                f"change against BM25 {sum(r.rel_change for r in code) / max(1, len(code)):+.2%} (auto: "
                f"{sum(r.auto_rel_change for r in code) / max(1, len(code)):+.2%}), mean recovery of the corpus-level "
-               f"oracle's gain {_num(sum(recs) / len(recs) if recs else None, '{:.3f}')} over {len(recs)} corpora "
+               f"oracle's gain {cell(sum(recs) / len(recs) if recs else None, '.3f')} over {len(recs)} corpora "
                f"with a gain. Metric {metric}.\n")
     return head + "".join(lines) + summary
 

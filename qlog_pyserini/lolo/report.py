@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Sequence
 
+from qlog_pyserini.eval.report import cell
 from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.lolo.evaluate import SearchEvaluator
 from qlog_pyserini.lolo.fit import (
@@ -32,10 +33,6 @@ PAPER_RECOVERY = 0.72
 TITLE = "Label-free q: leave-one-family-out"
 
 
-def _num(x: float | None, digits: int = 4) -> str:
-    return "n/a" if x is None else f"{x:.{digits}f}"
-
-
 def rule_title(result: RuleResult) -> str:
     how = (f"c fitted on the other corpora (c on all corpora: {result.c_all:.4g})" if result.mode == "fit"
            else f"fixed c = {result.c_all:g}")
@@ -56,13 +53,13 @@ def format_markdown(results: Sequence[RuleResult], metric: str, notes: Sequence[
         for row in r.rows:
             lines.append(f"| {row.name} | {row.h:.4f} | {row.q_opt:g} | {row.c:.3f} | {row.q_pred:.3f} | "
                          f"{row.m_base:.4f} | {row.m_opt:.4f} | {row.m_pred:.4f}{'*' if row.measured else ''} | "
-                         f"{row.m_pred - row.m_base:+.4f} | {_num(row.recovery, 3)} |")
-        lines += ["", f"mean recovery: {_num(r.mean_recovery, 3)} over {r.counted} of {len(r.rows)} corpora "
+                         f"{row.m_pred - row.m_base:+.4f} | {cell(row.recovery, '.3f')} |")
+        lines += ["", f"mean recovery: {cell(r.mean_recovery, '.3f')} over {r.counted} of {len(r.rows)} corpora "
                       f"(paper: {PAPER_RECOVERY})", ""]
     lines += ["## Summary", "", "| h | c | mean recovery | corpora counted |", "|---|---|---:|---:|"]
     for r in results:
         c = "leave-one-out fit" if r.mode == "fit" else f"{r.c_all:g}"
-        lines.append(f"| {r.variant} | {c} | {_num(r.mean_recovery, 3)} | {r.counted}/{len(r.rows)} |")
+        lines.append(f"| {r.variant} | {c} | {cell(r.mean_recovery, '.3f')} | {r.counted}/{len(r.rows)} |")
     lines.append(f"| paper (h_tok) | leave-one-out fit | {PAPER_RECOVERY} | |")
     if notes:
         lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
@@ -79,12 +76,12 @@ def format_auto_markdown(title: str, rows: Sequence[AutoRow], metric: str, show_
         params = f"c = {r.params.c:g}, q_min = {r.params.q_min:g}, n0 = {r.params.shrink_docs} | " if show_params else ""
         lines.append(f"| {r.name} | {r.kind} | {r.docs:,} | {r.h:.4f} | {params}{r.m_base:.4f} | {r.q_opt:g} "
                      f"| {r.m_opt:.4f} | {r.q_auto:g} | {r.m_auto:.4f}{'*' if r.measured else ''} "
-                     f"| {r.rel_change:+.2%} | {_num(r.recovery, 3)} |")
+                     f"| {r.rel_change:+.2%} | {cell(r.recovery, '.3f')} |")
     worst = "n/a" if s["worst_rel_change"] is None else f"{s['worst_rel_change']:+.2%} ({s['worst_corpus']})"
     lines += ["", f"Worst change against BM25: {worst}; corpora more than 0.5% below BM25: "
                   f"{', '.join(s['below_floor']) or 'none'}. Mean recovery on code corpora: "
-                  f"{_num(s['mean_recovery_code'], 3)} over {s['code_counted']} with a gain to recover "
-                  f"({_num(s['mean_recovery_code_full_size'], 3)} over the {s['full_size_counted']} full-size ones).", ""]
+                  f"{cell(s['mean_recovery_code'], '.3f')} over {s['code_counted']} with a gain to recover "
+                  f"({cell(s['mean_recovery_code_full_size'], '.3f')} over the {s['full_size_counted']} full-size ones).", ""]
     return "\n".join(lines)
 
 
@@ -96,8 +93,8 @@ def format_selection_markdown(selection: ShrinkSelection) -> str:
         s = auto_summary(rows)
         mark = " (chosen)" if n0 == selection.chosen else ""
         lines.append(f"| {n0}{mark} | {s['worst_rel_change']:+.2%} ({s['worst_corpus']}) | "
-                     f"{', '.join(s['below_floor']) or 'none'} | {_num(s['mean_recovery_code'], 3)} | "
-                     f"{_num(s['mean_recovery_code_full_size'], 3)} |")
+                     f"{', '.join(s['below_floor']) or 'none'} | {cell(s['mean_recovery_code'], '.3f')} | "
+                     f"{cell(s['mean_recovery_code_full_size'], '.3f')} |")
     return "\n".join(lines) + "\n"
 
 

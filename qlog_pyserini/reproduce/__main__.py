@@ -8,6 +8,7 @@ from typing import Sequence
 
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.grid import parse_grid
 from qlog_pyserini.reproduce.cache import WORK_KIND, Config
 from qlog_pyserini.reproduce.main_table import main_markdown
 from qlog_pyserini.reproduce.pipeline import (
@@ -27,7 +28,6 @@ from qlog_pyserini.reproduce.pipeline import (
     select_stages,
 )
 from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID
-from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import check_not_precious, check_output_dir, check_results_dir, write_marker
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.project import PROJECT_ROOT

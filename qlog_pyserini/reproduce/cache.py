@@ -13,9 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from qlog_pyserini.eval.grid import parse_grid
 from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.lucene.indexer import build_index
-from qlog_pyserini.sweep.run import SweepSettings, parse_grid, run_sweep
+from qlog_pyserini.sweep.results import SUMMARY
+from qlog_pyserini.sweep.results import read as read_result
+from qlog_pyserini.sweep.run import SweepSettings, run_sweep
 from qlog_pyserini.system.outputs import OutputKind, atomic_output, record_entries
 
 HITS = 100
@@ -116,8 +119,8 @@ def sweep(corpus: Prepared, cfg: Config, form: str = "lucene", grid: Sequence[fl
            "index_stamp": json.loads((index / STAMP).read_text()), "auto_q": auto.q if auto else None,
            "similarity": similarity, "family": corpus.family, "k1_grid": list(k1_grid), "b_grid": list(b_grid),
            "summary_version": 4}  # 4: tuned BM25 beside q (k1_grid, b_grid)
-    if cached(out, key) and (out / "summary.json").is_file():
-        return json.loads((out / "summary.json").read_text())
+    if cached(out, key) and (out / SUMMARY).is_file():
+        return dict(read_result(out))
     out.parent.mkdir(parents=True, exist_ok=True)
     settings = SweepSettings(grid=tuple(grid), idf_form=form, hits=HITS, threads=cfg.threads, resamples=cfg.resamples,
                              similarity=similarity, k1_grid=k1_grid, b_grid=b_grid)
@@ -125,4 +128,4 @@ def sweep(corpus: Prepared, cfg: Config, form: str = "lucene", grid: Sequence[fl
                         name=name, family=corpus.family + tag, overwrite=True, progress=True, prediction=auto,
                         extra={"provenance": provenance(cfg.command)})
     stamp(out, key)
-    return summary
+    return dict(summary)

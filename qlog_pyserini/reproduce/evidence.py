@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Sequence
 
 from qlog_pyserini.corpus.subsample import subsample, subsample_name
+from qlog_pyserini.eval.grid import parse_grid
 from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.lolo.fit import LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
 from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp, sweep
-from qlog_pyserini.sweep.run import parse_grid
+from qlog_pyserini.sweep.results import read as read_result
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.provenance import provenance_markdown
@@ -73,7 +74,7 @@ def write_table(folders: Sequence[Path], cfg: Config, stem: str, title: str, cur
     ``current_rules``: the label-free q columns (auto, auto-query) of today's default rules, scored from each
     sweep's per-query data (``table --auto current``), instead of those the sweeps recorded.
     """
-    summaries = [json.loads((f / "summary.json").read_text()) for f in folders]
+    summaries = [dict(read_result(f)) for f in folders]
     if current_rules:
         for s, folder in zip(summaries, folders):
             if (auto := current_auto(s, folder)) is not None:

@@ -23,6 +23,8 @@ import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import code_token_count
+from qlog_pyserini.eval.grid import parse_grid
+from qlog_pyserini.eval.report import markdown_table
 from qlog_pyserini.eval.significance import compare_scores, format_p
 from qlog_pyserini.formats.instances import REPORT_FILE, corpus_path, read_instance_set
 from qlog_pyserini.instances.build import prepare_history_set, prepare_issue_set
@@ -43,7 +45,8 @@ from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp
 from qlog_pyserini.reproduce.report import footer, mode, shown_path
 from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, TuningGrids
 from qlog_pyserini.sweep.instances import InstanceSweepSettings, format_summary, group_table, run_instance_sweep
-from qlog_pyserini.sweep.run import parse_grid
+from qlog_pyserini.sweep.results import SUMMARY, per_point, scores_at
+from qlog_pyserini.sweep.results import read as read_result
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info
 
@@ -181,13 +184,13 @@ def _index_and_sweep(name: str, set_key: dict, cv_unit: str, cfg: Config) -> dic
     sweep_key = {"set": set_key, "grid": list(grid), "resamples": cfg.resamples, "summary_version": 4}
     if cv_unit != "repository":
         sweep_key["cv_unit"] = cv_unit
-    if cached(sweeps, sweep_key) and (sweeps / "summary.json").is_file():
-        return json.loads((sweeps / "summary.json").read_text())
+    if cached(sweeps, sweep_key) and (sweeps / SUMMARY).is_file():
+        return dict(read_result(sweeps))
     settings = InstanceSweepSettings(grids=grids, threads=cfg.threads, resamples=cfg.resamples, auto=FilesRule(),
                                      cv_unit=cv_unit)
     summary = run_instance_sweep(sets, indexes, sweeps, settings, name=name, overwrite=True)
     stamp(sweeps, sweep_key)
-    return summary
+    return dict(summary)
 
 
 def _history_section(history: Sequence[dict]) -> str:
@@ -205,23 +208,27 @@ def _history_section(history: Sequence[dict]) -> str:
             + "\n".join(group_table("repository", rows, first)) + "\n")
 
 
-def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dict]:
-    """The files rule (``--q auto`` on an instance set) fitted on the pooled sets, and scored held out by
-    repository and by language, from each set's per-instance MRR at every q (its sweep's ``per_point.csv``)."""
+def _pooled(summaries: Sequence[dict], cfg: Config) -> tuple[pd.DataFrame, pd.Series, pd.Series, pd.Series,
+                                                               dict, dict]:
+    """Every set's instances pooled: MRR at each q (at the sweep's k1, b), the cross-validated q-log's, tuned
+    BM25's and the files rule's MRR, and each instance's repository and set."""
     frames, cv, tuned, auto, repo_of, set_of = [], [], [], [], {}, {}
     for summary in summaries:
         folder = cfg.work / "issue-sweeps" / summary["name"]
-        per_point = pd.read_csv(folder / "per_point.csv", index_col="qid")
         per_query = pd.read_csv(folder / "per_query.csv", index_col="qid")
-        columns = {float(c.rsplit("q=", 1)[1]): c for c in per_point.columns
-                   if c.startswith(f"k1={summary['k1']:g},b={summary['b']:g},q=")}
-        frames.append(per_point[list(columns.values())].set_axis(list(columns), axis=1))
+        frames.append(scores_at(per_point(folder), summary["k1"], summary["b"]))
         cv.append(per_query["qlog_cv:recip_rank"])
         tuned.append(per_query["bm25_cv:recip_rank"])
         auto.append(per_query["auto:recip_rank"])  # the files rule's q, a point of the grid or not
         repo_of.update(per_query["repo"].to_dict())
         set_of.update({q: _group(summary) for q in per_query.index})
-    scores, qlog_cv, bm25_cv = pd.concat(frames), pd.concat(cv), pd.concat(tuned)
+    return pd.concat(frames), pd.concat(cv), pd.concat(tuned), pd.concat(auto), repo_of, set_of
+
+
+def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dict]:
+    """The files rule (``--q auto`` on an instance set) fitted on the pooled sets, and scored held out by
+    repository and by language, from each set's per-instance MRR at every q (its sweep's ``per_point.csv``)."""
+    scores, qlog_cv, bm25_cv, auto, repo_of, set_of = _pooled(summaries, cfg)
     features = pd.concat(_instance_features(cfg.work / "issue-sets" / s["name"], cfg.work / "issue-indexes" / s["name"])
                          for s in summaries).reindex(scores.index)
     lengths = features["mean_length"].to_dict()
@@ -235,7 +242,7 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
             for unit, of in (("repository", repo_of), ("language", set_of))}
     at = {unit: pd.Series({q: scores.at[q, held[unit].get(of[q], pooled).q_for(lengths[q])] for q in scores.index})
           for unit, of in (("repository", repo_of), ("language", set_of))}
-    systems = {"`--q auto`": pd.concat(auto), "held out by repository": at["repository"],
+    systems = {"`--q auto`": auto, "held out by repository": at["repository"],
                "held out by language": at["language"]}
     rows, record = [], {"rule": _rule_record(shipped), "fitted_on_all": _rule_record(pooled),
                         "fitted_with_histories": _rule_record(pooled_all),
@@ -344,8 +351,7 @@ def _predictor_table(features: pd.DataFrame, gain: pd.Series, repo_of: dict) -> 
     repos = pd.Series(repo_of).reindex(gain.index)
     by_repo = features.groupby(repos).median()
     repo_gain = gain.groupby(repos).mean()
-    lines = ["| statistic | rho, per instance | p | rho, per repository | p |", "|---|---:|---:|---:|---:|"]
-    record = {}
+    rows, record = [], {}
     for name, label in FEATURE_LABELS.items():
         cells = []
         for x, y in ((features[name], gain), (by_repo[name], repo_gain.reindex(by_repo.index))):
@@ -355,14 +361,15 @@ def _predictor_table(features: pd.DataFrame, gain: pd.Series, repo_of: dict) -> 
             cells.append((float(rho), float(p)))
         record[name] = {unit: [None if math.isnan(v) else v for v in cell]  # JSON has no NaN
                         for unit, cell in zip(("instance", "repository"), cells)}
-        lines.append(f"| {label} | {cells[0][0]:+.2f} | {cells[0][1]:.3f} | {cells[1][0]:+.2f} | {cells[1][1]:.3f} |")
-    return "\n".join(lines) + "\n", record
+        rows.append([label, f"{cells[0][0]:+.2f}", f"{cells[0][1]:.3f}", f"{cells[1][0]:+.2f}", f"{cells[1][1]:.3f}"])
+    return markdown_table(rows, ["statistic", "rho, per instance", "p", "rho, per repository", "p"],
+                          ["left", "right", "right", "right", "right"]), record
 
 
 def _repositories(instance_set: Path, cfg: Config) -> str:
     """The repositories a set read and the commit each mirror's HEAD stood at."""
     sources = json.loads((instance_set / REPORT_FILE).read_text())["sources"]["repositories"]
-    rows = [f"| {name} | {shown_path(r['path'], cfg) if r['path'] else 'missing'} | {r['head'] or 'n/a'} |"
+    rows = [[name, shown_path(r["path"], cfg) if r["path"] else "missing", r["head"] or "n/a"]
             for name, r in sorted(sources.items())]
-    return "Repositories read (instances missing from a mirror are dropped and counted in the set's report.json):\n\n" \
-           "| repository | mirror | HEAD |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+    return ("Repositories read (instances missing from a mirror are dropped and counted in the set's report.json):\n\n"
+            + markdown_table(rows, ["repository", "mirror", "HEAD"]))

@@ -32,6 +32,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.grid import DEFAULT_GRID
 from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.reproduce import (
     ablation,
@@ -50,7 +51,7 @@ from qlog_pyserini.reproduce.cache import Config, Prepared
 from qlog_pyserini.reproduce.corpora import code_corpora, labelled_corpora
 from qlog_pyserini.system.outputs import atomic_output, check_results_dir, mark_results
 
-FULL_GRID = "0.05,0.1,...,1.0,1.25,1.5"
+FULL_GRID = DEFAULT_GRID
 QUICK_GRID = "0.1,0.3,0.5,0.7,1.0,1.5"
 CODE_LANGUAGES = ("go", "java", "ruby", "php", "javascript", "python")
 FULL_SCALING = (1_000, 5_000, 20_000, 50_000, 100_000, None)  # None = the full corpus

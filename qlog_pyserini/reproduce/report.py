@@ -10,29 +10,26 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from qlog_pyserini.eval.report import cell, markdown_table
 from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.reproduce.cache import Config
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.provenance import project_relative, provenance_markdown, recorded_path
 
 
-def cell(x: Any, fmt: str = ".4f") -> str:
-    """``x`` formatted, or ``n/a`` for a missing value (None or NaN)."""
-    return "n/a" if x is None or (isinstance(x, float) and x != x) else format(x, fmt)
-
-
 def simple_markdown(table: pd.DataFrame, columns: Sequence[str]) -> str:
-    head = "| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n"
-    body = []
-    for r in table.to_dict("records"):
-        cells = []
-        for c in columns:
-            v = r[c]
-            cells.append(cell(v, "+.1%") if c == "rel_gain" else cell(v, "+.4f") if c == "gain"
-                         else cell(v) if isinstance(v, float) and c not in ("q_opt",) else f"{v:g}" if isinstance(v, float)
-                         else f"{v:,}" if isinstance(v, int) else str(v))
-        body.append("| " + " | ".join(cells) + " |\n")
-    return head + "".join(body)
+    return markdown_table([[_shown(c, r[c]) for c in columns] for r in table.to_dict("records")], columns)
+
+
+def _shown(column: str, v: Any) -> str:
+    """A cell of a reproduce table: gains signed, q values as given, other floats to 4 decimals, counts grouped."""
+    if column == "rel_gain":
+        return cell(v, "+.1%")
+    if column == "gain":
+        return cell(v, "+.4f")
+    if isinstance(v, float):
+        return f"{v:g}" if column == "q_opt" else cell(v)
+    return f"{v:,}" if isinstance(v, int) else str(v)
 
 
 def write_csv(table: pd.DataFrame, path: Path) -> None:

@@ -17,11 +17,11 @@ from typing import Sequence
 from qlog_pyserini.cli.options import add_idf_form_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.grid import parse_grid
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.solr.client import SolrClient
 from qlog_pyserini.solr.configset import FIELD, STATS_CACHES, ConfigSet, write_configset, zip_folder
 from qlog_pyserini.solr.workflow import DEFAULT_THREADS, deploy, index_corpus, run_to_file, sweep_q
-from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import check_not_precious, check_output_file
 
 

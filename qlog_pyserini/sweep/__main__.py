@@ -9,6 +9,7 @@ from typing import Sequence
 from qlog_pyserini.cli.options import add_idf_form_option, add_index_option, add_instances_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.grid import DEFAULT_GRID, grid_items, parse_grid
 from qlog_pyserini.eval.significance import check_resamples
 from qlog_pyserini.eval.trec_eval import check_single_metric, parse_metrics
 from qlog_pyserini.formats.lines import check_input_file
@@ -29,7 +30,7 @@ from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS
 from qlog_pyserini.sweep.instances import CV_UNITS, ISSUE_BUDGETS, InstanceSweepSettings, run_instance_sweep
 from qlog_pyserini.sweep.instances import summary_line as instance_summary_line
 from qlog_pyserini.sweep.localized import parse_configurations
-from qlog_pyserini.sweep.run import DEFAULT_GRID, SweepSettings, grid_items, parse_grid, run_sweep, summary_line
+from qlog_pyserini.sweep.run import SweepSettings, run_sweep, summary_line
 from qlog_pyserini.system.outputs import check_output_dir
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.provenance import command_line
@@ -38,6 +39,17 @@ DEFAULT_THREADS = min(2, os.cpu_count() or 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    add_auto_arguments(parser)
+    add_auto_query_arguments(parser)
+    args = parser.parse_args(argv)
+    if args.instances is not None:
+        return _sweep_instances(args, argv)
+    return _sweep_index(args, argv)
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The verb's own flags (the label-free rule's flags are added by :func:`main`)."""
     parser = verb_parser(
         "sweep",
         "Sweep q of q-log BM25 (or gamma of idf-gamma, mu of qld) over a grid on one open index: "
@@ -107,11 +119,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the corpus this one is a subsample of, for leave-one-family-out (default: --name)")
     parser.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    add_auto_arguments(parser)
-    add_auto_query_arguments(parser)
-    args = parser.parse_args(argv)
-    if args.instances is not None:
-        return _sweep_instances(args, argv)
+    return parser
+
+
+def _sweep_index(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
+    """``--index --topics --qrels``: the sweep of one open index (:mod:`qlog_pyserini.sweep.run`)."""
     if args.localize:
         raise QLogError("--localize applies to --instances only")
     if args.topics is None or args.qrels is None:

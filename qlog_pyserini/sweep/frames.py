@@ -11,7 +11,6 @@ Column names follow ir_measures and PyTerrier (``qid``, ``measure``, ``value``).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -23,7 +22,10 @@ import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.frames import write_frame_files
-from qlog_pyserini.system.outputs import record_entries, write_json
+from qlog_pyserini.sweep.results import SweepResult, record
+from qlog_pyserini.sweep.results import read as read_result
+from qlog_pyserini.sweep.results import write as write_result
+from qlog_pyserini.system.outputs import record_entries
 
 
 @dataclass(frozen=True)
@@ -39,9 +41,9 @@ class SweepFrames:
 def read_sweep(out_dir: str | os.PathLike) -> SweepFrames:
     """The frames of a sweep folder written by ``python -m qlog_pyserini.sweep`` (or :func:`run_sweep`)."""
     folder = Path(out_dir)
-    if not (folder / "summary.json").is_file():
-        raise QLogError(f"{str(folder)!r} is not a sweep folder (no summary.json)")
-    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    summary = read_result(folder)
+    if not isinstance(summary, SweepResult):
+        raise QLogError(f"{str(folder)!r} is an instance-set sweep; frames are read from a sweep of one index")
     parameter, metric = summary["parameter"], summary["metric"]
     points = pd.read_csv(folder / "sweep.csv")
     wide = pd.read_csv(folder / "per_query.csv", index_col=0, dtype={0: str})
@@ -57,7 +59,7 @@ def read_sweep(out_dir: str | os.PathLike) -> SweepFrames:
     if "auto" in summary:
         rows.append(("auto", summary["auto"]["q"], summary["auto"]["score"]))
     choices = pd.DataFrame(rows, columns=["choice", parameter, "value"]).assign(measure=metric)
-    return SweepFrames(points=points, per_query=long.astype({"qid": str, "measure": str}), choices=choices, summary=summary)
+    return SweepFrames(points=points, per_query=long.astype({"qid": str, "measure": str}), choices=choices, summary=dict(summary))
 
 
 def sweep_on_frames(index_dir: str | os.PathLike, topics: pd.DataFrame, qrels: pd.DataFrame,
@@ -80,9 +82,9 @@ def sweep_on_frames(index_dir: str | os.PathLike, topics: pd.DataFrame, qrels: p
             shutil.copyfile(paths[name], out / Path(paths[name]).name)
         # added to our published sweep: listed in its manifest, so a later --overwrite may replace it
         record_entries(out, *(Path(paths[name]).name for name in ("topics", "qrels")))
-        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-        summary.update(topics=str((out / "topics.tsv").resolve()), qrels=str((out / "qrels.txt").resolve()))
-        write_json(out / "summary.json", summary)
+        result = read_result(out)
+        write_result(out, record(result.kind, {**result, "topics": str((out / "topics.tsv").resolve()),
+                                               "qrels": str((out / "qrels.txt").resolve())}))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return read_sweep(out)

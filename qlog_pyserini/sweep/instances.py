@@ -27,6 +27,7 @@ import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import check_budgets
+from qlog_pyserini.eval.report import cell
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.formats.instances import InstanceSet, read_instance_set
 from qlog_pyserini.formula import check_form
@@ -46,8 +47,10 @@ from qlog_pyserini.sweep.baselines import (
 )
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, fold_assignment, group_fold_assignment
 from qlog_pyserini.sweep.measure import GridValues, PointScorer
+from qlog_pyserini.sweep.results import InstanceSweepResult, record
+from qlog_pyserini.sweep.results import write as write_result
 from qlog_pyserini.sweep.run import RECALL_COLUMN
-from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged_output, write_json
+from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged_output
 from qlog_pyserini.system.progress import progress_bar
 
 ISSUE_BUDGETS: tuple[int, ...] = (8192, 13000, 27000, 50000)
@@ -133,9 +136,9 @@ class InstanceSweepSettings:
 
 def run_instance_sweep(instances: str | os.PathLike, index_dir: str | os.PathLike, out_dir: str | os.PathLike,
                        settings: InstanceSweepSettings, *, name: str | None = None, progress: bool = True,
-                       overwrite: bool = False, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+                       overwrite: bool = False, extra: dict[str, Any] | None = None) -> InstanceSweepResult:
     """Sweep the instance set ``instances`` on its indexes ``index_dir`` and write ``out_dir`` (atomically);
-    returns the summary. See the module docstring."""
+    returns its typed summary. See the module docstring."""
     started = time.perf_counter()
     instance_set = read_instance_set(instances)
     indexes = corpus_indexes(instance_set, index_dir)
@@ -157,8 +160,9 @@ def run_instance_sweep(instances: str | os.PathLike, index_dir: str | os.PathLik
         summary.update(name=name or Path(instances).name, instance_set=str(Path(instances).resolve()),
                        indexes=str(Path(index_dir).resolve()), corpora=len(indexes), **(extra or {}))
         summary["seconds"] = round(time.perf_counter() - started, 2)
-        _write(stage, summary, per_point, per_query, settings)
-    return summary
+        result = record(InstanceSweepResult.KIND, summary, out)
+        _write(stage, result, per_point, per_query, settings)
+    return result
 
 
 def instance_folds(instance_set: InstanceSet, settings: InstanceSweepSettings) -> tuple[dict[str, int], str]:
@@ -356,7 +360,7 @@ def verdict(summary: Mapping[str, Any]) -> str:
                     "no gain over tuned BM25 is claimed.")
 
 
-def _write(stage: Path, summary: dict[str, Any], per_point: Mapping[Point | str, pd.DataFrame], per_query: pd.DataFrame,
+def _write(stage: Path, summary: InstanceSweepResult, per_point: Mapping[Point | str, pd.DataFrame], per_query: pd.DataFrame,
            settings: InstanceSweepSettings) -> None:
     per_point = {p: frame for p, frame in per_point.items() if isinstance(p, tuple)}  # the grid's, not auto's
     rows = [{"k1": p[0], "b": p[1], "q": p[2], **frame.mean().to_dict()} for p, frame in per_point.items()]
@@ -367,13 +371,9 @@ def _write(stage: Path, summary: dict[str, Any], per_point: Mapping[Point | str,
     selection = pd.DataFrame({point_text(p): frame[settings.metric] for p, frame in per_point.items()})
     with atomic_output(stage / "per_point.csv") as f:
         selection.to_csv(f, index_label="qid")
-    write_json(stage / "summary.json", summary)
+    write_result(stage, summary)
     with atomic_output(stage / "summary.md") as f:
         f.write(format_summary(summary))
-
-
-def _cell(x: float) -> str:
-    return f"{x:.4f}"
 
 
 def _p(summary: Mapping[str, Any], pair: str, measure: str) -> str:
@@ -400,7 +400,7 @@ def format_summary(summary: Mapping[str, Any]) -> str:
     means = summary["tables"]["all"][0]["means"]
     labels = summary["systems"]
     for s in systems:
-        lines.append(f"| {labels[s]} | " + " | ".join(_cell(means[s][m]) for m in measures) + " |")
+        lines.append(f"| {labels[s]} | " + " | ".join(cell(means[s][m]) for m in measures) + " |")
     lines += ["", "Two-sided paired randomization p per measure:", "",
               "| comparison | " + " | ".join(measure_name(m) for m in measures) + " |",
               "|---|" + "---|" * len(measures)]
@@ -443,7 +443,7 @@ def group_table(label: str, rows: Sequence[Mapping[str, Any]], summary: Mapping[
 def _group_row(row: Mapping[str, Any], systems: list[str], metric: str, resamples: int) -> str:
     p = {k: format_p(v, resamples) for k, v in row["p"].items()}
     return (f"| {row['group']} | {row['instances']} | "
-            + " | ".join(_cell(row["means"][s][metric]) for s in systems)
+            + " | ".join(cell(row["means"][s][metric]) for s in systems)
             + f" | {p['qlog_cv vs bm25']} | {p['qlog_cv vs bm25_cv']} | {p['joint_cv vs bm25_cv']} |")
 
 

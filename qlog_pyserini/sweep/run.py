@@ -38,8 +38,9 @@ from typing import Any, Sequence
 import pandas as pd
 
 from qlog_pyserini.compare.comparison import MARKDOWN_HEADER, format_markdown, markdown_row
-from qlog_pyserini.errors import QLogError, finite_number
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import check_budgets
+from qlog_pyserini.eval.report import plot_sweep
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS
 from qlog_pyserini.formats.topics import read_topics
@@ -58,52 +59,13 @@ from qlog_pyserini.sweep.baselines import (
 )
 from qlog_pyserini.sweep.crossval import DEFAULT_FOLDS, CrossValidated, choose_best, cross_validate
 from qlog_pyserini.sweep.measure import PointScorer
-from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged_output, write_json
+from qlog_pyserini.sweep.results import SweepResult, record
+from qlog_pyserini.sweep.results import write as write_result
+from qlog_pyserini.system.outputs import atomic_output, check_output_dir, staged_output
 from qlog_pyserini.system.progress import info
 
-DEFAULT_GRID = "0.05,0.1,...,1.0,1.25,1.5"
 RECALL_COLUMN = "recall_tokens"  # sweep.csv's Recall@K-tokens columns: recall_tokens.8192, ...
 BM25_EQUIVALENT = {"q": 1.0, "gamma": 1.0}  # the parameter value at which the model is BM25
-
-
-def grid_items(text: str) -> list[str]:
-    """The comma-separated items of a grid, stripped; an empty one is refused."""
-    parts = [p.strip() for p in text.split(",")]
-    if "" in parts:
-        # '0.5,,0.7' or '': a value lost in typing is refused, not skipped (an empty grid ran BM25 and auto only)
-        raise QLogError(f"grid {text!r}: item {parts.index('') + 1} is empty" if text.strip() else "empty grid")
-    return parts
-
-
-def parse_grid(text: str) -> list[float]:
-    """``"0.05,0.1,...,0.3,0.5"`` -> [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5].
-
-    ``...`` continues the arithmetic progression of the two values before it up to the value after
-    it. Values are rounded to 10 decimals so a progression lands exactly on its end points.
-    """
-    parts = grid_items(text)
-    values: list[float] = []
-    i = 0
-    while i < len(parts):
-        if parts[i] == "...":
-            if len(values) < 2 or i + 1 >= len(parts):
-                raise QLogError(f"grid {text!r}: '...' needs two values before it and one after")
-            step, end = values[-1] - values[-2], _number(parts[i + 1], text)
-            if step <= 0 or end < values[-1]:
-                raise QLogError(f"grid {text!r}: '...' needs an increasing progression up to its end")
-            while values[-1] + step < end - 1e-9:
-                values.append(round(values[-1] + step, 10))
-            i += 1
-            continue
-        values.append(_number(parts[i], text))
-        i += 1
-    if not values:
-        raise QLogError("empty grid")
-    return sorted(set(values))
-
-
-def _number(token: str, text: str) -> float:
-    return round(finite_number(token, f"grid {text!r}:"), 10)
 
 
 def point_label(parameter: str, value: float) -> str:
@@ -185,7 +147,7 @@ class _Measured:
 def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrels_path: str | os.PathLike,
               out_dir: str | os.PathLike, settings: SweepSettings, *, name: str | None = None,
               family: str | None = None, progress: bool = True, overwrite: bool = False, extra: dict[str, Any] | None = None,
-              prediction: Any = None, query_rule: Any = None) -> dict[str, Any]:
+              prediction: Any = None, query_rule: Any = None) -> SweepResult:
     """Run the sweep and write its folder (atomically: built beside ``out_dir``, renamed at the end).
 
     Steps: check the inputs; search and score every grid point; pick the oracle; score BM25;
@@ -201,30 +163,14 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
     started = time.perf_counter()
     parameter, reference = _check_model(settings.similarity)
     index_dir = check_index_dir(index_dir)
-    topics = read_topics(topics_path)
-    all_qrels = read_qrels(qrels_path)
-    judged = [q for q in topics if q in all_qrels]
-    if not judged:
-        raise QLogError(f"no query of {topics_path} has judgments in {qrels_path}")
+    topics, all_qrels, qrels = _queries(topics_path, qrels_path)
+    judged = list(qrels)
     out = check_output_dir(out_dir, "sweep", inputs=(index_dir, topics_path, qrels_path), overwrite=overwrite)
-    # Measured: the searched queries that are judged. A judged query the topics lack (the qrels of every split,
-    # the topics of one) is not searched, and would only add a zero to every mean and test.
-    qrels = {q: all_qrels[q] for q in judged}
-    if len(qrels) < len(all_qrels):
-        info(f"sweep: {len(qrels)} of the {len(all_qrels)} judged queries are in the topics; measured on those "
-             f"{len(qrels)}")
     auto_q = None if prediction is None else round(float(prediction.q), 10)
     grid = sorted(set(settings.grid) | ({reference} if reference is not None else set())
                   | ({auto_q} if auto_q is not None else set()))
 
-    searcher = QLogSearcher(index_dir, k1=settings.k1, b=settings.b, idf_form=settings.idf_form)
-    try:
-        # an index without the contents field would score every query 0 at every point, and say nothing
-        check_fields(searcher, {"contents": 1.0}, option="sweep")
-    except BaseException:
-        searcher.close()
-        raise
-    with searcher, staged_output(out, "sweep", "sweep", overwrite=overwrite) as stage:
+    with _open_searcher(index_dir, settings) as searcher, staged_output(out, "sweep", "sweep", overwrite=overwrite) as stage:
         if settings.keep_runs:
             (stage / "runs").mkdir()
         # the trec_eval binary (a metric not computed in process) reads the same judgments from a file
@@ -253,42 +199,90 @@ def run_sweep(index_dir: str | os.PathLike, topics_path: str | os.PathLike, qrel
                             settings.cv_seed)
         cv_comparison = compare_scores(bm25, cv.per_query.reindex(bm25.index), resamples=settings.resamples,
                                        seed=settings.seed)
-        auto = None
-        if prediction is not None:
-            auto = {**asdict(prediction), "score": scores[auto_q],
-                    "comparison": asdict(compare_scores(bm25, measured.per_query[auto_q].reindex(bm25.index),
-                                                        resamples=settings.resamples, seed=settings.seed))}
-        tuned = None
-        if tuning is not None:
-            tuned = _tuned(measured, tuning, bm25, cv, settings)
-        auto_query = None
-        if prediction is not None and query_rule is not None:
-            auto_query = _auto_query(scorer, settings, prediction, query_rule, bm25, stage, measured)
-        summary = {
-            "name": name or index_dir.name, "family": family or name or index_dir.name, "index": str(index_dir.resolve()),
-            "topics": str(Path(topics_path).resolve()), "qrels": str(Path(qrels_path).resolve()),
-            "similarity": settings.similarity, "parameter": parameter, "idf_form": settings.idf_form,
-            "k1": settings.k1, "b": settings.b, "metric": settings.metric, "grid": grid,
-            "scores": {f"{v:g}": s for v, s in scores.items()}, "baseline_value": reference,
-            "baseline_score": bm25_score, "oracle_value": oracle, "oracle_score": scores[oracle],
-            # each query at its own best grid point: the ceiling of any per-query choice of the parameter
-            "per_query_oracle_score": float(measured.per_query.loc[bm25.index, candidates].max(axis=1).mean()),
-            "comparison": asdict(comparison), "p_text": comparison.p_text(),
-            "reversal_text": comparison.reversal_text(), "p_bootstrap_text": comparison.p_bootstrap_text(),
-            "cv": {**cv.record(), "comparison": asdict(cv_comparison), "p_text": cv_comparison.p_text()},
-            "recall_at_tokens": {"bm25": bm25_recall, "oracle": measured.recall[oracle]},
-            "docs": searcher.num_docs, "queries": len(topics), "judged_queries": len(judged),
-            "qrels_queries": len(all_qrels),
-            "hits": settings.hits, "similarity_string": searcher.similarity, **(extra or {}),
-            **({"auto": auto} if auto is not None else {}),
-            **({"tuned": tuned} if tuned is not None else {}),
-            **({"auto_query": auto_query} if auto_query is not None else {}),
-        }
+        added = _added(scorer, settings, measured, bm25, cv, stage, tuning, prediction, query_rule,
+                       None if auto_q is None else scores[auto_q])
+        summary = _record(name=name, family=family, index_dir=index_dir, topics_path=topics_path,
+                          qrels_path=qrels_path, settings=settings, parameter=parameter, grid=grid, scores=scores,
+                          reference=reference, bm25_score=bm25_score, oracle=oracle,
+                          per_query_oracle=float(measured.per_query.loc[bm25.index, candidates].max(axis=1).mean()),
+                          comparison=comparison, cv={**cv.record(), "comparison": asdict(cv_comparison),
+                                                     "p_text": cv_comparison.p_text()},
+                          recall={"bm25": bm25_recall, "oracle": measured.recall[oracle]},
+                          counts={"docs": searcher.num_docs, "queries": len(topics), "judged_queries": len(judged),
+                                  "qrels_queries": len(all_qrels)},
+                          similarity_string=searcher.similarity, extra={**(extra or {}), **added})
         summary["seconds"] = round(time.perf_counter() - started, 2)
         if measured_qrels != qrels_path:
             os.unlink(measured_qrels)  # a working copy, not an output
-        _write_outputs(stage, summary, measured, cv, comparison, settings, parameter, oracle, bm25_score)
-    return summary
+        result = record(SweepResult.KIND, summary, out)
+        _write_outputs(stage, result, measured, cv, comparison, settings, parameter, oracle, bm25_score)
+    return result
+
+
+def _queries(topics_path: str | os.PathLike, qrels_path: str | os.PathLike) -> tuple[dict, dict, dict]:
+    """The topics, every judgment, and the judgments of the searched queries (refused when none is judged)."""
+    topics = read_topics(topics_path)
+    all_qrels = read_qrels(qrels_path)
+    judged = [q for q in topics if q in all_qrels]
+    if not judged:
+        raise QLogError(f"no query of {topics_path} has judgments in {qrels_path}")
+    # Measured: the searched queries that are judged. A judged query the topics lack (the qrels of every split,
+    # the topics of one) is not searched, and would only add a zero to every mean and test.
+    qrels = {q: all_qrels[q] for q in judged}
+    if len(qrels) < len(all_qrels):
+        info(f"sweep: {len(qrels)} of the {len(all_qrels)} judged queries are in the topics; measured on those "
+             f"{len(qrels)}")
+    return topics, all_qrels, qrels
+
+
+def _open_searcher(index_dir: Path, settings: SweepSettings) -> QLogSearcher:
+    searcher = QLogSearcher(index_dir, k1=settings.k1, b=settings.b, idf_form=settings.idf_form)
+    try:
+        # an index without the contents field would score every query 0 at every point, and say nothing
+        check_fields(searcher, {"contents": 1.0}, option="sweep")
+    except BaseException:
+        searcher.close()
+        raise
+    return searcher
+
+
+def _added(scorer: PointScorer, settings: SweepSettings, measured: _Measured, bm25: pd.Series,
+           cv: CrossValidated, stage: Path, tuning: TuningGrids | None, prediction: Any, query_rule: Any,
+           auto_score: float | None) -> dict[str, Any]:
+    """The summary's optional parts, in their order: the label-free q, tuned BM25, the per-query q."""
+    added: dict[str, Any] = {}
+    if prediction is not None:
+        auto_q = round(float(prediction.q), 10)
+        added["auto"] = {**asdict(prediction), "score": auto_score,
+                         "comparison": asdict(compare_scores(bm25, measured.per_query[auto_q].reindex(bm25.index),
+                                                             resamples=settings.resamples, seed=settings.seed))}
+    if tuning is not None:
+        added["tuned"] = _tuned(measured, tuning, bm25, cv, settings)
+    if prediction is not None and query_rule is not None:
+        added["auto_query"] = _auto_query(scorer, settings, prediction, query_rule, bm25, stage, measured)
+    return added
+
+
+def _record(*, name: str | None, family: str | None, index_dir: Path, topics_path: str | os.PathLike,
+            qrels_path: str | os.PathLike, settings: SweepSettings, parameter: str, grid: list[float],
+            scores: dict[float, float], reference: float | None, bm25_score: float, oracle: float,
+            per_query_oracle: float, comparison: Any, cv: dict[str, Any], recall: dict[str, Any],
+            counts: dict[str, int], similarity_string: str, extra: dict[str, Any]) -> dict[str, Any]:
+    """The summary of a sweep, in the order of summary.json's keys."""
+    return {
+        "name": name or index_dir.name, "family": family or name or index_dir.name, "index": str(index_dir.resolve()),
+        "topics": str(Path(topics_path).resolve()), "qrels": str(Path(qrels_path).resolve()),
+        "similarity": settings.similarity, "parameter": parameter, "idf_form": settings.idf_form,
+        "k1": settings.k1, "b": settings.b, "metric": settings.metric, "grid": grid,
+        "scores": {f"{v:g}": s for v, s in scores.items()}, "baseline_value": reference,
+        "baseline_score": bm25_score, "oracle_value": oracle, "oracle_score": scores[oracle],
+        # each query at its own best grid point: the ceiling of any per-query choice of the parameter
+        "per_query_oracle_score": per_query_oracle,
+        "comparison": asdict(comparison), "p_text": comparison.p_text(),
+        "reversal_text": comparison.reversal_text(), "p_bootstrap_text": comparison.p_bootstrap_text(),
+        "cv": cv, "recall_at_tokens": recall, **counts,
+        "hits": settings.hits, "similarity_string": similarity_string, **extra,
+    }
 
 
 def candidates_of(settings: SweepSettings, grid: Sequence[float], reference: float | None) -> list[float]:
@@ -403,7 +397,7 @@ def _bm25_scores(scorer: PointScorer, settings: SweepSettings, stage: Path) -> t
     return result.metrics.per_query[settings.metric], result.recall_means()
 
 
-def _write_outputs(stage: Path, summary: dict, measured: _Measured, cv: CrossValidated, comparison: Any,
+def _write_outputs(stage: Path, summary: SweepResult, measured: _Measured, cv: CrossValidated, comparison: Any,
                    settings: SweepSettings, parameter: str, oracle: float, bm25_score: float) -> None:
     """sweep.csv, per_query.csv (with the cross-validated fold and choice), summary.json, comparison.md, sweep.png."""
     with atomic_output(stage / "sweep.csv") as f:
@@ -414,7 +408,7 @@ def _write_outputs(stage: Path, summary: dict, measured: _Measured, cv: CrossVal
     per_query["cv_score"] = cv.per_query
     with atomic_output(stage / "per_query.csv") as f:
         per_query.to_csv(f)
-    write_json(stage / "summary.json", summary)
+    write_result(stage, summary)
     cv_result = ComparisonResult(**summary["cv"]["comparison"])
     with atomic_output(stage / "comparison.md") as f:
         f.write(format_markdown(comparison, settings.metric, "bm25",
@@ -490,39 +484,3 @@ def summary_line(summary: dict[str, Any]) -> str:
         text += (f"; BM25 1.2/0.75 {t['engine']['score']:.4f}; tuned BM25 CV {t['bm25']['score']:.4f}; "
                  f"joint (b, q) CV {t['joint']['score']:.4f}; {t['verdict']}")
     return text + "; p two-sided randomization"
-
-
-def plot_sweep(table: pd.DataFrame, parameter: str, metric: str, bm25_score: float, oracle: float,
-               path: str | os.PathLike, title: str = "", cv: tuple[Sequence[float], float] | None = None,
-               auto: tuple[float, float] | None = None) -> list[str]:
-    """Metric against the swept parameter, BM25 as a dashed line, the oracle marked, and (when given) the
-    cross-validated score (``cv``: the values chosen per fold and the score) and the label-free value
-    (``auto``: value and score); PNG, atomically. Returns the legend's labels."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4), dpi=120)
-    ax.plot(table[parameter], table[metric], marker="o", ms=3, label="q-log BM25" if parameter == "q" else parameter)
-    ax.axhline(bm25_score, color="grey", ls="--", lw=1, label=f"BM25 = {bm25_score:.4f}")
-    best = float(table.loc[table[parameter] == oracle, metric].iloc[0])
-    ax.scatter([oracle], [best], color="red", zorder=3, label=f"oracle {parameter} = {oracle:g}: {best:.4f}")
-    if cv is not None:
-        # The cross-validated score has no single value of the parameter: each fold chose its own.
-        chosen = "/".join(f"{v:g}" for v in sorted(set(cv[0])))
-        ax.axhline(cv[1], color="green", ls=":", lw=1.5, label=f"cross-validated ({parameter} = {chosen}): {cv[1]:.4f}")
-    if auto is not None:
-        ax.scatter([auto[0]], [auto[1]], color="purple", marker="D", zorder=4,
-                   label=f"label-free {parameter} = {auto[0]:g}: {auto[1]:.4f}")
-    ax.set_xlabel(parameter)
-    ax.set_ylabel(metric)
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    legend = ax.legend(fontsize=8)
-    labels = [t.get_text() for t in legend.get_texts()]
-    fig.tight_layout()
-    with atomic_output(path, "wb") as f:
-        fig.savefig(f, format="png")
-    plt.close(fig)
-    return labels

@@ -12,7 +12,6 @@ command, date and versions of this table and of each sweep.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from pathlib import Path
@@ -22,20 +21,15 @@ import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.significance import format_p
+from qlog_pyserini.sweep.results import SUMMARY
+from qlog_pyserini.sweep.results import read as read_result
 
 
 def load_summary(folder: str | os.PathLike) -> dict:
     """A sweep folder's ``summary.json``, or a clear error."""
-    path = Path(folder) / "summary.json"
-    try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise QLogError(f"{str(folder)!r} is not a sweep folder (no summary.json)") from None
-    except (OSError, ValueError) as e:
-        raise QLogError(f"cannot read {path}: {e}") from None
+    path = Path(folder) / SUMMARY
+    summary = dict(read_result(folder))
     # A hand-edited or truncated summary must fail here, with its name, not as a KeyError in the table.
-    if not isinstance(summary, dict):
-        raise QLogError(f"{path}: not a sweep summary (a JSON object is expected)")
     missing = [k for k in _REQUIRED if k not in summary]
     if not missing and not isinstance(summary["comparison"], dict):
         missing = ["comparison"]

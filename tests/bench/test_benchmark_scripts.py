@@ -3,6 +3,7 @@ their minutes of work, with nothing written."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -12,8 +13,10 @@ from reliability.reliability_helpers import assert_one_error
 
 
 def _script(name: str, *args: str, cwd) -> subprocess.CompletedProcess:
+    # the script is a thin entry over qlog_pyserini.bench: the package it imports is this checkout's
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, env=env)
 
 
 @pytest.mark.parametrize("args, needle", [

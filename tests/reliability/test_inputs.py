@@ -17,12 +17,12 @@ from conftest import run_verb
 from reliability.reliability_helpers import assert_one_error, can_drop_root, tree, verb
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.grid import parse_grid
 from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import Hit, check_id, format_run_lines, read_qrels, read_run
 from qlog_pyserini.formula import Q_MAX, Q_MIN, check_q, max_idf
 from qlog_pyserini.jvm.toolchain import jvm_options
-from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.table.rows import budget_label, load_summary
 
 # --- runs are read strictly ------------------------------------------------------------

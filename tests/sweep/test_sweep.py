@@ -10,11 +10,12 @@ import pytest
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import recall_at_budgets, recall_at_token_budgets
+from qlog_pyserini.eval.grid import parse_grid
 from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import read_qrels, read_run
 from qlog_pyserini.lucene.searcher import QLogSearcher
-from qlog_pyserini.sweep.run import SweepSettings, choose_oracle, parse_grid, run_sweep, summary_line
+from qlog_pyserini.sweep.run import SweepSettings, choose_oracle, run_sweep, summary_line
 
 pytestmark = pytest.mark.jvm  # every test here starts the JVM or runs Java
 
@@ -192,7 +193,7 @@ def test_sweep_cli_auto_adds_the_predicted_q(tmp_path, stdlib_index, stdlib_code
 def test_plot_marks_the_oracle_the_cross_validated_and_the_label_free_q(tmp_path):
     import pandas as pd
 
-    from qlog_pyserini.sweep.run import plot_sweep
+    from qlog_pyserini.eval.report import plot_sweep
 
     table = pd.DataFrame({"q": [0.5, 0.7, 0.85, 1.0], "ndcg_cut.10": [0.30, 0.33, 0.32, 0.29]})
     labels = plot_sweep(table, "q", "ndcg_cut.10", 0.29, 0.7, tmp_path / "s.png", cv=((0.7, 0.5, 0.7), 0.31),

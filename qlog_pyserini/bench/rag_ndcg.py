@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from qlog_pyserini.eval.report import markdown_table
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 
@@ -101,7 +102,7 @@ def lucene_rows(corpus: Corpus, topics: dict[str, str]) -> list[dict[str, Any]]:
 def library_rows(corpus: Corpus, topics: dict[str, str]) -> list[dict[str, Any]]:
     import bm25s
 
-    from qlog_pyserini.integrations.benchmark import build_bm25s, query_tokens, read_collection
+    from qlog_pyserini.bench.rag_speed import build_bm25s, query_tokens, read_collection
     from qlog_pyserini.integrations.bm25s import rescale
     from qlog_pyserini.integrations.labelfree import predict_bm25s, predict_rank_bm25
     from qlog_pyserini.integrations.rank_bm25 import QLogBM25Okapi
@@ -155,16 +156,15 @@ def format_markdown(rows: list[dict[str, Any]], command: str) -> str:
     from qlog_pyserini.system.provenance import git_commit
 
     lines = ["# NDCG@10 of BM25 and q-log BM25 through Lucene, bm25s and rank_bm25", "",
-             "Written by `scripts/bench_rag_libraries.py ndcg` (`qlog_pyserini.integrations.effectiveness`; "
+             "Written by `scripts/bench_rag_libraries.py ndcg` (`qlog_pyserini.bench.rag_ndcg`; "
              f"method and tokenizers in that module's docstring); qlog-pyserini git {git_commit()}.", "",
              f"Command: `{command}`", "",
              f"k1 0.9, b 0.4 on every route; top {DEPTH} per query; Δ against the same route's BM25. The label-free q "
              "is each route's own, from its own index statistics.", "",
              "The tokenizers differ, and so do the BM25 baselines: " + TOKENIZERS, "",
-             f"| corpus | route | tokens | BM25 | q-log q={FIXED_Q:g} | label-free q | q-log at it |",
-             "|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['corpus']} ({r['queries']:,} queries) | {r['route']} | {r['tokenizer']} | {r['bm25']:.4f} "
-                     f"| {_versus(r['fixed'], r['bm25'])} | {r['auto_q']:g} | {_versus(r['auto'], r['bm25'])} |")
-    lines.append("")
+             markdown_table([[f"{r['corpus']} ({r['queries']:,} queries)", r["route"], r["tokenizer"], f"{r['bm25']:.4f}",
+                              _versus(r["fixed"], r["bm25"]), f"{r['auto_q']:g}", _versus(r["auto"], r["bm25"])]
+                             for r in rows],
+                            ["corpus", "route", "tokens", "BM25", f"q-log q={FIXED_Q:g}", "label-free q",
+                             "q-log at it"])]
     return "\n".join(lines)

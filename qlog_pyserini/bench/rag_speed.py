@@ -24,6 +24,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from qlog_pyserini.eval.report import markdown_table
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.integrations.bm25s import rescale
 from qlog_pyserini.system.provenance import git_commit, machine
@@ -161,7 +162,7 @@ def format_markdown(result: dict[str, Any], command: str) -> str:
     """results/bm25s-bench.md from :func:`run`'s result."""
     m = result["machine"]
     lines = ["# q-log BM25 in bm25s: query latency next to plain bm25s, and the rescale's cost", "",
-             "Written by `scripts/bench_rag_libraries.py speed` (`qlog_pyserini.integrations.benchmark`); "
+             "Written by `scripts/bench_rag_libraries.py speed` (`qlog_pyserini.bench.rag_speed`); "
              "method in that module's docstring.", "",
              "## Setup", "",
              f"- machine: {m['cpu']}, {m['cores']} logical cores; load average {m['load_average']} before, "
@@ -173,19 +174,20 @@ def format_markdown(result: dict[str, Any], command: str) -> str:
              f"- q-log: q = {result['q']:g}, Lucene's odds (the method's own IDF); BM25 (k1 0.9, b 0.4)", "",
              f"Command: `{command}`", "",
              "## Query latency, side by side", "",
-             "| k | plain bm25s, s per pass (median) | q-log bm25s, s per pass (median) | q-log / plain (median of rounds) "
-             "| range over rounds |", "|---|---|---|---|---|"]
-    for row in result["latency"]:
-        lines.append(f"| {row['k']} | {statistics.median(row['bm25s_s']):.3f} | {statistics.median(row['qlog_s']):.3f} "
-                     f"| {row['ratio']:.3f} | {row['ratio_range'][0]:.3f}-{row['ratio_range'][1]:.3f} |")
-    lines += ["", "## The rescale's cost (one pass over the score matrix)", "",
-              "| documents | columns (terms) | entries | data array | rescale, s (median) | min-max, s | passes |",
-              "|---|---|---|---|---|---|---|"]
+             markdown_table([[row["k"], f"{statistics.median(row['bm25s_s']):.3f}",
+                              f"{statistics.median(row['qlog_s']):.3f}", f"{row['ratio']:.3f}",
+                              f"{row['ratio_range'][0]:.3f}-{row['ratio_range'][1]:.3f}"] for row in result["latency"]],
+                            ["k", "plain bm25s, s per pass (median)", "q-log bm25s, s per pass (median)",
+                             "q-log / plain (median of rounds)", "range over rounds"]).rstrip()]
+    rescale = []
     for i, row in enumerate(result["rescale"]):
         what = f"{row['documents']:,}" + (f" (synthetic: the matrix above stacked {result['stacked_copies']} times)"
                                           if i else "")
-        lines.append(f"| {what} | {row['columns']:,} | {row['entries']:,} | {row['data_bytes'] / 2 ** 20:.1f} MiB "
-                     f"| {row['median_s']:.3f} | {row['min_s']:.3f}-{row['max_s']:.3f} | {row['passes']} |")
+        rescale.append([what, f"{row['columns']:,}", f"{row['entries']:,}", f"{row['data_bytes'] / 2 ** 20:.1f} MiB",
+                        f"{row['median_s']:.3f}", f"{row['min_s']:.3f}-{row['max_s']:.3f}", row["passes"]])
+    lines += ["", "## The rescale's cost (one pass over the score matrix)", "",
+              markdown_table(rescale, ["documents", "columns (terms)", "entries", "data array", "rescale, s (median)",
+                                       "min-max, s", "passes"]).rstrip()]
     lines += ["", "While q != 1 the model keeps bm25s's own scores beside the rescaled ones: one more data array "
               "(the column above) in memory.", ""]
     return "\n".join(lines)
