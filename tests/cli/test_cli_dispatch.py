@@ -39,16 +39,23 @@ def _command_line_side(path) -> bool:
 CORE = {"__init__", "__main__", "formula", "errors"}
 
 
+def verb_folders() -> dict:
+    """verb -> its package folder: every ``__main__.py`` under the package (a nested one, bench/tantivy_rewrite/,
+    is the verb ``bench.tantivy_rewrite``)."""
+    return {p.parent.relative_to(PACKAGE).as_posix().replace("/", "."): p.parent for p in PACKAGE.rglob("__main__.py")
+            if p.parent != PACKAGE}
+
+
 def test_every_verb_is_a_package_with_its_command_line_in_main():
     # The one rule: verb V is the package qlog_pyserini/V/, its command line V/__main__.py, its library beside it.
-    cli = {p.parent.name for p in PACKAGE.glob("*/__main__.py")}
-    assert cli <= set(VERBS), cli - set(VERBS)
-    assert set(available_verbs()) == cli
-    assert set(VERBS) - cli <= {"solr"}  # the only verb an installation may lack
-    for verb in cli:
-        main = (PACKAGE / verb / "__main__.py").read_text()
+    cli = verb_folders()
+    assert set(cli) <= set(VERBS), set(cli) - set(VERBS)
+    assert set(available_verbs()) == set(cli)
+    assert set(VERBS) - set(cli) <= {"solr"}  # the only verb an installation may lack
+    for verb, folder in cli.items():
+        main = (folder / "__main__.py").read_text()
         assert "def main(" in main and "run_cli(main)" in main, verb
-        library = [p for p in (PACKAGE / verb).glob("*.py") if p.name not in ("__init__.py", "__main__.py", "flags.py")]
+        library = [p for p in folder.glob("*.py") if p.name not in ("__init__.py", "__main__.py", "flags.py")]
         assert library or verb in LIBRARY_BELOW, f"{verb}/ holds only its command line: its library belongs beside it"
 
 
@@ -91,7 +98,7 @@ def test_idf_form_is_declared_once_and_refused_with_its_choices():
 
 def test_readme_documents_every_verb():
     readme = (ROOT / "README.md").read_text()
-    documented = set(re.findall(r"^\| `(\w+)[ `]", readme, flags=re.MULTILINE))
+    documented = set(re.findall(r"^\| `([\w.]+)[ `]", readme, flags=re.MULTILINE))
     assert set(VERBS) <= documented
 
 
