@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from typing import Sequence
 
 from qlog_pyserini.analysis.analyzers import ANALYZERS
-from qlog_pyserini.cli.options import add_index_option, add_instances_option
+from qlog_pyserini.cli.options import add_index_option, add_instances_option, add_threads_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.lucene.indexer import build_index
@@ -29,8 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                  "unchanged is reused. --index is then the folder of the indexes; --threads indexes "
                                  "are built at a time, one thread each")
     add_index_option(parser, help="the index folder to create (with --instances: the folder of the indexes)")
-    parser.add_argument("--threads", type=int, default=max(1, (os.cpu_count() or 1)), metavar="N",
-                        help="indexing threads (default: all cores)")
+    add_threads_option(parser, "indexing threads")
     parser.add_argument("--analyzer", choices=ANALYZERS, default="default",
                         help="default: Anserini's default English analyzer, the index is built by Anserini's "
                              "IndexCollection exactly as Pyserini builds it; identifier: the same analyzer plus "

@@ -12,7 +12,7 @@ import os
 from typing import Sequence
 
 from qlog_pyserini.analysis.analyzers import analyzer_from_flags
-from qlog_pyserini.cli.options import add_idf_form_option, add_instances_option
+from qlog_pyserini.cli.options import add_idf_form_option, add_instances_option, add_threads_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN, check_q
@@ -77,7 +77,7 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--gamma", type=float, default=1.0, help="exponent for --similarity idf-gamma (default 1)")
     parser.add_argument("--mu", type=float, default=1000.0, help="Dirichlet mu for --similarity qld (default 1000, as Pyserini)")
     parser.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
-    parser.add_argument("--threads", type=int, default=1, help="search threads (default 1)")
+    add_threads_option(parser, "search threads")
     parser.add_argument("--run-tag", default=None, help="run tag in column 6 (default qlog-bm25-q<Q>-<form> for qlog, "
                                                          "else the model name and its parameter)")
     add_pyserini_arguments(parser)

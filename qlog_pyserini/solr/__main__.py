@@ -14,13 +14,13 @@ from __future__ import annotations
 import logging
 from typing import Sequence
 
-from qlog_pyserini.cli.options import add_idf_form_option
+from qlog_pyserini.cli.options import add_idf_form_option, add_threads_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.solr.client import SolrClient
 from qlog_pyserini.solr.configset import FIELD, STATS_CACHES, ConfigSet, write_configset, zip_folder
-from qlog_pyserini.solr.workflow import DEFAULT_THREADS, deploy, index_corpus, run_to_file, sweep_q
+from qlog_pyserini.solr.workflow import deploy, index_corpus, run_to_file, sweep_q
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import check_not_precious, check_output_file
 
@@ -46,9 +46,7 @@ def _field_arg(p: ArgumentParser) -> None:
                         "name yours when the collection has its own schema)")
 
 
-def _threads_arg(p: ArgumentParser) -> None:
-    p.add_argument("--threads", type=int, default=DEFAULT_THREADS, metavar="N",
-                   help=f"search requests in flight at once (default {DEFAULT_THREADS}; the run does not depend on it)")
+SOLR_THREADS_HELP = "search requests in flight at once (the run does not depend on it)"
 
 
 def _config(args) -> ConfigSet:
@@ -89,7 +87,7 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
     p.add_argument("--run-tag", default="qlog-solr", help="run tag (default qlog-solr)")
     _field_arg(p)
-    _threads_arg(p)
+    add_threads_option(p, SOLR_THREADS_HELP)
 
     p = sub.add_parser("sweep", help="for each q: rewrite the schema, RELOAD, search, trec_eval")
     _solr_args(p)
@@ -99,7 +97,7 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the runs and metrics.csv")
     p.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
     _field_arg(p)
-    _threads_arg(p)
+    add_threads_option(p, SOLR_THREADS_HELP)
     p.add_argument("--force", action="store_true",
                    help="rewrite the collection's configset even if this tool did not write it (see deploy --force)")
     _similarity_args(p)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Sequence
 
-from qlog_pyserini.cli.options import add_idf_form_option, add_index_option, add_instances_option
+from qlog_pyserini.cli.options import add_idf_form_option, add_index_option, add_instances_option, add_threads_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.significance import check_resamples
@@ -33,8 +32,6 @@ from qlog_pyserini.sweep.run import DEFAULT_GRID, SweepSettings, grid_items, par
 from qlog_pyserini.system.outputs import check_output_dir
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.provenance import command_line
-
-DEFAULT_THREADS = min(2, os.cpu_count() or 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -69,8 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--k1", type=float, default=DEFAULT_K1)
     parser.add_argument("--b", type=float, default=DEFAULT_B)
     parser.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
-    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
-                        help=f"search threads (default {DEFAULT_THREADS}: 2, or 1 on a one-core machine)")
+    add_threads_option(parser, "search threads")
     parser.add_argument("--budgets", default=None,
                         help="token budgets for Recall@K-tokens (default 8192; with --instances "
                              f"{','.join(str(k) for k in ISSUE_BUDGETS)})")

@@ -6,6 +6,7 @@ import ast
 import contextlib
 import importlib
 import io
+import os
 import re
 import subprocess
 import sys
@@ -94,6 +95,34 @@ def test_idf_form_is_declared_once_and_refused_with_its_choices():
         if verb != "solr":  # its subcommands' required options are checked first
             with pytest.raises(QLogError, match=r"argument --idf-form: illegal idf form: okapi, must be one of lucene, rsj"):
                 importlib.import_module(f"qlog_pyserini.{verb}.__main__").main(["--idf-form", "okapi"])
+
+
+#: verbs with a --threads of their own meaning: bench times a list of thread counts (1 and all cores by default)
+THREAD_LISTS = {"bench"}
+
+
+def _help(verb: str, *args: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        importlib.import_module(f"qlog_pyserini.{verb}.__main__").main([*args, "--help"])
+    return out.getvalue()
+
+
+def test_threads_is_declared_once_with_one_default_and_refused_below_one():
+    # one declaration (cli.options): every verb's --threads has the same default and is refused below 1 when parsed
+    declaring = sorted(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")
+                       if re.search(r'add_argument\(\s*"--threads"', p.read_text()))
+    assert declaring == ["bench/__main__.py", "cli/options.py"]
+    default = min(2, os.cpu_count() or 1)
+    subcommand = {"solr": ("search",)}  # solr's search and sweep take it
+    takers = {verb: subcommand.get(verb, ()) for verb in available_verbs()
+              if verb not in THREAD_LISTS and "--threads" in _help(verb, *subcommand.get(verb, ()))}
+    assert {"search", "lolo", "demo", "sweep", "index", "reproduce", "solr"} <= set(takers)
+    for verb, sub in takers.items():
+        assert f"(default {default}: 2, or 1 on a one-" in " ".join(_help(verb, *sub).split()), verb
+        for bad, message in (("0", "must be at least 1, got 0"), ("two", "not a whole number: 'two'")):
+            with pytest.raises(QLogError, match=rf"^argument --threads: {message} "):
+                importlib.import_module(f"qlog_pyserini.{verb}.__main__").main([*sub, "--threads", bad])
 
 
 def test_readme_documents_every_verb():
