@@ -7,6 +7,7 @@ from typing import Sequence
 from qlog_pyserini.analysis.analyzers import ANALYZERS
 from qlog_pyserini.cli.options import add_index_option, add_instances_option, add_threads_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.lucene.indexer import build_index
 from qlog_pyserini.system.progress import info
@@ -39,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.instances is not None:
         if args.overwrite:
-            parser.error("--overwrite does not apply to --instances: an index is rebuilt when its corpus changed")
+            raise QLogError("--overwrite does not apply to --instances: an index is rebuilt when its corpus changed")
         print(index_instance_set(args.instances, args.index, threads=args.threads, progress=not args.quiet,
                                  analyzer=args.analyzer).line())
         return 0

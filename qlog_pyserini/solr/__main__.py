@@ -11,7 +11,6 @@ The Solr nodes need ``qlog-solr-*.jar`` (java-similarity/qlog-solr) in their ``l
 
 from __future__ import annotations
 
-import logging
 from typing import Sequence
 
 from qlog_pyserini.cli.options import add_idf_form_option, add_threads_option
@@ -106,7 +105,6 @@ def build_parser() -> ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if not args.quiet else logging.WARNING, format="%(message)s")
     if args.command == "configset":
         out = write_configset(args.out, _config(args))
         print(f"wrote {out}/schema.xml and solrconfig.xml ({_config(args)})")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import logging
 import os
 import threading
 import time
@@ -24,8 +23,7 @@ from qlog_pyserini.lucene.searcher import check_threads
 from qlog_pyserini.solr.client import SolrClient, batched, check_field
 from qlog_pyserini.solr.configset import CONFIGSET_MARKER, FIELD, ConfigSet
 from qlog_pyserini.system.outputs import atomic_output
-
-log = logging.getLogger(__name__)
+from qlog_pyserini.system.progress import info
 
 
 def ours_to_replace(client: SolrClient, collection: str, force: bool = False) -> str:
@@ -261,7 +259,7 @@ def sweep_q(client: SolrClient, collection: str, base: ConfigSet, grid: Sequence
         scores = trec_eval(qrels_path, run, metrics=list(metrics), per_query=False).aggregate
         row = {"q": config.q, **{m: scores[m] for m in scores}, "search_seconds": round(seconds, 2), "run": run.name}
         rows.append(row)
-        log.info("q=%g: %s (%.1f s)", config.q, ", ".join(f"{m} {scores[m]:.4f}" for m in scores), seconds)
+        info(f"q={config.q:g}: {', '.join(f'{m} {scores[m]:.4f}' for m in scores)} ({seconds:.1f} s)")
     with atomic_output(out / "metrics.csv") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()

@@ -161,6 +161,17 @@ def test_library_writes_to_stderr_only_through_progress():
             f"{path} writes to stderr itself: use qlog_pyserini.system.progress.info or warn"
 
 
+def test_messages_and_usage_errors_take_the_shared_channels():
+    # warnings and info lines through system.progress (so --quiet and the "warning:" prefix are the same everywhere),
+    # bad input as a QLogError raised where it enters (one "error:" line through run_cli)
+    for path in PACKAGE.rglob("*.py"):
+        if path.relative_to(PACKAGE).as_posix() == "system/progress.py":
+            continue
+        text = path.read_text()
+        for call in ("logging.basicConfig(", "logging.getLogger(", "parser.error(", ".error(f\""):
+            assert call not in text, f"{path} calls {call}..."
+
+
 def test_the_shared_layer_never_names_a_verb():
     # system/ serves every verb: a verb's kinds of output and folder names live with the verb, not in system/
     for path in (PACKAGE / "system").glob("*.py"):
