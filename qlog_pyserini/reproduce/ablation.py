@@ -7,8 +7,9 @@ from typing import Sequence
 
 import pandas as pd
 
-from qlog_pyserini.reproduce.cache import Config, Prepared, cached_index, sweep
+from qlog_pyserini.reproduce.cache import Config, Prepared, cached_index
 from qlog_pyserini.reproduce.report import footer, mode, simple_markdown, write_csv
+from qlog_pyserini.reproduce.sweeps import sweep
 from qlog_pyserini.system.outputs import atomic_output
 
 

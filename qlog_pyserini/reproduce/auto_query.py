@@ -27,8 +27,9 @@ from qlog_pyserini.corpus.build import UNNAMED_QUERIES_FILE
 from qlog_pyserini.formats.topics import read_topics, write_topics_tsv
 from qlog_pyserini.lolo.fit import LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
-from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp, sweep
+from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp
 from qlog_pyserini.reproduce.evidence import SWEEP_FORM, write_table
+from qlog_pyserini.reproduce.sweeps import sweep
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info

@@ -22,7 +22,8 @@ from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.lolo.fit import LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
-from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp, sweep
+from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp
+from qlog_pyserini.reproduce.sweeps import sweep
 from qlog_pyserini.sweep.run import parse_grid
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info

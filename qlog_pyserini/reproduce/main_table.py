@@ -8,8 +8,9 @@ from typing import Sequence
 import pandas as pd
 
 from qlog_pyserini.eval.significance import format_p
-from qlog_pyserini.reproduce.cache import Config, Prepared, sweep
+from qlog_pyserini.reproduce.cache import Config, Prepared
 from qlog_pyserini.reproduce.report import cell, footer, mode, write_csv
+from qlog_pyserini.reproduce.sweeps import sweep
 from qlog_pyserini.system.outputs import atomic_output
 
 

@@ -13,8 +13,9 @@ import pandas as pd
 
 from qlog_pyserini.formats.documents import iter_documents, write_json_collection
 from qlog_pyserini.formats.trec import read_qrels
-from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp, sweep
+from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp
 from qlog_pyserini.reproduce.report import footer, mode, simple_markdown, write_csv
+from qlog_pyserini.reproduce.sweeps import sweep
 from qlog_pyserini.system.outputs import atomic_output
 
 
