@@ -222,7 +222,7 @@ def run_instance_search(job: SearchJob, instances: str | Path,
 
     ``job.index`` is the folder of per-corpus indexes (``DIR/<key>/``, :mod:`qlog_pyserini.formats.instances`);
     the queries are the set's (``job.topics`` is not read). Each index is opened once, all its instances are
-    searched as one topic list by :func:`search_to_file` (the search verb's own path, model, q or ``--q auto``
+    searched as one topic list by :func:`search_to_file` (the search verb's own path, model, q or ``--q auto-files``
     per index, fields and feedback as asked), and it is closed before the next. The run (qid = instance id,
     docid = file path) is written atomically, corpus after corpus in the order the set first names them.
     """
@@ -236,7 +236,7 @@ def run_instance_search(job: SearchJob, instances: str | Path,
     tag = job.run_tag or (f"qlog-bm25-qauto{'-query' if job.auto_query else ''}-{job.idf_form}" if job.auto is not None
                           else default_run_tag(job.similarity, job.q, job.idf_form, job.gamma, job.mu))
     files = None
-    if job.auto is not None and job.auto_query is None:  # --q auto on an instance set: the files rule, per index
+    if job.auto is not None and job.auto_query is None:  # --q auto-files: the files rule, per index
         files, job = files_rule_for(job.auto), replace(job, q=1.0, auto=None)
     job = replace(job, run_tag=check_id(tag, "run tag"))
     lines = unanswered = 0

@@ -15,7 +15,7 @@ from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter
 from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.localize.run import evidence_available
 from qlog_pyserini.lucene.searcher import check_hits, check_index_dir
-from qlog_pyserini.predict.files import files_rule_for
+from qlog_pyserini.predict.files import files_rule_for, is_auto_files
 from qlog_pyserini.predict.flags import (
     add_auto_arguments,
     add_auto_query_arguments,
@@ -55,8 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--q-grid", "--grid", dest="grid", default=DEFAULT_GRID,
                         help=f"comma-separated values; 'a,b,...,z' fills the progression (default {DEFAULT_GRID}); "
                              "the BM25 value (q = 1, gamma = 1) is always added; for qlog the label-free q "
-                             "(--q auto's rule, see --auto-*) is always added and reported unless --no-auto; "
-                             "the word 'auto' in the grid is accepted and changes nothing")
+                             "(--q auto's rule, see --auto-*; with --instances the files rule, --q auto-files) is "
+                             "always added and reported unless --no-auto; the word 'auto' in the grid (with "
+                             "--instances 'auto-files') is accepted and changes nothing")
     parser.add_argument("--similarity", default="qlog", help="qlog (default), idf-gamma or qld")
     parser.add_argument("--metric", default=None,
                         help="trec_eval metric that picks the oracle and the cross-validated values (default "
@@ -150,10 +151,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _q_grid(text: str) -> tuple[tuple[float, ...], bool]:
-    """The q values of ``--q-grid`` and whether it names 'auto'; an empty item is refused (parse_grid)."""
+def _q_grid(text: str, on_instances: bool = False) -> tuple[tuple[float, ...], bool]:
+    """The q values of ``--q-grid`` and whether it names the label-free q: 'auto' (the corpus rule) on one index,
+    'auto-files' (the files rule) on an instance set, each refused where the other applies; an empty item is
+    refused (parse_grid)."""
     tokens = grid_items(text)
-    numbers = [t for t in tokens if not is_auto(t)]
+    own, other = (is_auto_files, is_auto) if on_instances else (is_auto, is_auto_files)
+    if any(other(t) for t in tokens):
+        raise QLogError("'auto' in the grid is the corpus rule of one index; on an instance set the files rule is "
+                        "'auto-files' (or --q auto-files)" if on_instances else
+                        "'auto-files' in the grid is the files rule of an instance set (--instances); on one index "
+                        "the label-free q is 'auto'")
+    numbers = [t for t in tokens if not own(t)]
     grid = tuple(parse_grid(",".join(numbers))) if numbers else (1.0,)  # 'auto' alone: BM25 and the prediction
     return grid, len(numbers) < len(tokens)
 
@@ -175,7 +184,7 @@ def _sweep_instances(args: argparse.Namespace, argv: Sequence[str] | None) -> in
         raise QLogError("--instances sweeps q-log BM25 beside BM25; --similarity must be qlog")
     check_output_dir(args.out, "sweep", inputs=[args.index, args.instances], overwrite=args.overwrite)
     check_resamples(args.resamples)
-    grids = TuningGrids(q_grid=_q_grid(args.grid)[0], k1_grid=tuple(parse_grid(args.k1_grid)),
+    grids = TuningGrids(q_grid=_q_grid(args.grid, on_instances=True)[0], k1_grid=tuple(parse_grid(args.k1_grid)),
                         b_grid=tuple(parse_grid(args.b_grid)), k1=check_float_parameter("k1", args.k1),
                         b=check_float_parameter("b", args.b))
     settings = InstanceSweepSettings(grids=grids, metric=args.metric or "recip_rank", idf_form=args.idf_form,
