@@ -1,5 +1,5 @@
 """What every stage of ``reproduce`` shares: its settings (:class:`Config`), a prepared corpus
-(:class:`Prepared`) and the cache under ``--work``.
+(:class:`PreparedCorpus`) and the cache under ``--work``.
 
 A cached step's folder holds ``.qlog-reproduce.json``, the key of the inputs that made it: :func:`cached`
 says whether the folder is up to date for a key, :func:`stamp` records the key once the step succeeded.
@@ -53,7 +53,7 @@ class Config:
 
 
 @dataclass(frozen=True)
-class Prepared:
+class PreparedCorpus:
     """An index-ready corpus: ``folder`` holds corpus/, topics.tsv, qrels.txt; ``index`` its Lucene index."""
 
     name: str

@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Sequence
 
 from qlog_pyserini.jvm.provenance import provenance
-from qlog_pyserini.reproduce.cache import STAMP, Config, Prepared, cached, stamp
+from qlog_pyserini.reproduce.cache import STAMP, Config, PreparedCorpus, cached, stamp
 from qlog_pyserini.sweep.run import SweepSettings, parse_grid, run_sweep
 
 #: hits per query of every reproduce sweep
 HITS = 100
 
 
-def sweep(corpus: Prepared, cfg: Config, form: str = "lucene", grid: Sequence[float] | None = None,
+def sweep(corpus: PreparedCorpus, cfg: Config, form: str = "lucene", grid: Sequence[float] | None = None,
           index: Path | None = None, tag: str = "", similarity: str = "qlog", folder: str = "sweeps") -> dict:
     """A cached sweep of ``corpus`` (summary.json of :func:`qlog_pyserini.sweep.run.run_sweep`) in ``--work/folder``.
 
