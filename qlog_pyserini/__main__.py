@@ -30,6 +30,7 @@ VERBS = {
     "predict": "the label-free q of an index",
     "lolo": "leave-one-family-out evaluation of the label-free rule",
     "bench": "query-time cost of q-log vs Lucene BM25",
+    "bench.tantivy_rewrite": "query-time cost of the q-log rewrite on Tantivy vs Tantivy's BM25",
     "reproduce": "the paper's comparisons on real code",
     "demo": "the embedded quick-start benchmark",
     "solr": "SolrCloud: configset, indexing, runs and sweeps against a live Solr",

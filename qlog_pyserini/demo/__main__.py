@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from qlog_pyserini.cli.options import add_threads_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.demo.embedded import DEMO_QS, DEMO_WORK, format_table, run_demo
 from qlog_pyserini.errors import QLogError
@@ -21,13 +22,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "JDK sources, index them with Anserini's generic English analyzer, and print trec_eval "
         "NDCG@10 of BM25 next to q-log BM25 at several q. Needs no network and no external data.")
     parser.add_argument("--queries", type=int, default=500, help="queries sampled per corpus (default 500)")
-    parser.add_argument("--threads", type=int, default=2, help="indexing and search threads (default 2)")
+    add_threads_option(parser, "indexing and search threads")
     parser.add_argument("--work", default=None, metavar="DIR",
                         help="keep corpora, indexes and runs here (default: a temporary folder, removed after)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    if args.queries < 1 or args.threads < 1:
-        raise QLogError("--queries and --threads must be at least 1")
+    if args.queries < 1:
+        raise QLogError("--queries must be at least 1")
     if args.work:
         # A --work folder is reused by later demos, so it must be new, empty or a demo's own (marked).
         work = work_dir(args.work, DEMO_WORK)

@@ -15,7 +15,6 @@ it and trec_eval scores it 0 if it is judged. A warning logs how many topics are
 from __future__ import annotations
 
 import itertools
-import logging
 import os
 import re
 from array import array
@@ -28,8 +27,7 @@ from qlog_pyserini.formats.documents import json_lines
 from qlog_pyserini.formats.lines import is_stream, numbered_lines
 from qlog_pyserini.formats.trec import check_id
 from qlog_pyserini.system.outputs import atomic_output
-
-log = logging.getLogger(__name__)
+from qlog_pyserini.system.progress import warn
 
 FORMATS = ("tsv", "jsonl", "trec")
 
@@ -56,8 +54,7 @@ def read_topics(path: str | os.PathLike, fmt: str | None = None) -> dict[str, st
     topics = out.topics
     empty = empty_count(topics)
     if empty:
-        log.warning("%s: %d of %d topics have empty query text; they are kept and retrieve nothing",
-                    path, empty, len(topics))
+        warn(f"{path}: {empty} of {len(topics)} topics have empty query text; they are kept and retrieve nothing")
     return topics
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from typing import Sequence
 
 from qlog_pyserini.analysis.analyzers import ANALYZERS
-from qlog_pyserini.cli.options import add_index_option, add_instances_option
+from qlog_pyserini.cli.options import add_index_option, add_instances_option, add_threads_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.lucene.indexer import build_index
 from qlog_pyserini.system.progress import info
@@ -29,8 +29,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                  "unchanged is reused. --index is then the folder of the indexes; --threads indexes "
                                  "are built at a time, one thread each")
     add_index_option(parser, help="the index folder to create (with --instances: the folder of the indexes)")
-    parser.add_argument("--threads", type=int, default=max(1, (os.cpu_count() or 1)), metavar="N",
-                        help="indexing threads (default: all cores)")
+    add_threads_option(parser, "indexing threads")
     parser.add_argument("--analyzer", choices=ANALYZERS, default="default",
                         help="default: Anserini's default English analyzer, the index is built by Anserini's "
                              "IndexCollection exactly as Pyserini builds it; identifier: the same analyzer plus "
@@ -41,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.instances is not None:
         if args.overwrite:
-            parser.error("--overwrite does not apply to --instances: an index is rebuilt when its corpus changed")
+            raise QLogError("--overwrite does not apply to --instances: an index is rebuilt when its corpus changed")
         print(index_instance_set(args.instances, args.index, threads=args.threads, progress=not args.quiet,
                                  analyzer=args.analyzer).line())
         return 0

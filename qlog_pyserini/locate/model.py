@@ -2,7 +2,7 @@
 
 A model is anything with :meth:`FilesModel.configure` (set the searcher up for an index and say what was set),
 :meth:`FilesModel.rank` (the ranked files of one issue) and the BM25 ``k1`` and ``b`` the units are scored
-with. :class:`FilesModel` is the configuration ``search --instances --q auto`` uses: Anserini's default
+with. :class:`FilesModel` is the configuration ``search --instances --q auto-files`` uses: Anserini's default
 analyzer, BM25's ``k1`` 0.9 and ``b`` 0.4, and q from the files rule (:mod:`qlog_pyserini.predict.files`): q
 for an index whose mean file length reaches the rule's length, BM25 (q = 1) below it.
 """

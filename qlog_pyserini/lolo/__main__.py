@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
+from qlog_pyserini.cli.options import add_threads_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.lolo.fit import DEFAULT_SHRINKS, LoloOptions
@@ -44,7 +45,7 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--q-min", type=float, default=PAPER_Q_MIN,
                         help=f"per-feature report: lowest predicted q (default {PAPER_Q_MIN:g})")
     add_sample_options(parser)
-    parser.add_argument("--threads", type=int, default=1, help="search threads for an off-grid q (default 1)")
+    add_threads_option(parser, "search threads for an off-grid q")
     parser.add_argument("--auto-query-only", action="store_true",
                         help="only the per-query rule's report (--q auto-query), read from the sweeps' per_query.csv "
                              "without any search; skips the corpus rule's fit")

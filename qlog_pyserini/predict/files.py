@@ -1,11 +1,12 @@
-"""Label-free q for issue -> files (``--q auto`` on an instance set): one q, chosen across languages.
+"""Label-free q for issue -> files (``--q auto-files`` on an instance set): one q, chosen across languages.
 
 The corpus rule (:mod:`qlog_pyserini.predict.rule`) leaves every repository of 20 to 2,000 files at q = 1 (its
 shrinkage toward BM25). What predicts the gain of q < 1 on files is their mean length, as BM25's weak length
 normalisation would have it; the statistics set against the gain are in ``results/issues.md`` ("Label-free q on
 issue -> files") and docs/label-free-q.md.
 
-So on an instance set ``--q auto`` is this rule, for each instance's index:
+So on an instance set ``--q auto-files`` is this rule, for each instance's index (``--q auto`` is the corpus rule
+everywhere, and is refused on an instance set rather than read as this one):
 
     L = the mean file length in tokens, as BM25 reads it (Lucene's avgdl of the field)
     q = FILES_Q if L >= FILES_MIN_LENGTH else 1
@@ -41,6 +42,8 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.predict.rule import DEFAULT_Q_MIN, Prediction, RuleSettings
 from qlog_pyserini.system.progress import info
 
+#: the ``--q`` value that asks for this rule
+AUTO_FILES = "auto-files"
 FILES_Q = 0.75  # fit_files_rule on the four shared Multi-SWE-bench sets (results/issues.md, "Label-free q")
 FILES_MIN_LENGTH = 500.0
 Q_FLOOR = DEFAULT_Q_MIN  # the corpus rule's floor: below it real user queries lose fast (docs/label-free-q.md)
@@ -120,12 +123,17 @@ def held_out_rules(scores: pd.DataFrame, lengths: Mapping[Hashable, float], unit
     return {unit: fit_files_rule(scores[units != unit], lengths, group_of, **fit) for unit in sorted(set(units))}
 
 
+def is_auto_files(text: str) -> bool:
+    """Whether a ``--q`` value asks for the files rule (``auto-files``)."""
+    return str(text).strip().lower() == AUTO_FILES
+
+
 def files_rule_for(auto: RuleSettings) -> FilesRule:
-    """``--q auto`` on an instance set: the files rule. The corpus rule's ``--auto-*`` constants do not apply
-    to it, so a changed one is refused rather than ignored."""
+    """``--q auto-files`` on an instance set: the files rule. The corpus rule's ``--auto-*`` constants do not
+    apply to it, so a changed one is refused rather than ignored."""
     if auto != RuleSettings():
-        raise QLogError("the --auto-* options set the corpus rule; on an instance set --q auto is the files rule "
-                        "(docs/label-free-q.md): drop them, or give --q a number")
+        raise QLogError("the --auto-* options set the corpus rule; on an instance set the label-free q is the files "
+                        "rule, --q auto-files (docs/label-free-q.md): drop them, or give --q a number")
     return FilesRule()
 
 

@@ -11,6 +11,7 @@ import argparse
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import check_q
+from qlog_pyserini.predict.files import AUTO_FILES, is_auto_files
 from qlog_pyserini.predict.query_rule import (
     AUTO_QUERY,
     DEFAULT_GAIN,
@@ -89,10 +90,13 @@ _QUERY_RULE_OPTIONS = {"rare_df": "auto-query-rare-df", "gain": "auto-query-gain
 
 
 def q_or_auto(text: str) -> float | str:
-    """A ``--q`` value as it enters (an argparse ``type``): a q, checked, or a label-free mode, 'auto' or
-    'auto-query'; anything else is one error line naming it."""
+    """A ``--q`` value as it enters (an argparse ``type``): a q, checked, or a label-free mode, 'auto' (the
+    corpus rule), 'auto-query' (a q per query) or 'auto-files' (the files rule of an instance set); anything else
+    is one error line naming it."""
     if is_auto(text):
         return AUTO
     if is_auto_query(text):
         return AUTO_QUERY
+    if is_auto_files(text):
+        return AUTO_FILES
     return check_q(text)

@@ -8,11 +8,11 @@ base tree; see :mod:`qlog_pyserini.instances`."""
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 from typing import Sequence
 
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.instances.build import SetSummary, check_since, prepare_history_set, prepare_issue_set
 from qlog_pyserini.instances.rules import LANGUAGES, FileRules
 from qlog_pyserini.prepare.datasets import (
@@ -139,10 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.format in ISSUE_FORMATS:
-        print(prepare_instances(parser, args, argv).line())
+        print(prepare_instances(args, argv).line())
         return 0
-    _check_inputs(parser, args)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
+    _check_inputs(args)
     # Refuse a non-empty --out before reading a possibly large collection.
     inputs = [*(args.input or ()), *(args.queries or ()), args.corpus, args.topics, args.qrels]
     check_output_folder(args.out, args.overwrite, inputs=[i for i in inputs if i])
@@ -161,27 +160,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def prepare_instances(parser: ArgumentParser, args: argparse.Namespace, argv: Sequence[str] | None) -> SetSummary:
+def prepare_instances(args: argparse.Namespace, argv: Sequence[str] | None) -> SetSummary:
     """The issue formats: check the flags, then build the instance set."""
     stray = [f"--{n.replace('_', '-')}" for n in ("corpus", "topics", "qrels", "dataset", "queries")
              if getattr(args, n)]
     if stray:
-        parser.error(f"--format {args.format} does not take {', '.join(stray)}")
+        raise QLogError(f"--format {args.format} does not take {', '.join(stray)}")
     if not args.language:
-        parser.error(f"--format {args.format} needs --language (one or more of {', '.join(LANGUAGES)})")
+        raise QLogError(f"--format {args.format} needs --language (one or more of {', '.join(LANGUAGES)})")
     rules = FileRules(tuple(args.language), args.max_file_bytes)
     command = command_line("qlog_pyserini.prepare", argv)
     if args.format == "git-history":
         if not args.repo or args.input or args.repos:
-            parser.error("--format git-history takes --repo DIR (not --input or --repos)")
+            raise QLogError("--format git-history takes --repo DIR (not --input or --repos)")
         return prepare_history_set(args.repo, args.out, rules, name=args.name, revision=args.rev, since=args.since,
                                    max_instances=args.max_instances, overwrite=args.overwrite,
                                    progress=not args.quiet, command=command)
     if not args.input or not args.repos:
-        parser.error(f"--format {args.format} needs --input FILE|DIR and --repos DIR")
+        raise QLogError(f"--format {args.format} needs --input FILE|DIR and --repos DIR")
     given = [f"--{n}" for n in ("repo", "name", "since") if getattr(args, n)]
     if given:
-        parser.error(f"{', '.join(given)} only apply to --format git-history")
+        raise QLogError(f"{', '.join(given)} only apply to --format git-history")
     return prepare_issue_set(args.format, args.input, args.repos, args.out, rules,
                              max_instances=args.max_instances, skip_missing=args.skip_missing,
                              overwrite=args.overwrite, progress=not args.quiet, command=command)
@@ -197,38 +196,38 @@ def summary(result: PreparedDataset) -> str:
     return line
 
 
-def _check_inputs(parser: ArgumentParser, args: argparse.Namespace) -> None:
+def _check_inputs(args: argparse.Namespace) -> None:
     issue_flags = [f"--{n.replace('_', '-')}" for n in ("language", "repos", "repo", "name", "since", "max_instances",
                                                         "max_file_bytes") if getattr(args, n)]
     if issue_flags or args.skip_missing or args.rev != "HEAD":
-        parser.error(f"{', '.join(issue_flags) or '--skip-missing/--rev'} only apply to the issue formats "
+        raise QLogError(f"{', '.join(issue_flags) or '--skip-missing/--rev'} only apply to the issue formats "
                      f"({', '.join(ISSUE_FORMATS)})")
     if (args.format == "irds") != (args.dataset is not None):
-        parser.error("--format irds takes --dataset ID" if args.format == "irds" else "--dataset only applies to --format irds")
+        raise QLogError("--format irds takes --dataset ID" if args.format == "irds" else "--dataset only applies to --format irds")
     if args.format == "irds":
         stray = [f"--{name}" for name in ("input", "corpus", "topics", "qrels", "queries") if getattr(args, name)]
         if stray:
-            parser.error(f"--format irds takes --dataset, not {', '.join(stray)}")
+            raise QLogError(f"--format irds takes --dataset, not {', '.join(stray)}")
         return
     if args.format == "trec":
         absent = [f"--{name}" for name in ("corpus", "topics", "qrels") if getattr(args, name) is None]
         if absent:
-            parser.error(f"--format trec needs {', '.join(absent)}")
+            raise QLogError(f"--format trec needs {', '.join(absent)}")
         if args.input:
-            parser.error("--format trec takes --corpus, --topics and --qrels, not --input")
+            raise QLogError("--format trec takes --corpus, --topics and --qrels, not --input")
         return
     if not args.input:
-        parser.error(f"--format {args.format} needs --input")
+        raise QLogError(f"--format {args.format} needs --input")
     if args.format in ("beir", "cosqa") and len(args.input) != 1:
-        parser.error(f"--format {args.format} takes one --input folder, got {len(args.input)}")
+        raise QLogError(f"--format {args.format} takes one --input folder, got {len(args.input)}")
     if args.format == "beir" and os.path.isfile(args.input[0]):
-        parser.error(f"--format beir takes the BEIR folder (corpus.jsonl, queries.jsonl, qrels/), "
+        raise QLogError(f"--format beir takes the BEIR folder (corpus.jsonl, queries.jsonl, qrels/), "
                      f"but --input {args.input[0]!r} is a file")
     stray = [f"--{name}" for name in ("corpus", "topics", "qrels") if getattr(args, name) is not None]
     if stray:
-        parser.error(f"{', '.join(stray)} only apply to --format trec")
+        raise QLogError(f"{', '.join(stray)} only apply to --format trec")
     if args.queries and args.format != "csn":
-        parser.error("--queries only applies to --format csn")
+        raise QLogError("--queries only applies to --format csn")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import logging
 import os
 import re
 import tokenize
@@ -35,8 +34,7 @@ from qlog_pyserini.formats.documents import iter_documents, json_lines, write_js
 from qlog_pyserini.formats.topics import read_topics, write_topics_tsv
 from qlog_pyserini.formats.trec import check_id, read_qrels, write_qrels
 from qlog_pyserini.system.outputs import check_output_dir, staged_output, write_json
-
-log = logging.getLogger(__name__)
+from qlog_pyserini.system.progress import warn
 
 CORPUS_DIR = "corpus"
 TOPICS_FILE = "topics.tsv"
@@ -177,10 +175,10 @@ def prepare_csn(files: Sequence[PathLike], out: PathLike, query_files: Sequence[
     docs, topics, qrels, counts = _read_csn(files, query_files, query_field)
     removed, in_code, skipped = counts["removed"], counts["in_code"], counts["skipped"]
     if skipped:
-        log.warning("skipped %d functions whose %s is empty", skipped, query_field)
+        warn(f"skipped {skipped} functions whose {query_field} is empty")
     if in_code:
-        log.warning("%d functions still contain their docstring text in the code (e.g. as an inline "
-                    "comment); kept as code", in_code)
+        warn(f"{in_code} functions still contain their docstring text in the code (e.g. as an inline "
+             "comment); kept as code")
     notes = {
         "query_field": query_field,
         "query_files": [str(q.resolve()) for q in query_files],
@@ -388,8 +386,7 @@ def prepare_cosqa(folder: PathLike, out: PathLike, overwrite: bool = False) -> P
         topics[qid] = text
         qrels.setdefault(qid, {})[_cosqa_docid(target)] = 1
     if mismatched:
-        log.warning("%d CoSQA items carry code that code_idx_map gives another id; retrieval_idx was used",
-                    mismatched)
+        warn(f"{mismatched} CoSQA items carry code that code_idx_map gives another id; retrieval_idx was used")
     docs = ((_cosqa_docid(i), code) for code, i in sorted(code_ids.items(), key=lambda kv: kv[1]))
     notes = {"docid_scheme": "code-<id> from code_idx_map", "items_label_0_skipped": not_relevant,
              "items_code_id_mismatch": mismatched, "queries_without_qrels_dropped": len(asked - set(topics))}
@@ -498,7 +495,7 @@ def prepare_trec(corpus: PathLike, topics: PathLike, qrels: PathLike, out: PathL
         raise QLogError(f"qrels file {str(qrels)!r} holds no judgments")
     unknown = [qid for qid in judgments if qid not in topic_map]
     if unknown:
-        log.warning("%d judged topics are not in %s (first: %s)", len(unknown), topics, unknown[0])
+        warn(f"{len(unknown)} judged topics are not in {topics} (first: {unknown[0]})")
     ordered = {qid: judgments[qid] for qid in [*topic_map, *unknown] if qid in judgments}
     sources = {"corpus": corpus, "topics": topics, "qrels": qrels}
     with _staged(out, overwrite) as tmp:
@@ -604,8 +601,8 @@ def _write_corpus(docs: Iterable[tuple[str, str]], tmp: Path,
         raise QLogError("the corpus holds no documents")
     missing_lines = sum(1 for d in qrels.values() for docid in d if docid not in found)
     if missing_lines:
-        log.warning("%d qrels lines (%d distinct docids) name documents that are not in the corpus",
-                    missing_lines, len(judged - found))
+        warn(f"{missing_lines} qrels lines ({len(judged - found)} distinct docids) name documents that are not "
+             "in the corpus")
     return documents, {"qrels_lines_docid_not_in_corpus": missing_lines,
                        "qrels_docids_not_in_corpus": len(judged - found)}
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Sequence
 
+from qlog_pyserini.cli.options import add_threads_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.grid import parse_grid
@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=None, help="queries per built corpus (default 1000; quick 200)")
     parser.add_argument("--max-docs", type=int, default=None, help="cap on documents per built corpus (quick: 3000)")
     parser.add_argument("--grid", default=None, help=f"q grid (default {FULL_GRID}; quick {QUICK_GRID})")
-    parser.add_argument("--threads", type=int, default=max(1, os.cpu_count() or 1))
+    add_threads_option(parser, "indexing and search threads of every stage")
     parser.add_argument("--resamples", type=int, default=10000)
     parser.add_argument("--go-target", type=int, default=180_000, help="documented Go functions to fetch (default 180000)")
     args = parser.parse_args(argv)

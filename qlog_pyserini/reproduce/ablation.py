@@ -7,12 +7,13 @@ from typing import Sequence
 
 import pandas as pd
 
-from qlog_pyserini.reproduce.cache import Config, Prepared, cached_index, sweep
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus, cached_index
 from qlog_pyserini.reproduce.report import footer, mode, simple_markdown, write_csv
+from qlog_pyserini.reproduce.sweeps import sweep
 from qlog_pyserini.system.outputs import atomic_output
 
 
-def ablation_rows(corpora: Sequence[Prepared], cfg: Config) -> pd.DataFrame:
+def ablation_rows(corpora: Sequence[PreparedCorpus], cfg: Config) -> pd.DataFrame:
     """Generic vs identifier-aware analyzer, each at q = 1 and at its own q_opt."""
     rows = []
     for corpus in corpora:
@@ -28,7 +29,7 @@ def ablation_rows(corpora: Sequence[Prepared], cfg: Config) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def run(cfg: Config, corpora: Sequence[Prepared]) -> pd.DataFrame:
+def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> pd.DataFrame:
     """Write the ablation table to ``--out``; returns it."""
     table = ablation_rows(corpora, cfg)
     with atomic_output(cfg.out / "ablation.md") as f:

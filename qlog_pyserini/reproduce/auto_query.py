@@ -28,8 +28,9 @@ from qlog_pyserini.eval.grid import parse_grid
 from qlog_pyserini.formats.topics import read_topics, write_topics_tsv
 from qlog_pyserini.lolo.fit import LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
-from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp, sweep
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus, cached, stamp
 from qlog_pyserini.reproduce.evidence import SWEEP_FORM, write_table
+from qlog_pyserini.reproduce.sweeps import sweep
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info
 
@@ -37,7 +38,7 @@ AUTO_QUERY_GRID = "0.4,0.45,...,1.0"
 MIN_VARIANT_QUERIES = 5  # one per cross-validation fold
 
 
-def per_query_sweeps(corpora: Sequence[Prepared], cfg: Config) -> list[Path]:
+def per_query_sweeps(corpora: Sequence[PreparedCorpus], cfg: Config) -> list[Path]:
     """A lucene-form sweep of each corpus whose grid holds every q the per-query rule can choose (cached)."""
     needed = parse_grid(AUTO_QUERY_GRID)
     on_main_grid = {round(q, 6) for q in needed} <= {round(q, 6) for q in cfg.grid}
@@ -47,7 +48,7 @@ def per_query_sweeps(corpora: Sequence[Prepared], cfg: Config) -> list[Path]:
     return [cfg.work / folder / f"{corpus.name}-{SWEEP_FORM}" for corpus in corpora]
 
 
-def query_variants(corpus: Prepared, cfg: Config) -> list[Prepared]:
+def query_variants(corpus: PreparedCorpus, cfg: Config) -> list[PreparedCorpus]:
     """``corpus``'s -named and -unnamed query sets (cached under ``--work/corpora``), or none: a labelled
     corpus, or fewer than :data:`MIN_VARIANT_QUERIES` queries that start with their function's name."""
     from dataclasses import replace
@@ -80,7 +81,7 @@ def query_variants(corpus: Prepared, cfg: Config) -> list[Prepared]:
     return out
 
 
-def run(cfg: Config, corpora: Sequence[Prepared]) -> None:
+def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     """Write the stage's tables to ``--out``."""
     folders = per_query_sweeps(corpora, cfg)
     variants = [v for corpus in corpora for v in query_variants(corpus, cfg)]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from qlog_pyserini.corpus import build_benchmark
 from qlog_pyserini.prepare.datasets import prepare_beir, prepare_cosqa, prepare_csn, prepare_trec
-from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus, cached, cached_index, stamp
 from qlog_pyserini.system.progress import info
 
 # name -> (language, folder under --shared, how that folder is prepared)
@@ -37,13 +37,13 @@ def prepared_labelled(name: str, cfg: Config) -> Path | None:
     return folder / "prepared"
 
 
-def labelled_corpora(cfg: Config) -> list[Prepared]:
+def labelled_corpora(cfg: Config) -> list[PreparedCorpus]:
     """CodeSearchNet Ruby, CoSQA and CACM from ../shared/data, when present."""
     out = []
     for name, (language, _, _) in LABELLED.items():
         prepared = prepared_labelled(name, cfg)
         if prepared is not None:
-            out.append(Prepared(name, "labelled", language, prepared,
+            out.append(PreparedCorpus(name, "labelled", language, prepared,
                                 cached_index(prepared, prepared.parent / "index", cfg)))
     return out
 
@@ -68,7 +68,7 @@ def code_sources(language: str, cfg: Config) -> list[tuple[Path, str]]:
     return [(Path(p), label) for p, label in sources.source_roots(language, cfg.cache)]
 
 
-def code_corpora(cfg: Config) -> list[Prepared]:
+def code_corpora(cfg: Config) -> list[PreparedCorpus]:
     """CodeSearchNet-style benchmarks built from real source code, one per language."""
     out = []
     for language in cfg.languages:
@@ -86,6 +86,6 @@ def code_corpora(cfg: Config) -> list[Prepared]:
                             max_docs=cfg.max_docs, overwrite=True, progress=True)
             prepare_beir(folder / "beir", folder / "prepared", overwrite=True)
             stamp(folder / "prepared", key)
-        out.append(Prepared(name, "code", language, folder / "prepared",
+        out.append(PreparedCorpus(name, "code", language, folder / "prepared",
                             cached_index(folder / "prepared", folder / "index", cfg)))
     return out

@@ -28,7 +28,7 @@ from typing import Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.jvm.provenance import provenance
-from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus, cached, stamp
 from qlog_pyserini.reproduce.corpora import prepared_labelled
 from qlog_pyserini.reproduce.java_bench import JavaBench
 from qlog_pyserini.reproduce.report import shown_command, shown_path
@@ -156,7 +156,7 @@ def engine_table(table: EngineTable, cfg: Config) -> Path:
     return cfg.out / table.name
 
 
-def run(cfg: Config, corpora: Sequence[Prepared] = (), tables: Sequence[EngineTable] = ENGINE_TABLES) -> None:
+def run(cfg: Config, corpora: Sequence[PreparedCorpus] = (), tables: Sequence[EngineTable] = ENGINE_TABLES) -> None:
     """The engine tables ``cfg`` asks for (``--quick``: those marked quick); Maven's skipped when ``mvn`` is absent."""
     for table in tables:
         if cfg.quick and not table.quick:

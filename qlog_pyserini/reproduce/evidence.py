@@ -23,7 +23,8 @@ from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.lolo.fit import LoloOptions
 from qlog_pyserini.lolo.report import lolo_report
-from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp, sweep
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus, cached, cached_index, stamp
+from qlog_pyserini.reproduce.sweeps import sweep
 from qlog_pyserini.sweep.results import read as read_result
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info
@@ -40,7 +41,7 @@ from qlog_pyserini.table.rows import (
 SWEEP_FORM = "lucene"  # the evidence is on the default odds form
 
 
-def subsample_corpora(corpora: Sequence[Prepared], cfg: Config) -> list[Prepared]:
+def subsample_corpora(corpora: Sequence[PreparedCorpus], cfg: Config) -> list[PreparedCorpus]:
     """The nested subsamples ``cfg.subsamples`` asks for, prepared and indexed (cached); absent sources skipped."""
     by_name = {c.name: c for c in corpora}
     out = []
@@ -63,7 +64,7 @@ def subsample_corpora(corpora: Sequence[Prepared], cfg: Config) -> list[Prepared
                 subsample(source.folder, folder / "prepared", size, max_queries=cfg.queries, family=source.family,
                           overwrite=True)
                 stamp(folder / "prepared", key)
-            out.append(Prepared(name, source.kind, source.language, folder / "prepared",
+            out.append(PreparedCorpus(name, source.kind, source.language, folder / "prepared",
                                 cached_index(folder / "prepared", folder / "index", cfg), family=source.family))
     return out
 
@@ -91,11 +92,11 @@ def write_table(folders: Sequence[Path], cfg: Config, stem: str, title: str, cur
         table.to_csv(f, index=False)
 
 
-def _folder(corpus: Prepared, similarity: str = "qlog") -> str:
+def _folder(corpus: PreparedCorpus, similarity: str = "qlog") -> str:
     return f"{corpus.name}{'' if similarity == 'qlog' else '-' + similarity}-{SWEEP_FORM}"
 
 
-def run(cfg: Config, corpora: Sequence[Prepared]) -> None:
+def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     """Write the stage's tables to ``--out``."""
     sweeps = cfg.work / "sweeps"
     for corpus in corpora:

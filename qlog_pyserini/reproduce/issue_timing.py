@@ -6,14 +6,14 @@ from __future__ import annotations
 import shutil
 from typing import Sequence
 
-from qlog_pyserini.reproduce.cache import Config, Prepared
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus
 from qlog_pyserini.reproduce.programs import run_script
 from qlog_pyserini.system.progress import info
 
 FILES = ("issue-sets-timing.json", "issue-sets-timing.md")
 
 
-def run(cfg: Config, corpora: Sequence[Prepared]) -> None:
+def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     if not (cfg.shared / "issues").is_dir() or not cfg.repos.is_dir():
         info("[issue-timing] skipped: no issue sets or no repositories")
         return None

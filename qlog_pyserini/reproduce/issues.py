@@ -41,7 +41,7 @@ from qlog_pyserini.predict.files import (
     fit_files_rule,
     held_out_rules,
 )
-from qlog_pyserini.reproduce.cache import Config, Prepared, cached, stamp
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus, cached, stamp
 from qlog_pyserini.reproduce.report import footer, mode, shown_path
 from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, TuningGrids
 from qlog_pyserini.sweep.instances import InstanceSweepSettings, format_summary, group_table, run_instance_sweep
@@ -80,7 +80,7 @@ def issue_folders(cfg: Config) -> list[Path]:
     return [p for p in sorted(root.iterdir()) if p.is_dir() and p.name in FOLDER_LANGUAGES and any(p.glob("*.jsonl"))]
 
 
-def run(cfg: Config, corpora: Sequence[Prepared]) -> None:
+def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     folders = issue_folders(cfg)
     histories = history_repositories(cfg)
     if not folders and not histories:

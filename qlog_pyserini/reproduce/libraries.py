@@ -7,14 +7,14 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
-from qlog_pyserini.reproduce.cache import Config, Prepared
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus
 from qlog_pyserini.reproduce.programs import run_checked, run_script
 from qlog_pyserini.system.progress import info
 
 FILES = ("bm25s-bench.md", "rag-libraries.md")
 
 
-def run(cfg: Config, corpora: Sequence[Prepared]) -> None:
+def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     csn = cfg.shared / "csn-ruby"
     if not (csn / "test.jsonl").is_file():
         info(f"[libraries] skipped: {csn} is absent")

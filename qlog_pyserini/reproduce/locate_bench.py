@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from qlog_pyserini.reproduce.cache import Config, Prepared
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus
 from qlog_pyserini.reproduce.programs import run_script
 from qlog_pyserini.system.progress import info
 
@@ -15,7 +15,7 @@ REPOSITORY = "apache__dubbo"  # about 4,700 files, 2,300 of them Java sources af
 QUICK_INSTANCES = 6  # per set with --quick
 
 
-def run(cfg: Config, corpora: Sequence[Prepared]) -> None:
+def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     if not (cfg.repos / REPOSITORY).is_dir() or not (cfg.shared / "issues").is_dir():
         info(f"[locate] skipped: needs {cfg.repos / REPOSITORY} and {cfg.shared / 'issues'}")
         return None

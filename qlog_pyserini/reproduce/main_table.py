@@ -9,12 +9,13 @@ import pandas as pd
 
 from qlog_pyserini.eval.report import cell
 from qlog_pyserini.eval.significance import format_p
-from qlog_pyserini.reproduce.cache import Config, Prepared, sweep
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus
 from qlog_pyserini.reproduce.report import footer, mode, write_csv
+from qlog_pyserini.reproduce.sweeps import sweep
 from qlog_pyserini.system.outputs import atomic_output
 
 
-def main_rows(corpora: Sequence[Prepared], cfg: Config) -> pd.DataFrame:
+def main_rows(corpora: Sequence[PreparedCorpus], cfg: Config) -> pd.DataFrame:
     """The per-corpus, per-form table: BM25, cross-validated q, oracle q, label-free q."""
     rows = []
     for corpus in corpora:
@@ -51,7 +52,7 @@ def main_markdown(table: pd.DataFrame) -> str:
     return head + "".join(lines)
 
 
-def plot_curves(corpora: Sequence[Prepared], cfg: Config, path: Path) -> None:
+def plot_curves(corpora: Sequence[PreparedCorpus], cfg: Config, path: Path) -> None:
     """NDCG@10 against q, one line per corpus (lucene form)."""
     import matplotlib
 
@@ -74,7 +75,7 @@ def plot_curves(corpora: Sequence[Prepared], cfg: Config, path: Path) -> None:
     plt.close(fig)
 
 
-def run(cfg: Config, corpora: Sequence[Prepared]) -> pd.DataFrame:
+def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> pd.DataFrame:
     """Write the main table and the NDCG@10-against-q plot to ``--out``; returns the table."""
     main = main_rows(corpora, cfg)
     with atomic_output(cfg.out / "main.md") as f:

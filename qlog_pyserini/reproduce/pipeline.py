@@ -47,7 +47,7 @@ from qlog_pyserini.reproduce import (
     query_cost,
     scaling,
 )
-from qlog_pyserini.reproduce.cache import Config, Prepared
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus
 from qlog_pyserini.reproduce.corpora import code_corpora, labelled_corpora
 from qlog_pyserini.system.outputs import atomic_output, check_results_dir, mark_results
 
@@ -72,7 +72,7 @@ class Stage:
 
     about: str
     files: tuple[str, ...]
-    run: Callable[[Config, Sequence[Prepared]], pd.DataFrame | None]
+    run: Callable[[Config, Sequence[PreparedCorpus]], pd.DataFrame | None]
     sweeps: bool = False
 
 
@@ -148,7 +148,7 @@ def _run_stages(cfg: Config) -> dict[str, pd.DataFrame]:
     started = time.perf_counter()
     stages = cfg.stages or tuple(STAGES)
     (cfg.work / "runs").mkdir(parents=True, exist_ok=True)
-    corpora: list[Prepared] = []
+    corpora: list[PreparedCorpus] = []
     if any(STAGES[name].sweeps for name in stages):
         corpora = code_corpora(cfg) + labelled_corpora(cfg)
         if not corpora:

@@ -18,7 +18,7 @@ from typing import Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.jvm.provenance import provenance
-from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus, cached, cached_index, stamp
 from qlog_pyserini.reproduce.corpora import code_corpora
 from qlog_pyserini.reproduce.report import shown_command, shown_path
 from qlog_pyserini.system import processes
@@ -30,7 +30,7 @@ from qlog_pyserini.system.provenance import git_commit, provenance_markdown, rec
 FULL_QUERIES, QUICK_QUERIES, QUICK_DOCS = 1000, 100, 3000
 
 
-def jdk_benchmark(cfg: Config) -> Prepared:
+def jdk_benchmark(cfg: Config) -> PreparedCorpus:
     """The JDK ``src.zip`` benchmark, built, prepared and indexed (cached under ``--work/bench/jdk``).
 
     ``--quick`` is a smoke pass of the stage: it benchmarks the quick pipeline's first code corpus
@@ -60,10 +60,10 @@ def jdk_benchmark(cfg: Config) -> Prepared:
                         seed=42, max_docs=max_docs, overwrite=True, progress=True)
         prepare_beir(folder / "beir", folder / "prepared", overwrite=True)
         stamp(folder / "prepared", key)
-    return Prepared("jdk-bench", "code", "java", folder / "prepared", cached_index(folder / "prepared", folder / "index", cfg))
+    return PreparedCorpus("jdk-bench", "code", "java", folder / "prepared", cached_index(folder / "prepared", folder / "index", cfg))
 
 
-def bench_arguments(corpus: Prepared, out: Path, cfg: Config) -> list[str]:
+def bench_arguments(corpus: PreparedCorpus, out: Path, cfg: Config) -> list[str]:
     """``python -m qlog_pyserini.bench``'s arguments: results/bench.md's settings, or a small quick pass."""
     common = ["--index", str(corpus.index), "--topics", str(corpus.folder / "topics.tsv"),
               "--qrels", str(corpus.folder / "qrels.txt"), "--q", "0.5", "--python-q", "0.5",
@@ -76,7 +76,7 @@ def bench_arguments(corpus: Prepared, out: Path, cfg: Config) -> list[str]:
             "--sweep-points", "10", "--check-queries", "200", "--scale", "100"]
 
 
-def run(cfg: Config, corpora: Sequence[Prepared] = ()) -> None:
+def run(cfg: Config, corpora: Sequence[PreparedCorpus] = ()) -> None:
     """Run the benchmark (cached by its arguments and the commit; always again on a dirty tree) into ``--out``."""
     corpus = jdk_benchmark(cfg)
     folder = cfg.work / "bench" / "run"

@@ -13,12 +13,13 @@ import pandas as pd
 
 from qlog_pyserini.formats.documents import iter_documents, write_json_collection
 from qlog_pyserini.formats.trec import read_qrels
-from qlog_pyserini.reproduce.cache import Config, Prepared, cached, cached_index, stamp, sweep
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus, cached, cached_index, stamp
 from qlog_pyserini.reproduce.report import footer, mode, simple_markdown, write_csv
+from qlog_pyserini.reproduce.sweeps import sweep
 from qlog_pyserini.system.outputs import atomic_output
 
 
-def scaling_rows(corpus: Prepared, cfg: Config) -> pd.DataFrame:
+def scaling_rows(corpus: PreparedCorpus, cfg: Config) -> pd.DataFrame:
     """Gain against corpus size: nested seeded subsets that always keep every query's own function."""
     qrels = read_qrels(corpus.folder / "qrels.txt")
     relevant = {d for docs in qrels.values() for d, g in docs.items() if g > 0}
@@ -46,7 +47,7 @@ def scaling_rows(corpus: Prepared, cfg: Config) -> pd.DataFrame:
                 with atomic_output(folder / "prepared" / "manifest.json") as f:
                     json.dump({"subset_of": str(corpus.folder), "documents": len(keep), "seed": 42}, f)
                 stamp(folder / "prepared", key)
-            sub = Prepared(f"{corpus.name}-{size}", corpus.kind, corpus.language, folder / "prepared",
+            sub = PreparedCorpus(f"{corpus.name}-{size}", corpus.kind, corpus.language, folder / "prepared",
                            cached_index(folder / "prepared", folder / "index", cfg), family=corpus.family)
             label = str(len(keep))
         s = sweep(sub, cfg, "lucene")
@@ -74,13 +75,13 @@ def plot_scaling(table: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
-def largest(corpora: Sequence[Prepared]) -> Prepared:
+def largest(corpora: Sequence[PreparedCorpus]) -> PreparedCorpus:
     """The code corpus with the most documents (any corpus when none is code)."""
     code = [c for c in corpora if c.kind == "code"]
     return max(code or corpora, key=lambda c: json.loads((c.folder / "manifest.json").read_text()).get("documents", 0))
 
 
-def run(cfg: Config, corpora: Sequence[Prepared]) -> pd.DataFrame:
+def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> pd.DataFrame:
     """Write the scaling table and plot of the largest corpus to ``--out``; returns the table."""
     corpus = largest(corpora)
     table = scaling_rows(corpus, cfg)

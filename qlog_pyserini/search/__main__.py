@@ -12,7 +12,7 @@ import os
 from typing import Sequence
 
 from qlog_pyserini.analysis.analyzers import analyzer_from_flags
-from qlog_pyserini.cli.options import add_idf_form_option, add_instances_option
+from qlog_pyserini.cli.options import add_idf_form_option, add_instances_option, add_threads_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN, check_q
@@ -23,6 +23,7 @@ from qlog_pyserini.localize.run import LocalizeModel
 from qlog_pyserini.lucene.batch import BATCH
 from qlog_pyserini.lucene.fields import parse_fields
 from qlog_pyserini.lucene.searcher import check_hits
+from qlog_pyserini.predict.files import AUTO_FILES
 from qlog_pyserini.predict.flags import (
     add_auto_arguments,
     add_auto_query_arguments,
@@ -31,7 +32,7 @@ from qlog_pyserini.predict.flags import (
     rule_from_args,
 )
 from qlog_pyserini.predict.query_rule import AUTO_QUERY, is_auto_query
-from qlog_pyserini.predict.rule import AUTO, is_auto
+from qlog_pyserini.predict.rule import AUTO
 from qlog_pyserini.search.flags import add_pyserini_arguments, feedback_from_args
 from qlog_pyserini.search.run import SearchJob, run_instance_search, run_search
 from qlog_pyserini.system.outputs import check_output_file
@@ -55,7 +56,7 @@ def build_parser() -> ArgumentParser:
                                  "per-corpus indexes (index --instances); one run, qid = instance id, docid = file "
                                  "path; instead of --topics")
     parser.add_argument("--output", required=True, metavar="RUN", help="run file to write (atomically; its folder must exist)")
-    parser.add_argument("--q", default=None, type=q_or_auto, metavar="Q|auto|auto-query",
+    parser.add_argument("--q", default=None, type=q_or_auto, metavar="Q|auto|auto-query|auto-files",
                         help=f"q of the q-logarithm IDF (default 1 = BM25; only with --similarity qlog), from {Q_MIN:g} to {Q_MAX:g} (outside, "
                              "the IDF overflows or stops telling rare terms apart in float arithmetic; a q whose "
                              f"scores on this index exceed {MAX_TERM_SCORE:g} per term is refused too), or 'auto': "
@@ -63,7 +64,9 @@ def build_parser() -> ArgumentParser:
                              "index's hapax density with no labels, q = clip(1 - c * h_tok, q_min, 1), "
                              "logged on stderr (see --auto-*); or 'auto-query': a q per query, the corpus rule's "
                              "move scaled by how rare the query's rarest term is (a query of common words gets BM25 "
-                             "or close to it), all in one pass (see docs/adaptive-q.md)")
+                             "or close to it), all in one pass (see docs/adaptive-q.md); or 'auto-files' (with "
+                             "--instances, where 'auto' is refused): the files rule, a q from each index's mean file "
+                             "length (see docs/label-free-q.md)")
     add_auto_arguments(parser)
     add_auto_query_arguments(parser)
     parser.add_argument("--k1", type=float, default=None,
@@ -77,7 +80,7 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--gamma", type=float, default=1.0, help="exponent for --similarity idf-gamma (default 1)")
     parser.add_argument("--mu", type=float, default=1000.0, help="Dirichlet mu for --similarity qld (default 1000, as Pyserini)")
     parser.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
-    parser.add_argument("--threads", type=int, default=1, help="search threads (default 1)")
+    add_threads_option(parser, "search threads")
     parser.add_argument("--run-tag", default=None, help="run tag in column 6 (default qlog-bm25-q<Q>-<form> for qlog, "
                                                          "else the model name and its parameter)")
     add_pyserini_arguments(parser)
@@ -103,7 +106,8 @@ def add_localize_arguments(parser: ArgumentParser) -> None:
                             "mean verboseness; qlog_pyserini.localize.lengths); instead of --b")
     local.add_argument("--auto", action="store_true",
                        help="the label-free configuration: --units fuse --path-weight "
-                            f"{PATH_WEIGHT:g} --evidence --b-va and --q auto (the files rule), k1 {DEFAULT_K1:g}")
+                            f"{PATH_WEIGHT:g} --evidence --b-va and --q auto-files (the files rule), k1 {DEFAULT_K1:g}")
+    return parser
 
 
 def localization_from_args(args: argparse.Namespace) -> tuple[Localization, LocalizeModel] | None:
@@ -124,12 +128,24 @@ def localization_from_args(args: argparse.Namespace) -> tuple[Localization, Loca
     how = Localization(units=args.units or "file", path_weight=args.path_weight or 0.0, evidence=args.evidence)
     if args.q is not None and is_auto_query(args.q):
         raise QLogError("--q auto-query does not combine with --units, --path-weight, --evidence or --b-va")
-    try:  # --q auto: the files rule on each index, as without these flags
-        q = None if args.q is not None and is_auto(args.q) else check_q(1.0 if args.q is None else args.q)
+    try:  # --q auto-files: the files rule on each index, as without these flags
+        q = None if args.q == AUTO_FILES else check_q(1.0 if args.q is None else args.q)
     except ValueError as e:
         raise QLogError(str(e)) from None
     return how, LocalizeModel(k1=DEFAULT_K1 if args.k1 is None else args.k1,
                               b=None if args.b_va else DEFAULT_B if args.b is None else args.b, q=q)
+
+
+def check_label_free_name(q: float | str | None, on_instances: bool) -> None:
+    """One name, one rule: ``--q auto`` is the corpus rule (one index), ``--q auto-files`` the files rule (an
+    instance set); each is refused where the other applies, naming it."""
+    if on_instances and q == AUTO:
+        raise QLogError("--q auto is the corpus rule of one index; on an instance set give --q auto-files (the files "
+                        "rule: a q from each index's mean file length) or --auto (the label-free issue -> files "
+                        "configuration)")
+    if not on_instances and q == AUTO_FILES:
+        raise QLogError("--q auto-files is the files rule of an instance set (--instances); on one index the "
+                        "label-free q is --q auto")
 
 
 def similarity_from_args(args: argparse.Namespace) -> str:
@@ -152,7 +168,7 @@ def job_from_args(args: argparse.Namespace) -> SearchJob:
         raise QLogError(f"--q applies to --similarity qlog only; {similarity} has no q (drop --q, or choose qlog)")
     q = 1.0 if args.q is None else args.q
     auto_query = q == AUTO_QUERY
-    auto = q == AUTO or auto_query
+    auto = q in (AUTO, AUTO_FILES) or auto_query  # which rule job.auto means: the corpus's, or on a set the files'
     return SearchJob(
         index=args.index, prebuilt_index=args.prebuilt_index, topics=args.topics, output=args.output,
         q=None if auto else q, auto=rule_from_args(args) if auto else None, idf_form=args.idf_form, k1=args.k1, b=args.b,
@@ -173,6 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Before any search: an unwritable --output or an impossible --hits fails now, not after the run.
     check_output_file(args.output, "--output", inputs=[p for p in (args.topics, args.instances, args.index) if p])
     check_hits(args.hits, "--hits")
+    check_label_free_name(args.q, args.instances is not None)
     localize = localization_from_args(args)
     if args.instances is not None:
         args.topics = os.path.join(args.instances, "topics.tsv")

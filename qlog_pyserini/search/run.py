@@ -76,7 +76,7 @@ class SearchJob:
 
 
 @dataclass
-class Prepared:
+class ResolvedSearch:
     """A job whose inputs were all checked: the resolved index, the topics and the final q and tag."""
 
     job: SearchJob
@@ -118,7 +118,7 @@ def check_job(job: SearchJob) -> SearchJob:
     return job
 
 
-def prepare(job: SearchJob, topics: Mapping[str, str] | None = None) -> Prepared:
+def prepare(job: SearchJob, topics: Mapping[str, str] | None = None) -> ResolvedSearch:
     """Check the job, resolve the index and topics, and settle q (predicting it for ``--q auto``).
 
     ``topics``, when given, are the queries instead of the job's topics file.
@@ -137,7 +137,7 @@ def prepare(job: SearchJob, topics: Mapping[str, str] | None = None) -> Prepared
     q = job.q if prediction is None else prediction.q
     tag = job.run_tag or (f"qlog-bm25-qauto-query-{job.idf_form}" if job.auto_query is not None
                           else default_run_tag(job.similarity, q, job.idf_form, job.gamma, job.mu))
-    return Prepared(job, index, topics, q, k1, b, check_id(tag, "run tag"), prediction)
+    return ResolvedSearch(job, index, topics, q, k1, b, check_id(tag, "run tag"), prediction)
 
 
 def _predict(index_dir: Path, auto: RuleSettings) -> Prediction:
@@ -148,7 +148,7 @@ def _predict(index_dir: Path, auto: RuleSettings) -> Prediction:
     return prediction
 
 
-def open_searcher(p: Prepared) -> QLogSearcher:
+def open_searcher(p: ResolvedSearch) -> QLogSearcher:
     """The searcher with the job's model, language and feedback installed (fields are checked against the index)."""
     job = p.job
     searcher = QLogSearcher(p.index.path, k1=p.k1, b=p.b, q=p.q, idf_form=job.idf_form, analyzer=job.analyzer)
@@ -165,7 +165,7 @@ def open_searcher(p: Prepared) -> QLogSearcher:
     return searcher
 
 
-def search_to_file(p: Prepared, searcher: QLogSearcher, out: BinaryIO | None = None) -> RunWritten:
+def search_to_file(p: ResolvedSearch, searcher: QLogSearcher, out: BinaryIO | None = None) -> RunWritten:
     """Every topic searched and written to the job's output as it is searched (atomically), or to the open
     binary file ``out`` when given."""
     job = p.job
@@ -186,7 +186,7 @@ def search_to_file(p: Prepared, searcher: QLogSearcher, out: BinaryIO | None = N
     return written
 
 
-def describe_setup(p: Prepared, searcher: QLogSearcher) -> str:
+def describe_setup(p: ResolvedSearch, searcher: QLogSearcher) -> str:
     """One log line: the model, the index, fields and feedback, and how many queries."""
     where = p.index.prebuilt_name or str(p.index.path)
     extras = []
@@ -222,7 +222,7 @@ def run_instance_search(job: SearchJob, instances: str | Path,
 
     ``job.index`` is the folder of per-corpus indexes (``DIR/<key>/``, :mod:`qlog_pyserini.formats.instances`);
     the queries are the set's (``job.topics`` is not read). Each index is opened once, all its instances are
-    searched as one topic list by :func:`search_to_file` (the search verb's own path, model, q or ``--q auto``
+    searched as one topic list by :func:`search_to_file` (the search verb's own path, model, q or ``--q auto-files``
     per index, fields and feedback as asked), and it is closed before the next. The run (qid = instance id,
     docid = file path) is written atomically, corpus after corpus in the order the set first names them.
     """
@@ -236,7 +236,7 @@ def run_instance_search(job: SearchJob, instances: str | Path,
     tag = job.run_tag or (f"qlog-bm25-qauto{'-query' if job.auto_query else ''}-{job.idf_form}" if job.auto is not None
                           else default_run_tag(job.similarity, job.q, job.idf_form, job.gamma, job.mu))
     files = None
-    if job.auto is not None and job.auto_query is None:  # --q auto on an instance set: the files rule, per index
+    if job.auto is not None and job.auto_query is None:  # --q auto-files: the files rule, per index
         files, job = files_rule_for(job.auto), replace(job, q=1.0, auto=None)
     job = replace(job, run_tag=check_id(tag, "run tag"))
     lines = unanswered = 0

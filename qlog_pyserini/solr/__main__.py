@@ -11,18 +11,18 @@ The Solr nodes need ``qlog-solr-*.jar`` (java-similarity/qlog-solr) in their ``l
 
 from __future__ import annotations
 
-import logging
+import argparse
 from typing import Sequence
 
-from qlog_pyserini.cli.options import add_idf_form_option
+from qlog_pyserini.cli.options import add_idf_form_option, add_threads_option
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.grid import parse_grid
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.solr.client import SolrClient
 from qlog_pyserini.solr.configset import FIELD, STATS_CACHES, ConfigSet, write_configset, zip_folder
-from qlog_pyserini.solr.workflow import DEFAULT_THREADS, deploy, index_corpus, run_to_file, sweep_q
-from qlog_pyserini.system.outputs import check_not_precious, check_output_file
+from qlog_pyserini.solr.workflow import deploy, index_corpus, run_to_file, sweep_q
+from qlog_pyserini.system.outputs import check_output_file
 
 
 def _similarity_args(p: ArgumentParser) -> None:
@@ -46,9 +46,8 @@ def _field_arg(p: ArgumentParser) -> None:
                         "name yours when the collection has its own schema)")
 
 
-def _threads_arg(p: ArgumentParser) -> None:
-    p.add_argument("--threads", type=int, default=DEFAULT_THREADS, metavar="N",
-                   help=f"search requests in flight at once (default {DEFAULT_THREADS}; the run does not depend on it)")
+OVERWRITE_HELP = "replace a non-empty --out, only if this tool wrote everything in it"
+SOLR_THREADS_HELP = "search requests in flight at once (the run does not depend on it)"
 
 
 def _config(args) -> ConfigSet:
@@ -62,7 +61,8 @@ def build_parser() -> ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND", parser_class=ArgumentParser)
 
     p = sub.add_parser("configset", help="write a configset folder with q-log BM25")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder to write schema.xml and solrconfig.xml into")
+    p.add_argument("--out", required=True, metavar="DIR", help="the configset folder to write (schema.xml, solrconfig.xml)")
+    p.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     _similarity_args(p)
 
     p = sub.add_parser("deploy", help="upload a configset; create the collection or RELOAD it")
@@ -89,7 +89,7 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
     p.add_argument("--run-tag", default="qlog-solr", help="run tag (default qlog-solr)")
     _field_arg(p)
-    _threads_arg(p)
+    add_threads_option(p, SOLR_THREADS_HELP)
 
     p = sub.add_parser("sweep", help="for each q: rewrite the schema, RELOAD, search, trec_eval")
     _solr_args(p)
@@ -97,47 +97,61 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--qrels", required=True, metavar="FILE")
     p.add_argument("--q-grid", default="0.3,0.5,0.7,1.0", help="q values, e.g. 0.05,0.1,...,1.0,1.25 (default 0.3,0.5,0.7,1.0)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the runs and metrics.csv")
+    p.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     p.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
     _field_arg(p)
-    _threads_arg(p)
+    add_threads_option(p, SOLR_THREADS_HELP)
     p.add_argument("--force", action="store_true",
                    help="rewrite the collection's configset even if this tool did not write it (see deploy --force)")
     _similarity_args(p)
     return parser
 
 
+def _configset(args: argparse.Namespace) -> None:
+    out = write_configset(args.out, _config(args), overwrite=args.overwrite)
+    print(f"wrote {out}/schema.xml and solrconfig.xml ({_config(args)})")
+
+
+def _deploy(args: argparse.Namespace) -> None:
+    if args.shards < 1 or args.replicas < 1:
+        raise QLogError("illegal --shards/--replicas: both must be >= 1")
+    data = zip_folder(args.configset) if args.configset else _config(args).zip_bytes()
+    with SolrClient(args.solr) as client:
+        what = deploy(client, args.collection, zip_bytes=data, shards=args.shards, replicas=args.replicas,
+                      force=args.force)
+    print(f"{args.collection}: {what}")
+
+
+def _index(args: argparse.Namespace) -> None:
+    with SolrClient(args.solr) as client:
+        n = index_corpus(client, args.collection, args.corpus, args.batch_size)
+        print(f"{args.collection}: indexed {n} documents ({client.count(args.collection)} in the collection)")
+
+
+def _search(args: argparse.Namespace) -> None:
+    check_output_file(args.output, "--output", inputs=[args.topics])  # before any request
+    with SolrClient(args.solr) as client:
+        answered = run_to_file(client, args.collection, args.topics, args.output, args.hits, args.run_tag,
+                               field=args.field, threads=args.threads)
+    print(f"wrote {args.output} ({answered} queries with hits)")
+
+
+def _sweep(args: argparse.Namespace) -> None:
+    with SolrClient(args.solr) as client:
+        rows = sweep_q(client, args.collection, _config(args), parse_grid(args.q_grid), args.topics, args.qrels,
+                       args.out, args.hits, field=args.field, force=args.force, threads=args.threads,
+                       overwrite=args.overwrite)
+    for row in rows:
+        print(f"q={row['q']:g}  " + "  ".join(f"{k} {v:.4f}" for k, v in row.items() if k not in ("q", "run", "search_seconds")))
+
+
+#: subcommand -> what runs it
+SUBCOMMANDS = {"configset": _configset, "deploy": _deploy, "index": _index, "search": _search, "sweep": _sweep}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if not args.quiet else logging.WARNING, format="%(message)s")
-    if args.command == "configset":
-        out = write_configset(args.out, _config(args))
-        print(f"wrote {out}/schema.xml and solrconfig.xml ({_config(args)})")
-        return 0
-    # Before any request: an output that is an input, or a folder that is not ours, fails now.
-    if args.command == "search":
-        check_output_file(args.output, "--output", inputs=[args.topics])
-    elif args.command == "sweep":
-        check_not_precious(args.out, "--out", inputs=[args.topics, args.qrels])
-    with SolrClient(args.solr) as client:
-        if args.command == "deploy":
-            if args.shards < 1 or args.replicas < 1:
-                raise QLogError("illegal --shards/--replicas: both must be >= 1")
-            data = zip_folder(args.configset) if args.configset else _config(args).zip_bytes()
-            what = deploy(client, args.collection, zip_bytes=data, shards=args.shards, replicas=args.replicas,
-                          force=args.force)
-            print(f"{args.collection}: {what}")
-        elif args.command == "index":
-            n = index_corpus(client, args.collection, args.corpus, args.batch_size)
-            print(f"{args.collection}: indexed {n} documents ({client.count(args.collection)} in the collection)")
-        elif args.command == "search":
-            answered = run_to_file(client, args.collection, args.topics, args.output, args.hits, args.run_tag,
-                                   field=args.field, threads=args.threads)
-            print(f"wrote {args.output} ({answered} queries with hits)")
-        elif args.command == "sweep":
-            rows = sweep_q(client, args.collection, _config(args), parse_grid(args.q_grid), args.topics, args.qrels,
-                           args.out, args.hits, field=args.field, force=args.force, threads=args.threads)
-            for row in rows:
-                print(f"q={row['q']:g}  " + "  ".join(f"{k} {v:.4f}" for k, v in row.items() if k not in ("q", "run", "search_seconds")))
+    SUBCOMMANDS[args.command](args)
     return 0
 
 

@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter, check_form, check_q
-from qlog_pyserini.system.outputs import write_text
+from qlog_pyserini.system.outputs import MARKER, OutputKind, check_output_dir, staged_output, write_text
 
 STATS_CACHES = {
     # global document frequencies across shards: what q < 1 needs on a sharded collection
@@ -132,16 +132,17 @@ class ConfigSet:
         return f"q={self.q!r}, k1={self.k1!r}, b={self.b!r}, idf_form={self.idf_form}, statsCache={self.stats_cache}"
 
 
-def write_configset(out_dir: str | os.PathLike, config: ConfigSet) -> Path:
-    """Write ``schema.xml`` and ``solrconfig.xml`` into ``out_dir`` (created if missing); returns it."""
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise QLogError(f"configset folder {str(out)!r} is a file")
-    if not out.parent.is_dir():
-        raise QLogError(f"folder {str(out.parent)!r} does not exist")
-    out.mkdir(exist_ok=True)
-    for name, text in config.files().items():
-        write_text(out / name, text)
+#: a configset folder the ``configset`` subcommand writes: replaced (``--overwrite``) only when this tool wrote it
+CONFIGSET_OUTPUT = OutputKind("solr-configset")
+
+
+def write_configset(out_dir: str | os.PathLike, config: ConfigSet, overwrite: bool = False) -> Path:
+    """Write ``schema.xml`` and ``solrconfig.xml`` as the folder ``out_dir``; returns it. A non-empty
+    ``out_dir`` is replaced only with ``overwrite`` and only if this tool wrote it (:func:`check_output_dir`)."""
+    out = check_output_dir(out_dir, CONFIGSET_OUTPUT, overwrite=overwrite)
+    with staged_output(out, CONFIGSET_OUTPUT, "configset", overwrite=overwrite) as stage:
+        for name, text in config.files().items():
+            write_text(stage / name, text)
     return out
 
 
@@ -154,7 +155,8 @@ def zip_folder(folder: str | os.PathLike) -> bytes:
         raise QLogError(f"{str(folder)!r} is not a configset: no solrconfig.xml in it or in its conf/")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
-        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        # the output folder's own marker (which files this tool wrote there) is not part of the configset
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and p.name != MARKER):
             z.write(path, path.relative_to(root).as_posix())
         if not (root / CONFIGSET_MARKER).is_file():
             # uploaded by us under the collection's name: ours to replace later

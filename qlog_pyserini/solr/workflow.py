@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import logging
 import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
@@ -23,9 +21,8 @@ from qlog_pyserini.formats.trec import Hit, check_id, format_run_columns
 from qlog_pyserini.lucene.searcher import check_threads
 from qlog_pyserini.solr.client import SolrClient, batched, check_field
 from qlog_pyserini.solr.configset import CONFIGSET_MARKER, FIELD, ConfigSet
-from qlog_pyserini.system.outputs import atomic_output
-
-log = logging.getLogger(__name__)
+from qlog_pyserini.system.outputs import OutputKind, atomic_output, check_output_dir, staged_output
+from qlog_pyserini.system.progress import info
 
 
 def ours_to_replace(client: SolrClient, collection: str, force: bool = False) -> str:
@@ -131,6 +128,8 @@ BATCH = 64  # queries per written chunk: a run of any length holds one chunk's h
 #: Solr searches the next. On a 2-node test cluster sharing a 2-core machine with the client, two took the 1,261
 #: CSN-Ruby queries from 18 s to 16 s (the same run); a cluster on machines of its own gains more.
 DEFAULT_THREADS = 2
+#: the folder ``sweep_q`` writes (its runs and metrics.csv): replaced only when this tool wrote it
+SWEEP_OUTPUT = OutputKind("solr-sweep")
 
 
 @dataclass(frozen=True)
@@ -240,30 +239,32 @@ def run_to_file(client: SolrClient, collection: str, topics_path: str | os.PathL
 def sweep_q(client: SolrClient, collection: str, base: ConfigSet, grid: Sequence[float],
             topics_path: str | os.PathLike, qrels_path: str | os.PathLike, out_dir: str | os.PathLike,
             k: int = 1000, metrics: Sequence[str] = ("ndcg_cut.10", "recip_rank", "recall.100"),
-            field: str = FIELD, force: bool = False, threads: int = DEFAULT_THREADS) -> list[dict]:
+            field: str = FIELD, force: bool = False, threads: int = DEFAULT_THREADS,
+            overwrite: bool = False) -> list[dict]:
     """For each q: the collection's configset rewritten with that q, a RELOAD, every topic searched into
     ``run.q<q>.txt``, trec_eval on it. Writes ``metrics.csv``; returns its rows. The index is never touched;
-    the configset is replaced only if ours, or with ``force`` (:func:`ours_to_replace`)."""
+    the configset is replaced only if ours, or with ``force`` (:func:`ours_to_replace`). ``out_dir`` is
+    published whole at the end; a non-empty one is replaced only with ``overwrite`` and only if this tool
+    wrote it (checked before any request)."""
     check_threads(threads)
-    out = Path(out_dir)
-    if not out.parent.is_dir():
-        raise QLogError(f"folder {str(out.parent)!r} does not exist")
-    out.mkdir(exist_ok=True)
+    out = check_output_dir(out_dir, SWEEP_OUTPUT, inputs=[topics_path, qrels_path], overwrite=overwrite)
     topics = read_topics(topics_path)
     configset = ours_to_replace(client, collection, force)
     rows = []
-    for q in grid:
-        config = base.with_q(q)
-        client.upload_configset(configset, config.zip_bytes())
-        client.reload_collection(collection)
-        run = out / f"run.q{config.q:g}.txt"
-        _, seconds = write_topics_run(client, collection, topics, run, f"qlog-solr-q{config.q:g}", k, field, threads)
-        scores = trec_eval(qrels_path, run, metrics=list(metrics), per_query=False).aggregate
-        row = {"q": config.q, **{m: scores[m] for m in scores}, "search_seconds": round(seconds, 2), "run": run.name}
-        rows.append(row)
-        log.info("q=%g: %s (%.1f s)", config.q, ", ".join(f"{m} {scores[m]:.4f}" for m in scores), seconds)
-    with atomic_output(out / "metrics.csv") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    with staged_output(out, SWEEP_OUTPUT, "sweep", overwrite=overwrite) as stage:
+        for q in grid:
+            config = base.with_q(q)
+            client.upload_configset(configset, config.zip_bytes())
+            client.reload_collection(collection)
+            run = stage / f"run.q{config.q:g}.txt"
+            _, seconds = write_topics_run(client, collection, topics, run, f"qlog-solr-q{config.q:g}", k, field,
+                                          threads)
+            scores = trec_eval(qrels_path, run, metrics=list(metrics), per_query=False).aggregate
+            rows.append({"q": config.q, **{m: scores[m] for m in scores}, "search_seconds": round(seconds, 2),
+                         "run": run.name})
+            info(f"q={config.q:g}: {', '.join(f'{m} {scores[m]:.4f}' for m in scores)} ({seconds:.1f} s)")
+        with atomic_output(stage / "metrics.csv") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
     return rows

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Sequence
 
-from qlog_pyserini.cli.options import add_idf_form_option, add_index_option, add_instances_option
+from qlog_pyserini.cli.options import add_idf_form_option, add_index_option, add_instances_option, add_threads_option
 from qlog_pyserini.cli.parser import run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.grid import DEFAULT_GRID, grid_items, parse_grid
@@ -17,7 +16,7 @@ from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter
 from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.localize.run import evidence_available
 from qlog_pyserini.lucene.searcher import check_hits, check_index_dir
-from qlog_pyserini.predict.files import files_rule_for
+from qlog_pyserini.predict.files import files_rule_for, is_auto_files
 from qlog_pyserini.predict.flags import (
     add_auto_arguments,
     add_auto_query_arguments,
@@ -34,8 +33,6 @@ from qlog_pyserini.sweep.run import SweepSettings, run_sweep, summary_line
 from qlog_pyserini.system.outputs import check_output_dir
 from qlog_pyserini.system.progress import info
 from qlog_pyserini.system.provenance import command_line
-
-DEFAULT_THREADS = min(2, os.cpu_count() or 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -70,8 +67,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--q-grid", "--grid", dest="grid", default=DEFAULT_GRID,
                         help=f"comma-separated values; 'a,b,...,z' fills the progression (default {DEFAULT_GRID}); "
                              "the BM25 value (q = 1, gamma = 1) is always added; for qlog the label-free q "
-                             "(--q auto's rule, see --auto-*) is always added and reported unless --no-auto; "
-                             "the word 'auto' in the grid is accepted and changes nothing")
+                             "(--q auto's rule, see --auto-*; with --instances the files rule, --q auto-files) is "
+                             "always added and reported unless --no-auto; the word 'auto' in the grid (with "
+                             "--instances 'auto-files') is accepted and changes nothing")
     parser.add_argument("--similarity", default="qlog", help="qlog (default), idf-gamma or qld")
     parser.add_argument("--metric", default=None,
                         help="trec_eval metric that picks the oracle and the cross-validated values (default "
@@ -81,8 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--k1", type=float, default=DEFAULT_K1)
     parser.add_argument("--b", type=float, default=DEFAULT_B)
     parser.add_argument("--hits", type=int, default=1000, help="hits per query (default 1000)")
-    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
-                        help=f"search threads (default {DEFAULT_THREADS}: 2, or 1 on a one-core machine)")
+    add_threads_option(parser, "search threads")
     parser.add_argument("--budgets", default=None,
                         help="token budgets for Recall@K-tokens (default 8192; with --instances "
                              f"{','.join(str(k) for k in ISSUE_BUDGETS)})")
@@ -166,10 +163,18 @@ def _sweep_index(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
     return 0
 
 
-def _q_grid(text: str) -> tuple[tuple[float, ...], bool]:
-    """The q values of ``--q-grid`` and whether it names 'auto'; an empty item is refused (parse_grid)."""
+def _q_grid(text: str, on_instances: bool = False) -> tuple[tuple[float, ...], bool]:
+    """The q values of ``--q-grid`` and whether it names the label-free q: 'auto' (the corpus rule) on one index,
+    'auto-files' (the files rule) on an instance set, each refused where the other applies; an empty item is
+    refused (parse_grid)."""
     tokens = grid_items(text)
-    numbers = [t for t in tokens if not is_auto(t)]
+    own, other = (is_auto_files, is_auto) if on_instances else (is_auto, is_auto_files)
+    if any(other(t) for t in tokens):
+        raise QLogError("'auto' in the grid is the corpus rule of one index; on an instance set the files rule is "
+                        "'auto-files' (or --q auto-files)" if on_instances else
+                        "'auto-files' in the grid is the files rule of an instance set (--instances); on one index "
+                        "the label-free q is 'auto'")
+    numbers = [t for t in tokens if not own(t)]
     grid = tuple(parse_grid(",".join(numbers))) if numbers else (1.0,)  # 'auto' alone: BM25 and the prediction
     return grid, len(numbers) < len(tokens)
 
@@ -191,7 +196,7 @@ def _sweep_instances(args: argparse.Namespace, argv: Sequence[str] | None) -> in
         raise QLogError("--instances sweeps q-log BM25 beside BM25; --similarity must be qlog")
     check_output_dir(args.out, "sweep", inputs=[args.index, args.instances], overwrite=args.overwrite)
     check_resamples(args.resamples)
-    grids = TuningGrids(q_grid=_q_grid(args.grid)[0], k1_grid=tuple(parse_grid(args.k1_grid)),
+    grids = TuningGrids(q_grid=_q_grid(args.grid, on_instances=True)[0], k1_grid=tuple(parse_grid(args.k1_grid)),
                         b_grid=tuple(parse_grid(args.b_grid)), k1=check_float_parameter("k1", args.k1),
                         b=check_float_parameter("b", args.b))
     settings = InstanceSweepSettings(grids=grids, metric=args.metric or "recip_rank", idf_form=args.idf_form,

@@ -6,7 +6,7 @@ Each corpus's index is opened once and its instances are scored at every grid po
 (:meth:`PointScorer.score_grid_values <qlog_pyserini.sweep.measure.PointScorer.score_grid_values>`), ``--threads``
 corpora at once. The grid holds three families (:mod:`qlog_pyserini.sweep.baselines`: q-log over q, tuned BM25
 over (k1, b), the joint (b, q)), each chosen by cross-validation on the same folds, dealt by repository by default
-(:func:`group_fold_assignment <qlog_pyserini.sweep.crossval.group_fold_assignment>`); ``--q auto`` adds the files
+(:func:`group_fold_assignment <qlog_pyserini.sweep.crossval.group_fold_assignment>`); ``--q auto-files`` adds the files
 rule of :mod:`qlog_pyserini.predict.files`. Measures are trec_eval's and Recall@K-tokens
 (:mod:`qlog_pyserini.eval.budget`), compared by :func:`qlog_pyserini.eval.significance.compare_scores`. The
 measures, folds and files written are described in docs/cli.md ("Instance sets: issue -> files").
@@ -96,7 +96,7 @@ class InstanceSweepSettings:
     """What an instance-set sweep measures: the grids, the metric that chooses, the tests and the folds.
 
     ``cv_unit`` deals the folds by ``repository`` (default) or by ``instance``. ``auto`` (a
-    :class:`qlog_pyserini.predict.files.FilesRule`) adds ``--q auto`` on an instance set as one more system:
+    :class:`qlog_pyserini.predict.files.FilesRule`) adds ``--q auto-files`` (the files rule) as one more system:
     every instance searched at the q the rule gives its index.
     """
 

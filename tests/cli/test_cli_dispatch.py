@@ -6,6 +6,7 @@ import ast
 import contextlib
 import importlib
 import io
+import os
 import re
 import subprocess
 import sys
@@ -39,16 +40,23 @@ def _command_line_side(path) -> bool:
 CORE = {"__init__", "__main__", "formula", "errors"}
 
 
+def verb_folders() -> dict:
+    """verb -> its package folder: every ``__main__.py`` under the package (a nested one, bench/tantivy_rewrite/,
+    is the verb ``bench.tantivy_rewrite``)."""
+    return {p.parent.relative_to(PACKAGE).as_posix().replace("/", "."): p.parent for p in PACKAGE.rglob("__main__.py")
+            if p.parent != PACKAGE}
+
+
 def test_every_verb_is_a_package_with_its_command_line_in_main():
     # The one rule: verb V is the package qlog_pyserini/V/, its command line V/__main__.py, its library beside it.
-    cli = {p.parent.name for p in PACKAGE.glob("*/__main__.py")}
-    assert cli <= set(VERBS), cli - set(VERBS)
-    assert set(available_verbs()) == cli
-    assert set(VERBS) - cli <= {"solr"}  # the only verb an installation may lack
-    for verb in cli:
-        main = (PACKAGE / verb / "__main__.py").read_text()
+    cli = verb_folders()
+    assert set(cli) <= set(VERBS), set(cli) - set(VERBS)
+    assert set(available_verbs()) == set(cli)
+    assert set(VERBS) - set(cli) <= {"solr"}  # the only verb an installation may lack
+    for verb, folder in cli.items():
+        main = (folder / "__main__.py").read_text()
         assert "def main(" in main and "run_cli(main)" in main, verb
-        library = [p for p in (PACKAGE / verb).glob("*.py") if p.name not in ("__init__.py", "__main__.py", "flags.py")]
+        library = [p for p in folder.glob("*.py") if p.name not in ("__init__.py", "__main__.py", "flags.py")]
         assert library or verb in LIBRARY_BELOW, f"{verb}/ holds only its command line: its library belongs beside it"
 
 
@@ -89,9 +97,37 @@ def test_idf_form_is_declared_once_and_refused_with_its_choices():
                 importlib.import_module(f"qlog_pyserini.{verb}.__main__").main(["--idf-form", "okapi"])
 
 
+#: verbs with a --threads of their own meaning: bench times a list of thread counts (1 and all cores by default)
+THREAD_LISTS = {"bench"}
+
+
+def _help(verb: str, *args: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        importlib.import_module(f"qlog_pyserini.{verb}.__main__").main([*args, "--help"])
+    return out.getvalue()
+
+
+def test_threads_is_declared_once_with_one_default_and_refused_below_one():
+    # one declaration (cli.options): every verb's --threads has the same default and is refused below 1 when parsed
+    declaring = sorted(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")
+                       if re.search(r'add_argument\(\s*"--threads"', p.read_text()))
+    assert declaring == ["bench/__main__.py", "cli/options.py"]
+    default = min(2, os.cpu_count() or 1)
+    subcommand = {"solr": ("search",)}  # solr's search and sweep take it
+    takers = {verb: subcommand.get(verb, ()) for verb in available_verbs()
+              if verb not in THREAD_LISTS and "--threads" in _help(verb, *subcommand.get(verb, ()))}
+    assert {"search", "lolo", "demo", "sweep", "index", "reproduce", "solr"} <= set(takers)
+    for verb, sub in takers.items():
+        assert f"(default {default}: 2, or 1 on a one-" in " ".join(_help(verb, *sub).split()), verb
+        for bad, message in (("0", "must be at least 1, got 0"), ("two", "not a whole number: 'two'")):
+            with pytest.raises(QLogError, match=rf"^argument --threads: {message} "):
+                importlib.import_module(f"qlog_pyserini.{verb}.__main__").main([*sub, "--threads", bad])
+
+
 def test_readme_documents_every_verb():
     readme = (ROOT / "README.md").read_text()
-    documented = set(re.findall(r"^\| `(\w+)[ `]", readme, flags=re.MULTILINE))
+    documented = set(re.findall(r"^\| `([\w.]+)[ `]", readme, flags=re.MULTILINE))
     assert set(VERBS) <= documented
 
 
@@ -123,6 +159,17 @@ def test_library_writes_to_stderr_only_through_progress():
         text = path.read_text()
         assert "file=sys.stderr" not in text and "sys.stderr.write" not in text, \
             f"{path} writes to stderr itself: use qlog_pyserini.system.progress.info or warn"
+
+
+def test_messages_and_usage_errors_take_the_shared_channels():
+    # warnings and info lines through system.progress (so --quiet and the "warning:" prefix are the same everywhere),
+    # bad input as a QLogError raised where it enters (one "error:" line through run_cli)
+    for path in PACKAGE.rglob("*.py"):
+        if path.relative_to(PACKAGE).as_posix() == "system/progress.py":
+            continue
+        text = path.read_text()
+        for call in ("logging.basicConfig(", "logging.getLogger(", "parser.error(", ".error(f\""):
+            assert call not in text, f"{path} calls {call}..."
 
 
 def test_the_shared_layer_never_names_a_verb():

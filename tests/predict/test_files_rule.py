@@ -1,4 +1,4 @@
-"""The files rule (``--q auto`` on an instance set): its choices worked out by hand on small score tables."""
+"""The files rule (``--q auto-files`` on an instance set): its choices worked out by hand on small score tables."""
 
 from __future__ import annotations
 

@@ -131,6 +131,16 @@ def test_a_file_where_a_folder_is_expected(tmp_path):
                            "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT)
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 2 and lines == [f"error: --format beir takes the BEIR folder (corpus.jsonl, "
-                                              f"queries.jsonl, qrels/), but --input {str(f)!r} is a file "
-                                              "(see python -m qlog_pyserini.prepare --help)"]
+                                              f"queries.jsonl, qrels/), but --input {str(f)!r} is a file"]
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("quiet", [[], ["--quiet"]])
+def test_a_warning_is_one_warning_line_as_in_every_verb(trec_args, tmp_path, quiet):
+    # the shared progress channel: "warning: ...", printed with --quiet too, no logging prefix of prepare's own
+    (tmp_path / "qrels.txt").write_text("q1 0 a/b.go:12 1\nq1 0 gone.go 1\n")
+    proc = subprocess.run([sys.executable, "-m", "qlog_pyserini.prepare", *trec_args, "--out", str(tmp_path / "out"),
+                           *quiet], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [
+        "warning: 1 qrels lines (1 distinct docids) name documents that are not in the corpus"]

@@ -100,7 +100,7 @@ def test_rewrite_refuses_an_output_that_is_its_topics(tiny_index, topics):
 
 @pytest.mark.parametrize("args, needle", [
     (["--hits", "0"], "illegal --hits value"), (["--hits", str(2**31)], "illegal --hits value"),
-    (["--threads", "0"], "--threads must be at least 1"), (["--batch-size", "0"], "--batch-size must be at least 1"),
+    (["--threads", "0"], "argument --threads: must be at least 1, got 0"), (["--batch-size", "0"], "--batch-size must be at least 1"),
     (["--k1", "nan"], "illegal k1 value"), (["--k1", "inf"], "illegal k1 value"), (["--b", "1.5"], "illegal b value"),
     (["--similarity", "bm25", "--q", "auto"], "bm25 has no q"),
 ])

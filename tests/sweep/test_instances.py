@@ -137,7 +137,7 @@ def test_sweep_points_equal_pytrec_eval_and_a_plain_walk_on_the_search_runs(inst
     points = pd.read_csv(swept / "points.csv")
     evaluator = pytrec_eval.RelevanceEvaluator(instance_set_.qrels, {"recip_rank", "ndcg_cut.10", "success.1,5,10"})
     for flags, point, system in (((), (0.9, 0.4, 1.0), "bm25"), (("--k1", 1.2, "--b", 0.75), (1.2, 0.75, 1.0), "engine"),
-                                 (("--q", 0.3), (0.9, 0.4, 0.3), None), (("--q", "auto"), None, "auto")):
+                                 (("--q", 0.3), (0.9, 0.4, 0.3), None), (("--q", "auto-files"), None, "auto")):
         run = _search(set_dir, index_dir, tmp_path / "run.txt", *flags)
         measured = evaluator.evaluate({q_: {h.docid: h.score for h in hits} for q_, hits in run.items()})
         want = pd.DataFrame({"recip_rank": {q_: m["recip_rank"] for q_, m in measured.items()},
@@ -165,7 +165,7 @@ def test_sweep_cross_validation_holds_repositories_out_and_scores_the_chosen_poi
     summary = json.loads((swept / "summary.json").read_text())
     per_query = pd.read_csv(swept / "per_query.csv", index_col="qid")
     points = pd.read_csv(swept / "points.csv")
-    # --q auto on an instance set: the files rule, each index's q from its mean file length
+    # --q auto-files on an instance set: the files rule, each index's q from its mean file length
     rule = FilesRule()
     assert summary["auto"]["rule"] == {"rule": "files", "q": rule.q, "min_length": rule.min_length}
     assert per_query["auto:q"].to_dict() == {q: rule.q_for(length) for q, length in _mean_lengths(swept).items()}
@@ -226,7 +226,7 @@ def test_corpus_rule_options_on_an_instance_set_are_refused_not_ignored(instance
     set_dir, index_dir = instance_set
     for verb, out in (("search", ("--output", tmp_path / "run.txt")), ("sweep", ("--out", tmp_path / "sweep"))):
         r = run_verb(verb, "--instances", set_dir, "--index", index_dir, *out, "--auto-c", 3,
-                     *(("--q", "auto") if verb == "search" else ()))
+                     *(("--q", "auto-files") if verb == "search" else ()))
         assert r.returncode == 2 and r.stderr.startswith("error:") and "--auto-" in r.stderr, (verb, r.stderr)
         assert not (tmp_path / "run.txt").exists() and not (tmp_path / "sweep").exists()
 
@@ -261,7 +261,7 @@ def test_search_auto_moves_the_indexes_whose_files_reach_the_rules_length_and_le
     assert len(set(lengths.values())) > 1
     rule = FilesRule(q=0.3, min_length=(min(lengths.values()) + max(lengths.values())) / 2)
     monkeypatch.setattr(search_run, "files_rule_for", lambda auto: rule)  # the shipped length moves none of these
-    auto = _search(set_dir, index_dir, tmp_path / "auto.txt", "--q", "auto")
+    auto = _search(set_dir, index_dir, tmp_path / "auto.txt", "--q", "auto-files")
     at = {q: _search(set_dir, index_dir, tmp_path / f"q{q}.txt", "--q", q) for q in (0.3, 1.0)}
     moved = 0
     for key, members in instance_set_.by_corpus().items():

@@ -13,10 +13,13 @@ import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.similarities.Similarity;
 
 /**
- * The one place that reaches into Anserini's {@link SimpleSearcher} past its public API: its open
- * reader, analyzer, query generator, feedback switches, installed similarity and tie-breaking
- * {@code Sort} are private, and a batch must search any {@code SimpleSearcher} (ours or Pyserini's)
- * exactly as Anserini would. A field renamed by a new Anserini fails here, at class load, by name.
+ * The one place that reaches into Anserini's {@link SimpleSearcher} past its public API, by
+ * reflection. Its open reader, analyzer, query generator, feedback switches, installed similarity
+ * and {@code IndexSearcher} are protected fields, reachable only from a subclass or Anserini's own
+ * package, and a batch must search any {@code SimpleSearcher} (ours or Pyserini's) exactly as
+ * Anserini would; the reader, the generator and the {@code IndexSearcher} have no public getter at
+ * all. Only the tie-breaking {@code Sort} is private (static). A field renamed by a new Anserini
+ * fails here, at class load, by name.
  */
 public final class SimpleSearcherAccess {
 

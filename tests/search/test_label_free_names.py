@@ -1,0 +1,36 @@
+"""One name, one label-free rule: ``--q auto`` is the corpus rule (one index), ``--q auto-files`` the files rule (an
+instance set); each is refused, in one line naming the other, where it does not apply, before anything is read."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import run_verb
+
+
+@pytest.mark.parametrize("verb, args, message", [
+    ("search", ("--instances", "SET", "--index", "IDX", "--q", "auto"),
+     "error: --q auto is the corpus rule of one index; on an instance set give --q auto-files (the files rule: a q "
+     "from each index's mean file length) or --auto (the label-free issue -> files configuration)"),
+    ("search", ("--topics", "T", "--index", "IDX", "--q", "auto-files"),
+     "error: --q auto-files is the files rule of an instance set (--instances); on one index the label-free q is "
+     "--q auto"),
+    ("sweep", ("--instances", "SET", "--index", "IDX", "--q-grid", "0.5,auto"),
+     "error: 'auto' in the grid is the corpus rule of one index; on an instance set the files rule is 'auto-files' "
+     "(or --q auto-files)"),
+    ("sweep", ("--topics", "T", "--qrels", "Q", "--index", "IDX", "--q-grid", "0.5,auto-files"),
+     "error: 'auto-files' in the grid is the files rule of an instance set (--instances); on one index the "
+     "label-free q is 'auto'"),
+])
+def test_each_label_free_name_is_refused_where_the_other_rule_applies(tmp_path, verb, args, message):
+    out = ("--output", str(tmp_path / "run.txt")) if verb == "search" else ("--out", str(tmp_path / "sweep"))
+    proc = run_verb(verb, *[str(tmp_path / a) if a in ("SET", "IDX", "T", "Q") else a for a in args], *out)
+    assert proc.returncode == 2 and proc.stderr.splitlines() == [message], proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_auto_files_parses_as_its_own_mode():
+    from qlog_pyserini.predict.files import AUTO_FILES
+    from qlog_pyserini.predict.flags import q_or_auto
+    from qlog_pyserini.predict.rule import AUTO
+
+    assert q_or_auto(" Auto-Files ") == AUTO_FILES and q_or_auto("auto") == AUTO and AUTO_FILES != AUTO
