@@ -42,6 +42,8 @@ from qlog_pyserini.predict.files import (
     held_out_rules,
 )
 from qlog_pyserini.reproduce.cache import Config, PreparedCorpus, cached, stamp
+from qlog_pyserini.reproduce.localization import CONFIGURATIONS
+from qlog_pyserini.reproduce.localization import section as localization_section
 from qlog_pyserini.reproduce.report import footer, mode, shown_path
 from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, TuningGrids
 from qlog_pyserini.sweep.instances import InstanceSweepSettings, format_summary, group_table, run_instance_sweep
@@ -50,7 +52,7 @@ from qlog_pyserini.sweep.results import read as read_result
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info
 
-FILES = ("issues.md", "issues.json")
+FILES = ("issues.md", "issues.json", "localization.md", "localization.json")
 # The languages each folder's instances are written in (the folders of Multi-SWE-bench's own split): a
 # JavaScript repository's TypeScript sources are part of what an agent may have to edit, and the reverse.
 FOLDER_LANGUAGES = {"java": ("java",), "js": ("javascript", "typescript"), "ts": ("typescript", "javascript"),
@@ -68,6 +70,7 @@ HISTORY_REPOSITORIES = {
     "cpp": (("fmtlib__fmt", "60ccad511fd680cb91d8b60a315759f71c67bef9"),
             ("gabime__spdlog", "62302019babd8fdf63c1c6dc4c9faa48d441a7f0")),
 }
+ANALYZERS = ("default", "identifier")  # the generic English analyzer (SWE-bench's), then identifier-aware
 HISTORY_COMMITS = 40  # the newest commits of each history that make an instance
 HISTORY_PREFIX = "history-"
 
@@ -90,11 +93,16 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     if folders and not cfg.repos.is_dir():
         info(f"issues: no repositories at {cfg.repos} (clones or mirrors of the sets' repositories); skipped")
         return None
-    summaries = [_sweep_set(folder, cfg) for folder in folders]
-    history = [s for s in (_sweep_history(language, repo, revision, cfg) for language, repo, revision in histories)
-               if s is not None]
+    swept: dict[str, list[dict]] = {}
+    for analyzer in ANALYZERS:  # the sets are prepared once (cached); each analyzer indexes and sweeps its own copy
+        swept[analyzer] = [_sweep_set(folder, cfg, analyzer) for folder in folders] + [
+            s for s in (_sweep_history(language, repo, revision, cfg, analyzer)
+                        for language, repo, revision in histories) if s is not None]
+    summaries = swept["default"][:len(folders)]
+    history = swept["default"][len(folders):]
     if not summaries and not history:
         return None
+    _write_localization(swept, cfg)
     sections = [f"# Issue -> files retrieval ({mode(cfg)})\n"]
     if summaries:
         sections.append("Each set: Multi-SWE-bench instances of `--shared/issues/<folder>`, one index per base commit "
@@ -129,7 +137,23 @@ def _group(summary: Mapping) -> str:
     return summary.get("group", summary["name"])
 
 
-def _sweep_set(folder: Path, cfg: Config) -> dict:
+def _write_localization(swept: Mapping[str, Sequence[dict]], cfg: Config) -> None:
+    """results/localization.md and .json: the label-free configuration against the stronger baseline."""
+    by_analyzer = {a: {s["name"]: _folder(cfg, _kind("issue-sweeps", a), s["name"]) for s in sums}
+                   for a, sums in swept.items()}
+    body, record = localization_section(by_analyzer, cfg.resamples)
+    with atomic_output(cfg.out / "localization.md") as f:
+        f.write(f"# Issue -> files: the label-free configuration ({mode(cfg)})\n\n" + body + footer(cfg))
+    with atomic_output(cfg.out / "localization.json") as f:
+        json.dump(record, f, indent=1)
+
+
+def _kind(kind: str, analyzer: str) -> str:
+    """The work folder of an index or sweep kind under ``analyzer`` (the default analyzer's keeps its name)."""
+    return kind if analyzer == "default" else f"{kind}-{analyzer}"
+
+
+def _sweep_set(folder: Path, cfg: Config, analyzer: str = "default") -> dict:
     languages = FOLDER_LANGUAGES[folder.name]
     inputs = sorted(folder.glob("*.jsonl"))
     set_key = {"inputs": [str(p) for p in inputs], "sizes": [p.stat().st_size for p in inputs],
@@ -139,10 +163,10 @@ def _sweep_set(folder: Path, cfg: Config) -> dict:
         prepare_issue_set("multi-swe-bench", [folder], cfg.repos, sets, FileRules(languages),
                           max_instances=_limit(cfg), skip_missing=True, overwrite=True, command=cfg.command)
         stamp(sets, set_key)
-    return _index_and_sweep(folder.name, set_key, "repository", cfg)
+    return _index_and_sweep(folder.name, set_key, "repository", cfg, analyzer)
 
 
-def _sweep_history(language: str, repo: str, revision: str, cfg: Config) -> dict | None:
+def _sweep_history(language: str, repo: str, revision: str, cfg: Config, analyzer: str = "default") -> dict | None:
     """A git-history set of one repository at its pinned revision, swept with folds dealt by instance (one
     repository); None, with one line, when the mirror lacks the revision."""
     name, languages = HISTORY_PREFIX + repo, FOLDER_LANGUAGES[language]
@@ -159,7 +183,7 @@ def _sweep_history(language: str, repo: str, revision: str, cfg: Config) -> dict
             info(f"issues: history of {repo} skipped: {e}")
             return None
         stamp(sets, set_key)
-    summary = _index_and_sweep(name, set_key, "instance", cfg)
+    summary = _index_and_sweep(name, set_key, "instance", cfg, analyzer)
     return {**summary, "group": HISTORY_PREFIX + language, "repo": repo_label(cfg.repos / repo),
             "revision": revision}
 
@@ -174,20 +198,22 @@ def _folder(cfg: Config, kind: str, name: str) -> Path:
     return folder
 
 
-def _index_and_sweep(name: str, set_key: dict, cv_unit: str, cfg: Config) -> dict:
-    """Index the set in one JVM (every index whose corpus is unchanged reused) and sweep it, or read the cached
-    sweep when its set and settings match."""
-    sets, indexes, sweeps = (_folder(cfg, kind, name) for kind in ("issue-sets", "issue-indexes", "issue-sweeps"))
-    index_instance_set(sets, indexes, threads=cfg.threads)
+def _index_and_sweep(name: str, set_key: dict, cv_unit: str, cfg: Config, analyzer: str = "default") -> dict:
+    """Index the set in one JVM under ``analyzer`` (every index whose corpus is unchanged reused) and sweep it with
+    the issue -> files configurations, or read the cached sweep when its set and settings match."""
+    sets = _folder(cfg, "issue-sets", name)
+    indexes, sweeps = (_folder(cfg, _kind(kind, analyzer), name) for kind in ("issue-indexes", "issue-sweeps"))
+    index_instance_set(sets, indexes, threads=cfg.threads, analyzer=analyzer)
     grid = tuple(g for g in cfg.grid if g <= 1.0)  # q > 1 saturates rare terms: never a candidate here
     grids = TuningGrids(q_grid=grid, k1_grid=tuple(parse_grid(DEFAULT_K1_GRID)), b_grid=tuple(parse_grid(DEFAULT_B_GRID)))
-    sweep_key = {"set": set_key, "grid": list(grid), "resamples": cfg.resamples, "summary_version": 4}
+    sweep_key = {"set": set_key, "grid": list(grid), "resamples": cfg.resamples, "summary_version": 5,
+                 "analyzer": analyzer, "localize": list(CONFIGURATIONS)}
     if cv_unit != "repository":
         sweep_key["cv_unit"] = cv_unit
     if cached(sweeps, sweep_key) and (sweeps / SUMMARY).is_file():
         return dict(read_result(sweeps))
     settings = InstanceSweepSettings(grids=grids, threads=cfg.threads, resamples=cfg.resamples, auto=FilesRule(),
-                                     cv_unit=cv_unit)
+                                     cv_unit=cv_unit, localize=CONFIGURATIONS)
     summary = run_instance_sweep(sets, indexes, sweeps, settings, name=name, overwrite=True)
     stamp(sweeps, sweep_key)
     return dict(summary)

@@ -307,6 +307,7 @@ def summarize(instance_set: InstanceSet, per_point: Mapping[Point | str, pd.Data
     summary["verdict"] = verdict(summary)
     per_query = pd.concat({s: frame for s, frame in systems.items()}, axis=1)
     per_query.columns = [f"{s}:{m}" for s, m in per_query.columns]
+    per_query = per_query.copy()  # one block before the columns inserted below
     per_query.insert(0, "fold", pd.Series(fold_of))
     per_query.insert(0, "language", pd.Series(languages))
     per_query.insert(0, "repo", pd.Series(repos))

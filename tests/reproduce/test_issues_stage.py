@@ -6,6 +6,7 @@ import dataclasses
 import json
 import subprocess
 
+import pandas as pd
 import pytest
 from instances.gitrepos import commit, git
 
@@ -83,6 +84,20 @@ def test_issues_stage_prepares_indexes_sweeps_and_records_the_mirror_and_a_pinne
     assert f"| demo/readers @ {head[:8]} | 6 | 1.0000 |" in md
     assert history["name"] == "history-demo__readers" and history["cv"]["unit"] == "instance"
     assert list(label_free["label_free"]["sets"]) == ["java", "history-java"]
+    # the label-free configuration beside the stronger baseline, under both analyzers, read back from each sweep's
+    # per-instance table: the pooled mean is every instance's own value averaged again here
+    localization = json.loads((tmp_path / "out" / "localization.json").read_text())
+    assert [a["analyzer"] for a in localization["analyzers"]] == ["default", "identifier"]
+    for record in localization["analyzers"]:
+        kind = "issue-sweeps" + ("" if record["analyzer"] == "default" else "-identifier")
+        frames = [pd.read_csv(tmp_path / "work" / kind / name / "per_query.csv", index_col=0)
+                  for name in ("java", "history-demo__readers")]
+        values = pd.concat([f["localize:auto:recip_rank"].dropna() for f in frames])
+        assert record["pooled"]["instances"] == len(values) == 12
+        assert record["pooled"]["recip_rank"]["localize:auto"] == pytest.approx(values.mean())
+        assert [r["set"] for r in record["sets"]] == ["java", "history-demo__readers"]
+        assert all(r["baseline"] in ("engine", "bm25_cv") for r in record["sets"])
+    assert "### Analyzer: identifier" in (tmp_path / "out" / "localization.md").read_text()
     before = sweep.stat().st_mtime_ns
     history_sweep = tmp_path / "work" / "issue-sweeps" / "history-demo__readers" / "summary.json"
     history_before = history_sweep.stat().st_mtime_ns
