@@ -18,6 +18,7 @@ import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import recall_at_token_budgets
+from qlog_pyserini.eval.metrics import metric_names
 from qlog_pyserini.eval.quick import evaluate
 from qlog_pyserini.formats.instances import InstanceSet
 from qlog_pyserini.localize.paths import PATH_WEIGHT
@@ -69,17 +70,23 @@ def measure_configurations(instance_set: InstanceSet, indexes: Mapping[str, Path
             for name in names:
                 how, model = parse_configuration(name)
                 runs, _ = localize_corpus(instance_set, members, indexes[key], how, model, hits, evidence_of)
-                frames[name].append(_measure(runs, qrels, files, metrics, budgets, recall_column, recall_all_column))
+                frames[name].append(measure_runs(runs, qrels, files, metrics, budgets, recall_column, recall_all_column))
     return {n: pd.concat(f).reindex(order)[list(measures)] for n, f in frames.items()}
 
 
-def _measure(runs: Mapping[str, list], qrels: Mapping[str, Mapping[str, int]], files: QLogSearcher,
+def measure_runs(runs: Mapping[str, list], qrels: Mapping[str, Mapping[str, int]], files: QLogSearcher,
              metrics: Sequence[str], budgets: Sequence[int], recall_column: str, recall_all_column: str
              ) -> pd.DataFrame:
+    """Each judged instance's measures from its ranked files ``runs``, as the grid's points are measured."""
     judged = {q: r for q, r in qrels.items() if r}
     from qlog_pyserini.sweep.instances import with_every_gold
 
-    table = with_every_gold(evaluate({q: runs.get(q, []) for q in judged}, judged, list(metrics)).per_query)
+    answered = {q: runs.get(q, []) for q in judged}
+    if any(answered.values()):
+        table = evaluate(answered, judged, list(metrics)).per_query
+    else:  # no judged instance of this corpus got a hit (trec_eval -c counts each as 0, as the grid's scorer does)
+        table = pd.DataFrame(0.0, index=pd.Index(list(judged), name="qid"), columns=metric_names(list(metrics)))
+    table = with_every_gold(table)
     for every, column in ((False, recall_column), (True, recall_all_column)):
         recall = recall_at_token_budgets(runs, judged, files.doc_text, budgets, every=every)
         for k in budgets:

@@ -55,10 +55,11 @@ def test_every_stage_owns_its_files_and_every_engine_table_is_owned():
     assert {t.name for t in ENGINE_TABLES} == set(STAGES["engines"].files)
     results = PROJECT_ROOT / "results"
     committed = {p.name for p in results.iterdir() if p.is_file() and not p.name.startswith(".")}
-    # every committed result but the narrative is some stage's, and listed as reproduce's (so it may rewrite it)
-    assert committed - set(owned) == {"README.md", "provenance.json"}
+    # every committed result but the narratives (the README, the selection ledger) is some stage's, and listed as
+    # reproduce's (so it may rewrite it)
+    assert committed - set(owned) == {"README.md", "selection-ledger.md", "provenance.json"}
     marker = json.loads((results / ".qlog-pyserini.json").read_text())
-    assert set(marker["entries"]) == committed - {"README.md"}
+    assert set(marker["entries"]) == committed - {"README.md", "selection-ledger.md"}
 
 
 def _cfg(tmp_path: Path, quick: bool = True) -> Config:

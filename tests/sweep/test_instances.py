@@ -310,3 +310,21 @@ def test_grid_values_are_the_grid_passes_and_corpora_on_two_threads_change_nothi
     for point, frame in measured[0].items():
         pd.testing.assert_frame_equal(frame, measured[1][point], check_exact=True)
         assert list(frame.index) == [i.instance_id for i in instances.instances]
+
+
+def test_a_corpus_whose_instances_get_no_hit_measures_zero_as_an_unanswered_instance_does():
+    # a configuration may answer none of a corpus's instances (a commit message of stopwords); trec_eval -c counts
+    # each as 0, which is what the evaluator gives an unanswered instance beside an answered one
+    from qlog_pyserini.formats.trec import Hit
+    from qlog_pyserini.sweep.instances import ISSUE_METRICS
+    from qlog_pyserini.sweep.localized import measure_runs
+
+    class NoText:
+        def doc_text(self, docid):
+            raise AssertionError("no hit, no text to count")
+
+    empty = measure_runs({"q1": []}, {"q1": {"a.py": 1}}, NoText(), ISSUE_METRICS, [8192], "rt", "rta")
+    beside = measure_runs({"q1": [], "q2": [Hit("a.py", 1.0)]}, {"q1": {"a.py": 1}, "q2": {"a.py": 1}},
+                      type("T", (), {"doc_text": lambda self, d: "a.py\nx"})(), ISSUE_METRICS, [8192], "rt", "rta")
+    assert empty.loc["q1"].to_dict() == beside.loc["q1"].to_dict()
+    assert (empty.loc["q1"] == 0).all() and beside.loc["q2", "recip_rank"] == 1.0
