@@ -9,7 +9,7 @@ the commit of every repository read. Every step is cached under ``--work`` and r
 
 The repositories of ``HISTORY_REPOSITORIES`` found under ``Config.repos`` add sets of another kind of query
 (``prepare --format git-history`` at a pinned commit: a commit's message, the files it modified): they check the
-files rule on languages the shared sets lack and on short queries, and are kept out of the fit ``--q auto`` ships.
+files rule on languages the shared sets lack and on short queries, and are kept out of the fit ``--q auto-files`` ships.
 """
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ def _index_and_sweep(name: str, set_key: dict, cv_unit: str, cfg: Config, analyz
     index_instance_set(sets, indexes, threads=cfg.threads, analyzer=analyzer)
     grid = tuple(g for g in cfg.grid if g <= 1.0)  # q > 1 saturates rare terms: never a candidate here
     grids = TuningGrids(q_grid=grid, k1_grid=tuple(parse_grid(DEFAULT_K1_GRID)), b_grid=tuple(parse_grid(DEFAULT_B_GRID)))
-    sweep_key = {"set": set_key, "grid": list(grid), "resamples": cfg.resamples, "summary_version": 5,
+    sweep_key = {"set": set_key, "grid": list(grid), "resamples": cfg.resamples, "summary_version": 6,
                  "analyzer": analyzer, "localize": list(CONFIGURATIONS)}
     if cv_unit != "repository":
         sweep_key["cv_unit"] = cv_unit
@@ -252,7 +252,7 @@ def _pooled(summaries: Sequence[dict], cfg: Config) -> tuple[pd.DataFrame, pd.Se
 
 
 def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dict]:
-    """The files rule (``--q auto`` on an instance set) fitted on the pooled sets, and scored held out by
+    """The files rule (``--q auto-files`` on an instance set) fitted on the pooled sets, and scored held out by
     repository and by language, from each set's per-instance MRR at every q (its sweep's ``per_point.csv``)."""
     scores, qlog_cv, bm25_cv, auto, repo_of, set_of = _pooled(summaries, cfg)
     features = pd.concat(_instance_features(cfg.work / "issue-sets" / s["name"], cfg.work / "issue-indexes" / s["name"])
@@ -268,7 +268,7 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
             for unit, of in (("repository", repo_of), ("language", set_of))}
     at = {unit: pd.Series({q: scores.at[q, held[unit].get(of[q], pooled).q_for(lengths[q])] for q in scores.index})
           for unit, of in (("repository", repo_of), ("language", set_of))}
-    systems = {"`--q auto`": auto, "held out by repository": at["repository"],
+    systems = {"`--q auto-files`": auto, "held out by repository": at["repository"],
                "held out by language": at["language"]}
     rows, record = [], {"rule": _rule_record(shipped), "fitted_on_all": _rule_record(pooled),
                         "fitted_with_histories": _rule_record(pooled_all),
@@ -287,7 +287,7 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
             cells.append(f"{c.mean_b:.4f} ({100 * (c.rel_diff or 0):+.1f}%, {format_p(c.p, c.resamples)}, {recovery})")
             record["sets"][name][label] = {"mrr": c.mean_b, "rel_diff": c.rel_diff, "p": c.p,
                                            "recovery": c.diff / gain if gain > 0 else None}
-        against_tuned = compare_scores(bm25_cv.loc[ids], systems["`--q auto`"].loc[ids], resamples=cfg.resamples,
+        against_tuned = compare_scores(bm25_cv.loc[ids], systems["`--q auto-files`"].loc[ids], resamples=cfg.resamples,
                                        seed=0)
         record["sets"][name]["bm25_cv"] = bm25_cv.loc[ids].mean()
         record["sets"][name]["auto_vs_bm25_cv"] = {"rel_diff": against_tuned.rel_diff, "p": against_tuned.p}
@@ -302,7 +302,7 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
         pooled_md, record["predictors_with_histories"] = _predictor_table(features, gain, repo_of)
         predictors += "\nThe same with the history sets too (commit messages as queries):\n\n" + pooled_md
     md = ("## Label-free q on issue -> files (the files rule)\n\n"
-          f"`--q auto` on an instance set: q = {shipped.q:g} for an index whose mean file length (BM25's avgdl) "
+          f"`--q auto-files` on an instance set: q = {shipped.q:g} for an index whose mean file length (BM25's avgdl) "
           f"reaches {shipped.min_length:g} tokens, BM25 (q = 1) below it (`qlog_pyserini/predict/files.py`). The pair "
           f"is fitted over q >= {Q_FLOOR:g} of the grid and lengths {', '.join(f'{x:g}' for x in LENGTH_GRID)}: "
           f"the best mean relative MRR change over BM25 across the sets of at least {MIN_GROUP} instances, among "
@@ -315,7 +315,7 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
           "issue sets. Cells: MRR (change against BM25, two-sided randomization p against BM25, recovery = "
           "gain / the cross-validated q-log's gain); moved: instances whose index reaches the length.\n\n"
           "| set | instances | moved | BM25 | tuned BM25 (CV) | q-log (CV) | " + " | ".join(systems)
-          + " | `--q auto` vs tuned BM25 | rule held out by language |\n"
+          + " | `--q auto-files` vs tuned BM25 | rule held out by language |\n"
           "|---|---:|---:|---:|---:|---:|" + "---|" * len(systems) + "---|---|\n" + "\n".join(rows) + "\n\n"
           f"Rule held out by repository: {by_repo}.\n\n"
           "What could a rule read? Each statistic below, on the issue sets, per instance and per repository (its "

@@ -63,7 +63,7 @@ MEASURE_NAMES = {"success.1": "Hit@1", "success.3": "Hit@3", "success.5": "Hit@5
 CV_UNITS = ("repository", "instance")
 # the systems of every table, in order: name -> label
 SYSTEMS = {"bm25": "BM25", "engine": "BM25 (k1 1.2, b 0.75)", "bm25_cv": "tuned BM25 (CV)",
-           "qlog_cv": "q-log (CV)", "joint_cv": "joint (b, q) (CV)", "auto": "q-log (--q auto)"}
+           "qlog_cv": "q-log (CV)", "joint_cv": "joint (b, q) (CV)", "auto": "q-log (--q auto-files)"}
 FAMILY_SYSTEM = {"bm25": "bm25_cv", "qlog": "qlog_cv", "joint": "joint_cv"}
 # the paired comparisons reported: (baseline, system)
 PAIRS = (("bm25", "engine"), ("bm25", "bm25_cv"), ("bm25", "qlog_cv"), ("bm25", "joint_cv"),
