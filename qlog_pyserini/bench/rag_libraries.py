@@ -53,12 +53,12 @@ def main(argv: list[str] | None = None) -> int:
             _require(args.csn_ruby, wanted, "--csn-ruby")
     check_output_files({"--output": args.output})
     if args.what == "speed":
-        from qlog_pyserini.integrations import benchmark
+        from qlog_pyserini.bench import rag_speed as benchmark
 
         result = benchmark.run(args.prepared, q=args.q, repeats=args.repeats)
         write_text(args.output, benchmark.format_markdown(result, command))
     else:
-        from qlog_pyserini.integrations import effectiveness
+        from qlog_pyserini.bench import rag_ndcg as effectiveness
 
         rows = effectiveness.run({"python-stdlib (demo)": effectiveness.demo_corpus(Path(args.stdlib)),
                                   "CSN-Ruby": effectiveness.csn_ruby_corpus(Path(args.csn_ruby), Path(args.work))})
