@@ -53,12 +53,27 @@ def _child_setup(mask: set) -> Any:
     return setup
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec
-    if sys.platform.startswith("linux"):
+def _libc() -> Any:
+    """The C library, loaded in the parent: ``dlopen`` in a child forked from a threaded process (a JVM's) can
+    wait forever on the loader's lock, held at the fork by a thread the child does not have."""
+    global _LIBC
+    if _LIBC is None and sys.platform.startswith("linux"):
         try:
-            libc = ctypes.CDLL(None, use_errno=True)
+            _LIBC = ctypes.CDLL(None, use_errno=True)
+        except OSError:
+            _LIBC = False
+    return _LIBC
+
+
+_LIBC: Any = None
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    libc = _LIBC
+    if libc:
+        try:
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):
+        except AttributeError:
             pass
     # The parent may have died between fork and prctl; then nobody would send the signal.
     if os.getppid() == 1:
@@ -67,6 +82,7 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
 
 def _worker_dies_with(parent: int) -> None:
     """Initializer of :func:`process_pool`'s workers: SIGKILL when the parent dies (it may be gone already)."""
+    _libc()
     _die_with_parent()
     if os.getppid() != parent:
         os._exit(1)
@@ -94,6 +110,7 @@ def popen(cmd: Sequence[str], **kwargs: Any) -> subprocess.Popen:
     # SIGTERM, SIGHUP and Ctrl-C wait while the child is forked: CPython runs a handler in the parent's at-fork
     # callbacks (logging's _afterFork), where its exception is printed as "Exception ignored" and dropped.
     # Unblocked, a signal that came meanwhile raises here, once, and the child is killed.
+    _libc()
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
     proc = None
     try:
