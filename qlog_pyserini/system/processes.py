@@ -53,24 +53,13 @@ def _child_setup(mask: set) -> Any:
     return setup
 
 
-def _prctl() -> Any:
-    """libc's ``prctl``, looked up in the parent: ``dlopen`` and ``dlsym`` in a child forked from a threaded process
-    (a JVM's) can wait forever on the loader's lock, held at the fork by a thread the child does not have."""
-    global _PRCTL
-    if _PRCTL is None:
-        _PRCTL = False
-        if sys.platform.startswith("linux"):
-            with contextlib.suppress(OSError, AttributeError):
-                _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
-    return _PRCTL
-
-
-_PRCTL: Any = None
-
-
 def _die_with_parent() -> None:  # runs in the child between fork and exec
-    if _PRCTL:
-        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
     # The parent may have died between fork and prctl; then nobody would send the signal.
     if os.getppid() == 1:
         os._exit(1)
@@ -78,7 +67,6 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
 
 def _worker_dies_with(parent: int) -> None:
     """Initializer of :func:`process_pool`'s workers: SIGKILL when the parent dies (it may be gone already)."""
-    _prctl()
     _die_with_parent()
     if os.getppid() != parent:
         os._exit(1)
@@ -106,7 +94,6 @@ def popen(cmd: Sequence[str], **kwargs: Any) -> subprocess.Popen:
     # SIGTERM, SIGHUP and Ctrl-C wait while the child is forked: CPython runs a handler in the parent's at-fork
     # callbacks (logging's _afterFork), where its exception is printed as "Exception ignored" and dropped.
     # Unblocked, a signal that came meanwhile raises here, once, and the child is killed.
-    _prctl()
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
     proc = None
     try:
