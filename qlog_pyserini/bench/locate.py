@@ -31,6 +31,7 @@ import numpy as np
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.instances.git import git_env
 from qlog_pyserini.locate.locator import Locator
+from qlog_pyserini.locate.model import AUTO_MODEL, LocateModel
 from qlog_pyserini.system.processes import run
 
 HITS = 10
@@ -198,10 +199,19 @@ def speed_markdown(r: SpeedReport) -> str:
     ])
 
 
+def model_description(model: LocateModel) -> str:
+    """One line naming a locate model's configuration (what its JSON ``model`` gives in full)."""
+    how, m = model.how, model.model
+    b = "each index's label-free b (BM25-VA, 1 - 1/mavgtf)" if m.b is None else f"b {m.b:g}"
+    q = "the files rule's q" if m.q is None else f"q {m.q:g}"
+    return (f"'{model.name}' (units {how.units}, path field weight {how.path_weight:g}, issue evidence "
+            f"{'fused by reciprocal rank' if how.evidence else 'off'}; k1 {m.k1:g}, {b}, {q}; Anserini's analyzer)")
+
+
 def effectiveness_markdown(rows: Sequence[Effectiveness]) -> str:
     lines = ["## Effectiveness on the shared issue sets", "",
              "Acc@1, Acc@5: share of instances with a file the fix modifies first, in the top 5; MRR over the top "
-             f"{DEPTH}. locate: the files rule's q-log BM25 (Anserini's analyzer); bm25s: BM25 (k1 {DEFAULT_K1}, "
+             f"{DEPTH}. locate: its default model, {model_description(AUTO_MODEL)}; bm25s: BM25 (k1 {DEFAULT_K1}, "
              f"b {DEFAULT_B}), English stopwords and stemmer; the same documents.", "",
              "| set | instances | route | Acc@1 | Acc@5 | MRR |", "|---|---:|---|---:|---:|---:|"]
     lines += [f"| {r.set_name} | {r.instances} | {r.route} | {r.acc1:.3f} | {r.acc5:.3f} | {r.mrr:.3f} |" for r in rows]

@@ -26,7 +26,7 @@ import numpy as np
 
 from qlog_pyserini.eval.report import markdown_table
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
-from qlog_pyserini.integrations.bm25s import rescale
+from qlog_pyserini.integrations.bm25s import QLogState, rescale
 from qlog_pyserini.system.provenance import git_commit, machine
 
 STACKED_COPIES = 16
@@ -127,6 +127,9 @@ def stacked(model: Any, copies: int = STACKED_COPIES) -> Any:
                   "indices": np.concatenate([indices + c * n for c in range(copies)]).astype(np.int64)[order],
                   "indptr": indptr * copies, "num_docs": n * copies}
     big.nonoccurrence_array = None
+    # Its columns are the small model's, so its IDF is not the one BM25 would give a corpus of n * copies documents:
+    # the scores are declared plain here (what rescale starts from), not judged from the matrix.
+    big.qlog = QLogState(1.0, None, big.scores["data"], None)
     return big
 
 

@@ -22,7 +22,6 @@ whose index exists and whose corpus is unchanged is reused, not rebuilt.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -44,7 +43,7 @@ from qlog_pyserini.formats.instances import (
 )
 from qlog_pyserini.jvm.jar import similarity_jar
 from qlog_pyserini.jvm.toolchain import checked_java_options, pyserini_jar
-from qlog_pyserini.localize.paths import PATH_FIELD, path_text
+from qlog_pyserini.localize.paths import PATH_FIELD, path_document
 from qlog_pyserini.localize.units import UnitCache, unit_documents, units_index
 from qlog_pyserini.lucene.indexer import INDEX_OUTPUT, java_launcher
 from qlog_pyserini.system.digests import file_sha256
@@ -147,7 +146,7 @@ def _write_record(index_dir: Path, instance_set: Path, record: dict, summary: In
 
 
 def _with_path(docid: str, contents: str, path: str) -> str:
-    return json.dumps({"id": docid, "contents": contents, PATH_FIELD: path_text(path)}, ensure_ascii=False) + "\n"
+    return path_document(docid, contents, path) + "\n"
 
 
 def _write_collections(corpus: Path, files_dir: Path, units_dir: Path, key: str, cache: UnitCache) -> tuple[int, int]:

@@ -198,7 +198,14 @@ def java_list(items: list[str]) -> Any:
 class _DetachOnExit:
     """Held in a thread-local: when its thread ends, CPython drops it in that thread, and it detaches it."""
 
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+
     def __del__(self) -> None:
+        # a child forked from this process drops the other threads' locals too: the JVM is not its own, and a
+        # detach there waits forever on a lock of a JVM thread the child does not have
+        if os.getpid() != self.pid:
+            return
         try:
             from jnius import detach
 

@@ -11,6 +11,7 @@ searched as one more boosted clause beside ``contents`` (:data:`PATH_WEIGHT`).
 
 from __future__ import annotations
 
+import json
 import re
 
 PATH_FIELD = "path"
@@ -37,3 +38,9 @@ def path_words(path: str) -> list[str]:
 def path_text(path: str) -> str:
     """The path field's text of the file ``path`` (see the module docstring)."""
     return " ".join([path, *path_words(path)])
+
+
+def path_document(docid: str, contents: str, path: str, **other: str) -> str:
+    """The JSON line (Anserini's ``JsonCollection``) of a file's or unit's document ``docid`` with the path field of
+    the file ``path``, and ``other`` fields as given."""
+    return json.dumps({"id": docid, "contents": contents, PATH_FIELD: path_text(path), **other}, ensure_ascii=False)

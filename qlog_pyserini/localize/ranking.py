@@ -105,34 +105,22 @@ def combine(file_hits: Sequence[Hit], unit_hits: Sequence[Hit] | None, mode: str
     return ranked
 
 
-class CorpusLocalizer:
-    """The file and units searchers of one corpus, searched under one model and combined per
-    :class:`Localization`. ``k1``, ``b`` and ``q`` apply to both indexes unless ``unit_b`` and ``unit_q`` are
-    given (a label-free b or q is a property of each index's own statistics)."""
+class Localizer:
+    """File rankings from a corpus's open file and units searchers (each already set to its model), combined per
+    :class:`Localization`. The caller owns the searchers (:class:`CorpusLocalizer` opens and closes its own);
+    ``units`` is None when ``how.units`` is ``file``."""
 
-    def __init__(self, files_index: str | Path, units_index: str | Path | None, how: Localization,
-                 k1: float, b: float, q: float, unit_b: float | None = None, unit_q: float | None = None,
-                 idf_form: str = "lucene") -> None:
-        self.how = how
-        self.files = QLogSearcher(files_index, k1=k1, b=b, q=q, idf_form=idf_form)
-        self.units = None
-        if how.units != "file":
-            if units_index is None or not Path(units_index).is_dir():
-                self.files.close()
-                raise QLogError(f"--units {how.units} needs the units index {str(units_index)!r}; build it with "
-                                "index --instances")
-            self.units = QLogSearcher(units_index, k1=k1, b=b if unit_b is None else unit_b,
-                                      q=q if unit_q is None else unit_q, idf_form=idf_form)
+    def __init__(self, files: QLogSearcher, units: QLogSearcher | None, how: Localization) -> None:
+        self.how, self.files, self.units = how, files, units
+        if how.units != "file" and units is None:
+            raise QLogError(f"--units {how.units} needs a units index")
         if how.path_weight:
             from qlog_pyserini.lucene.fields import check_fields
 
-            try:  # an index built before the path field existed would match nothing there, silently
-                for searcher in (self.files, self.units):
-                    if searcher is not None:
-                        check_fields(searcher, {PATH_FIELD: how.path_weight}, option="--path-weight")
-            except QLogError:
-                self.close()
-                raise
+            # an index built before the path field existed would match nothing there, silently
+            for searcher in (files, units):
+                if searcher is not None:
+                    check_fields(searcher, {PATH_FIELD: how.path_weight}, option="--path-weight")
 
     def _search(self, searcher: QLogSearcher, texts: list[str], qids: list[str], k: int) -> Mapping[str, list[Hit]]:
         if self.how.path_weight:
@@ -142,18 +130,51 @@ class CorpusLocalizer:
                                        k=k)
         return searcher.batch_search(texts, qids, k=k)
 
-    def search(self, topics: Mapping[str, str], k: int = 1000,
-               evidence: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, list[Hit]]:
-        """``{qid: top k files}`` for every topic; ``evidence`` (with ``how.evidence``) is ``{qid: {path: w}}``."""
+    def search_with_units(self, topics: Mapping[str, str], k: int = 1000,
+                          evidence: Mapping[str, Mapping[str, float]] | None = None
+                          ) -> tuple[dict[str, list[Hit]], Mapping[str, list[Hit]] | None]:
+        """``{qid: top k files}`` for every topic (see :meth:`search`), and the unit hits they were combined from
+        (None without units)."""
         qids, texts = list(topics), list(topics.values())
         file_hits = self._search(self.files, texts, qids, max(k, 1))
-        unit_hits = None if self.units is None else self._search(self.units, texts, qids, UNIT_HITS)
+        unit_hits = None if self.units is None or self.how.units == "file" else self._search(self.units, texts, qids,
+                                                                                            UNIT_HITS)
         out = {}
         for qid in qids:
             weights = (evidence or {}).get(qid) if self.how.evidence else None
             out[qid] = combine(file_hits.get(qid, []), None if unit_hits is None else unit_hits.get(qid, []),
                                self.how.units, weights)[:k]
-        return out
+        return out, unit_hits
+
+    def search(self, topics: Mapping[str, str], k: int = 1000,
+               evidence: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, list[Hit]]:
+        """``{qid: top k files}`` for every topic; ``evidence`` (with ``how.evidence``) is ``{qid: {path: w}}``."""
+        return self.search_with_units(topics, k, evidence)[0]
+
+
+class CorpusLocalizer(Localizer):
+    """A :class:`Localizer` over the file and units indexes of one corpus, which it opens under one model and
+    closes. ``k1``, ``b`` and ``q`` apply to both indexes unless ``unit_b`` and ``unit_q`` are given (a
+    label-free b or q is a property of each index's own statistics)."""
+
+    def __init__(self, files_index: str | Path, units_index: str | Path | None, how: Localization,
+                 k1: float, b: float, q: float, unit_b: float | None = None, unit_q: float | None = None,
+                 idf_form: str = "lucene") -> None:
+        files = QLogSearcher(files_index, k1=k1, b=b, q=q, idf_form=idf_form)
+        units = None
+        try:
+            if how.units != "file":
+                if units_index is None or not Path(units_index).is_dir():
+                    raise QLogError(f"--units {how.units} needs the units index {str(units_index)!r}; build it with "
+                                    "index --instances")
+                units = QLogSearcher(units_index, k1=k1, b=b if unit_b is None else unit_b,
+                                     q=q if unit_q is None else unit_q, idf_form=idf_form)
+            super().__init__(files, units, how)
+        except BaseException:
+            files.close()
+            if units is not None:
+                units.close()
+            raise
 
     def close(self) -> None:
         self.files.close()

@@ -17,17 +17,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.instances import Instance, InstanceSet
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.localize.issue_text import reduce_query
 from qlog_pyserini.localize.lengths import index_b
-from qlog_pyserini.localize.ranking import CorpusLocalizer, Localization
+from qlog_pyserini.localize.ranking import CorpusLocalizer, Localization, Localizer
 from qlog_pyserini.localize.units import units_index
 from qlog_pyserini.lucene.searcher import QLogSearcher
 from qlog_pyserini.predict.files import FilesRule
+
+if TYPE_CHECKING:
+    from qlog_pyserini.localize.evidence import FileIndex
 
 #: ``{qid: issue text}`` and the corpus's file paths -> ``{qid: {path: weight}}``
 EvidenceOf = Callable[[Mapping[str, str], Sequence[str]], Mapping[str, Mapping[str, float]]]
@@ -54,27 +58,60 @@ def evidence_available() -> bool:
     return importlib.util.find_spec("qlog_pyserini.localize.evidence") is not None
 
 
+def files_evidence(files: FileIndex) -> Callable[[Mapping[str, str]], dict[str, dict[str, float]]]:
+    """``{qid: issue text}`` -> ``{qid: {path: weight}}``: each issue's mentions matched to the files of ``files``
+    (built once, for any number of issues)."""
+    from qlog_pyserini.localize.evidence import file_evidence
+    from qlog_pyserini.localize.issue_text import parse_issue
+
+    def evidence(topics: Mapping[str, str]) -> dict[str, dict[str, float]]:
+        return {qid: file_evidence(parse_issue(text), files) for qid, text in topics.items()}
+
+    return evidence
+
+
 def issue_evidence() -> EvidenceOf:
     """The issue-text evidence (:mod:`qlog_pyserini.localize.evidence`) as :data:`EvidenceOf`: each issue's
     mentions matched to the corpus's files."""
-    from qlog_pyserini.localize.evidence import FileIndex, file_evidence
-    from qlog_pyserini.localize.issue_text import parse_issue
+    from qlog_pyserini.localize.evidence import FileIndex
 
     def evidence_of(topics: Mapping[str, str], paths: Sequence[str]) -> dict[str, dict[str, float]]:
-        files = FileIndex(paths)
-        return {qid: file_evidence(parse_issue(text), files) for qid, text in topics.items()}
+        return files_evidence(FileIndex(paths))(topics)
 
     return evidence_of
 
 
+def index_parameters(searcher: QLogSearcher, model: LocalizeModel, rule: FilesRule = FILES_RULE
+                     ) -> tuple[float, float]:
+    """(b, q) of the index ``searcher`` reads under ``model``: each label-free one (None) from the index's
+    statistics (:func:`~qlog_pyserini.localize.lengths.index_b`, the files rule), a fixed one as given."""
+    b = index_b(searcher) if model.b is None else model.b
+    q = rule.q_for(searcher.mean_length()) if model.q is None else model.q
+    return b, q
+
+
 def _parameters(index: Path, model: LocalizeModel, rule: FilesRule) -> tuple[float, float]:
-    """(b, q) of one index under ``model``, reading the index's statistics only for what is label-free."""
+    """(b, q) of one index under ``model``, opening it only for what is label-free."""
     if model.b is not None and model.q is not None:
         return model.b, model.q
     with QLogSearcher(index) as s:
-        b = index_b(s) if model.b is None else model.b
-        q = rule.q_for(s.mean_length()) if model.q is None else model.q
-    return b, q
+        return index_parameters(s, model, rule)
+
+
+def localize_topics(loc: Localizer, topics: Mapping[str, str], hits: int,
+                    evidence: Callable[[Mapping[str, str]], Mapping[str, Mapping[str, float]]] | None = None
+                    ) -> tuple[dict[str, list[Hit]], Mapping[str, list[Hit]] | None]:
+    """The file rankings of ``topics`` from ``loc`` (its searchers set to their parameters), and the unit hits they
+    were combined from. With ``loc.how.evidence``, ``evidence`` weighs the files each issue names, and a query past
+    Lucene's clause limit is reduced by :func:`~qlog_pyserini.localize.issue_text.reduce_query`'s stated rule (one
+    that fits is searched as written)."""
+    weights = None
+    if loc.how.evidence:
+        if evidence is None:
+            raise QLogError("localize_topics: the evidence configuration needs the issues' evidence")
+        weights = evidence(topics)
+        topics = {qid: reduce_query(text) for qid, text in topics.items()}
+    return loc.search_with_units(topics, k=hits, evidence=weights)
 
 
 def localize_corpus(instance_set: InstanceSet, members: Sequence[Instance], files_index: Path,
@@ -92,13 +129,9 @@ def localize_corpus(instance_set: InstanceSet, members: Sequence[Instance], file
         used.update(unit_b=unit_b, unit_q=unit_q)
     topics = {i.instance_id: instance_set.topics[i.instance_id] for i in members}
     with CorpusLocalizer(files_index, units, how, model.k1, b, q, unit_b, unit_q, idf_form) as loc:
-        evidence = None
-        if how.evidence:
-            # the issue's structure: its mentions weigh files, and a query past Lucene's clause limit is reduced
-            # by reduce_query's stated rule (one that fits is searched as written)
-            evidence = (evidence_of or issue_evidence())(topics, list(loc.files.docids.ids))
-            topics = {qid: reduce_query(text) for qid, text in topics.items()}
-        return loc.search(topics, k=hits, evidence=evidence), used
+        of = evidence_of or issue_evidence()
+        runs, _ = localize_topics(loc, topics, hits, lambda t: of(t, list(loc.files.docids.ids)))
+        return runs, used
 
 
 def localize_instances(instance_set: InstanceSet, indexes: Mapping[str, Path], how: Localization,

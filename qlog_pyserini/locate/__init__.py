@@ -12,7 +12,7 @@ from qlog_pyserini.locate.locator import (
                                           Locator,
                                           UnitHit,
 )
-from qlog_pyserini.locate.model import FilesModel, RankingModel
+from qlog_pyserini.locate.model import AUTO_MODEL, FILES_RULE_MODEL, LocateModel
 
-__all__ = ["DEFAULT_BUDGET", "DEFAULT_HITS", "FilesModel", "IndexReport", "LocateResult", "LocatedFile", "Locator",
-           "RankingModel", "UnitHit"]
+__all__ = ["DEFAULT_BUDGET", "DEFAULT_HITS", "IndexReport", "LocateResult", "LocatedFile", "Locator",
+           "UnitHit", "AUTO_MODEL", "FILES_RULE_MODEL", "LocateModel"]

@@ -16,7 +16,9 @@ from qlog_pyserini.lucene.searcher import check_hits
 def build_parser():
     parser = verb_parser(
         "locate",
-        "Rank a repository's source files for an issue with q-log BM25 and pack the best into a token budget. "
+        "Rank a repository's source files for an issue with the issue -> files label-free configuration (search "
+        "--instances --auto: files and units fused, the path field, the files the issue names, label-free b and q) "
+        "and pack the best into a token budget. "
         "The index lives in a cache folder and is updated in place at each call (changed, added and deleted "
         "files only). Tests, vendored and generated files are left out (prepare's rules).")
     parser.add_argument("--repo", required=True, help="a repository folder: its work tree (uncommitted and untracked "

@@ -10,8 +10,12 @@ deletes there:
   SHA-256; per skipped file (binary, unreadable, generated) its version and reason; the languages and the
   fingerprint of the file rules. It is removed while the index is being changed, so a run killed half-way
   leaves a cache the next run rebuilds.
-- ``index/``: the Lucene index (``io.qlog.index.IndexUpdater``), not synced to the device: an index an
-  operating-system crash tore fails to open, and is rebuilt.
+- ``index/``: the Lucene index of the files (``io.qlog.index.IndexUpdater``), with the path field
+  (:mod:`qlog_pyserini.localize.paths`), not synced to the device: an index an operating-system crash tore fails
+  to open, and is rebuilt.
+- ``units/``: the Lucene index of the files' units (:mod:`qlog_pyserini.localize.units`, docids
+  ``path#start-end``), with the path field and a keyword field ``file`` holding the file's path, by which a
+  changed or deleted file's units are deleted together.
 - ``lock``: an advisory lock (``flock``) that serialises updates and searches across processes.
 
 The root is ``$QLOG_CACHE/locate``, else ``$XDG_CACHE_HOME/qlog-pyserini/locate`` (``~/.cache/...``).
@@ -34,8 +38,8 @@ from qlog_pyserini.eval.trec_eval import cache_dir
 from qlog_pyserini.jvm.toolchain import pyserini_jar
 from qlog_pyserini.system.outputs import write_json, write_text
 
-FORMAT = 1
-STAMP, MANIFEST, INDEX, LOCK = "stamp.json", "manifest.json", "index", "lock"
+FORMAT = 2
+STAMP, MANIFEST, INDEX, UNITS, LOCK = "stamp.json", "manifest.json", "index", "units", "lock"
 READY = "ready"
 
 
@@ -89,6 +93,7 @@ class IndexCache:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.index_dir = folder / INDEX
+        self.units_dir = folder / UNITS
         # the manifest last read or written, under the stat of the files it came from: a call that finds them
         # unchanged does not parse it again
         self._known: tuple[tuple, Manifest] | None = None
@@ -112,8 +117,9 @@ class IndexCache:
         """The manifest, or None when the folder is not a sound cache of this version (then it is rebuilt)."""
         try:
             seen = self._files_stat()
-            if not any(p.name.startswith("segments_") for p in self.index_dir.iterdir()):
-                return None
+            for index in (self.index_dir, self.units_dir):
+                if not any(p.name.startswith("segments_") for p in index.iterdir()):
+                    return None
             if self._known is not None and self._known[0] == seen:
                 return self._known[1]
             if json.loads((self.folder / STAMP).read_text(encoding="utf-8")) != stamp():
@@ -132,10 +138,11 @@ class IndexCache:
         for name in (MANIFEST, STAMP):
             with contextlib.suppress(FileNotFoundError):
                 (self.folder / name).unlink()
-        if self.index_dir.is_symlink() or self.index_dir.is_file():
-            self.index_dir.unlink()
-        elif self.index_dir.exists():
-            shutil.rmtree(self.index_dir)
+        for index in (self.index_dir, self.units_dir):
+            if index.is_symlink() or index.is_file():
+                index.unlink()
+            elif index.exists():
+                shutil.rmtree(index)
 
     def begin(self) -> None:
         """Before the index is changed: a run killed before :meth:`commit` leaves no manifest, and so a cache that is

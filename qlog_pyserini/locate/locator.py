@@ -6,11 +6,12 @@
     >>> [(f.path, f.unit.name if f.unit else None) for f in result.files]    # doctest: +SKIP
     >>> result.to_json()                                                      # doctest: +SKIP
 
-Each call first brings the repository's index up to date (:mod:`qlog_pyserini.locate.cache`): files added,
-changed or deleted since the last call are indexed or removed, the rest is untouched. Then the issue is
-ranked against the index (:mod:`qlog_pyserini.locate.model`), each of the top ``hits`` files is split into
-units and the unit its query terms point at most is named (:mod:`qlog_pyserini.locate.units`), and the files
-are packed into ``budget`` tokens:
+Each call first brings the repository's indexes up to date (:mod:`qlog_pyserini.locate.cache`): files added,
+changed or deleted since the last call are indexed or removed, with their units, the rest is untouched. Then the
+issue is ranked against the indexes (:mod:`qlog_pyserini.locate.model`: by default the issue -> files label-free
+configuration, files and units fused, the path field, the files the issue names), each of the top ``hits`` files
+names the unit that ranked best for it (a function or a span of lines, from the units index; a file no unit hit
+reached names its best unit by :mod:`qlog_pyserini.locate.units`), and the files are packed into ``budget`` tokens:
 
 - in rank order, a file is packed whole while the running total stays within the budget;
 - a file that does not fit is ``packed: false``; its best-scoring units (units that share a term with the
@@ -22,8 +23,9 @@ Tokens are the project's code-token count (:func:`qlog_pyserini.eval.budget.code
 identifier, per number and per other non-space character; whitespace is free. It is an estimate of an LLM's
 tokens (close to a BPE count for code, usually a little above it), the same count Recall@K-tokens uses.
 
-A ``Locator`` is reusable and thread-safe: one lock serialises index updates and searches, and it keeps one
-searcher open across calls (reopened only when the index changed).
+A ``Locator`` is reusable and thread-safe: one lock serialises index updates and searches, and it keeps its
+searchers and the file list the issue's mentions are matched to open across calls (reopened only when the index
+changed).
 """
 
 from __future__ import annotations
@@ -35,14 +37,20 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import code_token_count
+from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.instances.rules import LANGUAGE_RULES, FileRules, check_languages, content_reason
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends, is_java_exception, java_error, jclass, start_jvm
+from qlog_pyserini.localize.evidence import FileIndex
+from qlog_pyserini.localize.paths import PATH_FIELD, path_document
+from qlog_pyserini.localize.ranking import Localizer
+from qlog_pyserini.localize.run import files_evidence
+from qlog_pyserini.localize.units import UNIT_SEPARATOR, unit_documents, unit_path
 from qlog_pyserini.locate.cache import IndexCache, Manifest, cache_key, default_cache_root
-from qlog_pyserini.locate.model import FilesModel, RankingModel
+from qlog_pyserini.locate.model import AUTO_MODEL, LocateModel
 from qlog_pyserini.locate.sources import (
     RACY_NS,
     Candidate,
@@ -53,7 +61,7 @@ from qlog_pyserini.locate.sources import (
     detect_languages,
     open_source,
 )
-from qlog_pyserini.locate.units import Unit, bm25_idf, score_units, split_units
+from qlog_pyserini.locate.units import TOP, Unit, bm25_idf, score_units, split_units
 from qlog_pyserini.lucene.searcher import QLogSearcher, check_hits
 
 UPDATER = "io.qlog.index.IndexUpdater"
@@ -61,6 +69,7 @@ TEXT_TERMS = "io.qlog.analysis.TextTerms"
 DEFAULT_BUDGET = 8192
 DEFAULT_HITS = 10
 UPDATE_BATCH = 2048  # documents per call into Java: bounds the memory of one crossing
+ID_FIELD, FILE_FIELD = "id", "file"  # the units index's keyword field: the file a unit is of
 PARALLEL_FROM = 64  # a change of this many documents is analyzed on every core (MAX_THREADS at most)
 MAX_THREADS = 4
 
@@ -161,7 +170,7 @@ class Locator:
         rev: a commit (any revision git resolves) to read instead of the work tree.
         language: the languages whose files are indexed (prepare's rules); detected when None.
         cache: the cache root (one folder per repository under it); default :func:`default_cache_root`.
-        model: the ranking configuration (:class:`~qlog_pyserini.locate.model.FilesModel` by default).
+        model: the ranking configuration (:data:`~qlog_pyserini.locate.model.AUTO_MODEL` by default).
 
     Every argument is checked here, before any index work: a folder that is not a repository, a ``rev`` it
     lacks and an unknown language are :class:`QLogError`.
@@ -169,17 +178,21 @@ class Locator:
 
     def __init__(self, repo: str | os.PathLike, rev: str | None = None,
                  language: str | tuple[str, ...] | list[str] | None = None,
-                 cache: str | os.PathLike | None = None, model: RankingModel | None = None) -> None:
+                 cache: str | os.PathLike | None = None, model: LocateModel | None = None) -> None:
         languages = (language,) if isinstance(language, str) else tuple(language) if language else None
         self.languages = check_languages(languages) if languages is not None else None
         self.source: WorkTree | Revision = open_source(repo, rev)
-        self.model: RankingModel = model or FilesModel()
+        self.model: LocateModel = model or AUTO_MODEL
         root = Path(cache) if cache is not None else default_cache_root()
         if root.exists() and not root.is_dir():
             raise QLogError(f"--cache {str(root)!r} is not a folder")
         self.cache = IndexCache(root / cache_key(self.source.identity, self.languages))
         self._lock = threading.Lock()
         self._searcher: QLogSearcher | None = None
+        self._units: QLogSearcher | None = None
+        self._localizer: Localizer | None = None
+        self._files_b = 0.0  # the files index's b, which the packed units are scored with
+        self._evidence: tuple[frozenset[str], FileIndex] | None = None  # the indexed paths, matched to mentions
         self._generation = -1
         self._settings: dict[str, Any] = {}
         self._manifest: Manifest | None = None
@@ -210,16 +223,16 @@ class Locator:
         kept_paths = {c.path for c in kept}
         new.files = {p: v for p, v in manifest.files.items() if p in kept_paths and p not in stale}
         new.skipped = {p: v for p, v in manifest.skipped.items() if p in kept_paths and p not in stale}
-        documents = self._read(stale, manifest, new)
+        changed = self._read(stale, manifest, new)
         removed = [p for p in manifest.files if p not in new.files]
-        if rebuilt or documents or removed:
+        if rebuilt or changed or removed:
             new.generation = manifest.generation + 1
-            self._apply(new, documents, removed, create=rebuilt)
+            self._apply(new, changed, removed, create=rebuilt)
         elif stale:
             self.cache.commit(new)  # versions refreshed (touched or racy files), nothing to index
         self._manifest = new
         skipped = Counter(reason for _, reason in new.skipped.values())
-        return IndexReport(len(new.files), len(documents), 0 if rebuilt else len(removed),
+        return IndexReport(len(new.files), len(changed), 0 if rebuilt else len(removed),
                            round(time.monotonic() - started, 3), dict(sorted(skipped.items())),
                            dict(sorted(excluded.items())), rebuilt, languages, str(self.cache.folder))
 
@@ -250,9 +263,9 @@ class Locator:
         mtime_ns = int(c.version.split(":", 1)[0])
         return mtime_ns >= manifest.scanned_ns - RACY_NS
 
-    def _read(self, stale: dict[str, Candidate], old: Manifest, new: Manifest) -> list[str]:
-        """Read the stale files into ``new``; the JSON documents of those whose content changed."""
-        documents = []
+    def _read(self, stale: dict[str, Candidate], old: Manifest, new: Manifest) -> dict[str, str]:
+        """Read the stale files into ``new``; ``{path: text}`` of those whose content changed."""
+        changed = {}
         for path, data in self.source.read(list(stale)):
             version = stale[path].version
             if data is None:
@@ -266,11 +279,23 @@ class Locator:
             new.files[path] = [version, sha]
             previous = old.files.get(path)
             if previous is None or previous[1] != sha:
-                text = data.decode("utf-8", "replace")
-                documents.append(json.dumps({"id": path, "contents": f"{path}\n{text}"}, ensure_ascii=False))
-        return documents
+                changed[path] = data.decode("utf-8", "replace")
+        return changed
 
-    def _apply(self, manifest: Manifest, documents: list[str], removed: list[str], create: bool) -> None:
+    def _apply(self, manifest: Manifest, changed: dict[str, str], removed: list[str], create: bool) -> None:
+        """Index the ``changed`` files (``{path: text}``) and their units, and delete the ``removed`` ones and the
+        units of both: the file documents replace theirs by id, a file's units are deleted by their ``file`` term
+        (however the file's lines moved) and added again."""
+        # a file's document is its path, a newline and its text, as index --instances builds it
+        documents = [path_document(path, f"{path}\n{text}", path) for path, text in changed.items()]
+        units = [path_document(docid, contents, path, **{FILE_FIELD: path})
+                 for path, text in changed.items() for docid, contents in unit_documents(path, text)]
+        self._write(manifest, [(self.cache.index_dir, documents, removed, ID_FIELD),
+                               (self.cache.units_dir, units, [*changed, *removed], FILE_FIELD)], create)
+
+    def _write(self, manifest: Manifest, changes: list[tuple[Path, list[str], list[str], str]], create: bool) -> None:
+        """Apply ``changes`` (per index: its folder, JSON documents, deleted keys and the key field) and commit
+        ``manifest``."""
         start_jvm()
         detach_when_thread_ends()
         if create:
@@ -279,11 +304,12 @@ class Locator:
         self._close_searcher()
         updater = jclass(UPDATER)
         try:
-            batches = [documents[i:i + UPDATE_BATCH] for i in range(0, len(documents), UPDATE_BATCH)] or [[]]
-            threads = min(os.cpu_count() or 1, MAX_THREADS) if len(documents) >= PARALLEL_FROM else 1
-            for i, batch in enumerate(batches):
-                updater.apply(str(self.cache.index_dir), self.model.analyzer, create and i == 0, batch,
-                              removed if i == 0 else [], threads)
+            for folder, documents, deleted, key in changes:
+                batches = [documents[i:i + UPDATE_BATCH] for i in range(0, len(documents), UPDATE_BATCH)] or [[]]
+                threads = min(os.cpu_count() or 1, MAX_THREADS) if len(documents) >= PARALLEL_FROM else 1
+                for i, batch in enumerate(batches):
+                    updater.apply(str(folder), self.model.analyzer, create and i == 0, batch,
+                                  deleted if i == 0 else [], [PATH_FIELD], key, threads)
         except Exception as e:
             if not is_java_exception(e):
                 raise
@@ -301,9 +327,9 @@ class Locator:
             if not self._manifest.files:
                 return LocateResult((), budget, 0, f"the repository has no {'/'.join(report.languages)} source file "
                                     "to search (after the test, vendored and generated rules)", {}, report)
-            searcher, report = self._ready_searcher(report)
-            ranked = self.model.rank(searcher, issue, hits)
-            files = self._files(searcher, issue, ranked, report.languages)
+            localizer, report = self._ready_localizer(report)
+            ranked, unit_hits = self.model.rank(localizer, issue, hits, self._issue_evidence)
+            files = self._files(localizer.files, issue, ranked, unit_hits, report.languages)
         return _packed(files, budget, self._settings, report)
 
     def indexed_paths(self) -> list[str]:
@@ -321,12 +347,22 @@ class Locator:
             assert self._manifest is not None
             if not self._manifest.files:
                 return []
-            searcher, _ = self._ready_searcher(None)
-            return [(hit.docid, hit.score) for hit in self.model.rank(searcher, issue, hits)]
+            localizer, _ = self._ready_localizer(None)
+            ranked, _ = self.model.rank(localizer, issue, hits, self._issue_evidence)
+            return [(hit.docid, hit.score) for hit in ranked]
 
-    def _ready_searcher(self, report: IndexReport | None) -> tuple[QLogSearcher, IndexReport | None]:
-        """The searcher of the index as updated, and the update's report; an index that cannot be opened (torn by a
-        crash, damaged) is rebuilt once, and the report is the rebuild's."""
+    def _issue_evidence(self, topics: Mapping[str, str]) -> Mapping[str, Mapping[str, float]]:
+        """The files each issue names, matched to the indexed files (their list kept until a file is added or
+        removed)."""
+        assert self._manifest is not None
+        paths = frozenset(self._manifest.files)
+        if self._evidence is None or self._evidence[0] != paths:
+            self._evidence = (paths, FileIndex(sorted(paths)))
+        return files_evidence(self._evidence[1])(topics)
+
+    def _ready_localizer(self, report: IndexReport | None) -> tuple[Localizer, IndexReport | None]:
+        """The localizer over the indexes as updated, and the update's report; an index that cannot be opened (torn
+        by a crash, damaged) is rebuilt once, and the report is the rebuild's."""
         assert self._manifest is not None
         try:
             return self._open(self._manifest.generation), report
@@ -336,16 +372,19 @@ class Locator:
             report = self._update()
             return self._open(self._manifest.generation), report
 
-    def _open(self, generation: int) -> QLogSearcher:
-        if self._searcher is None or generation != self._generation:
+    def _open(self, generation: int) -> Localizer:
+        if self._localizer is None or generation != self._generation:
             self._close_searcher()
             self._searcher = QLogSearcher(self.cache.index_dir, analyzer=self.model.analyzer)
+            self._units = QLogSearcher(self.cache.units_dir, analyzer=self.model.analyzer)
+            self._localizer, self._settings = self.model.configure(self._searcher, self._units)
+            self._files_b = self._settings["files_index"]["b"]
             self._generation = generation
-            self._settings = self.model.configure(self._searcher)
-        return self._searcher
+        return self._localizer
 
-    def _files(self, searcher: QLogSearcher, issue: str, ranked: list, languages: tuple[str, ...]) -> list[tuple]:
-        """``(path, score, text, [(unit, score, tokens)])`` of each ranked file."""
+    def _files(self, searcher: QLogSearcher, issue: str, ranked: list[Hit], unit_hits: list[Hit],
+               languages: tuple[str, ...]) -> list[tuple]:
+        """``(path, score, text, [(unit, score, tokens)], the unit hit named)`` of each ranked file."""
         if not ranked:
             return []
         rules = self._rules(languages).rules
@@ -360,12 +399,16 @@ class Locator:
         query_terms, *analyzed = [str(t).split() for t in searcher.call_java(
             jclass(TEXT_TERMS).analyzeAll, self.model.analyzer, [issue, *unit_texts])]
         idf = self._query_idf(searcher, issue, query_terms)
+        best: dict[str, Hit] = {}
+        for hit in unit_hits:  # in rank order: a file's first unit hit is its best
+            best.setdefault(unit_path(hit.docid), hit)
         out, at = [], 0
-        for hit, text, units in zip(ranked, texts, splits):
+        for hit, text, units, ls in zip(ranked, texts, splits, lines):
             terms = analyzed[at:at + len(units)]
-            scores = score_units(terms, idf, self.model.k1, self.model.b)
+            scores = score_units(terms, idf, self.model.k1, self._files_b)
+            named = _named_unit(best[hit.docid], units, ls) if hit.docid in best else None
             out.append((hit.docid, hit.score, text, [(u, sc, code_token_count(unit_texts[at + i]))
-                                                     for i, (u, sc) in enumerate(zip(units, scores))]))
+                                                     for i, (u, sc) in enumerate(zip(units, scores))], named))
             at += len(units)
         return out
 
@@ -380,12 +423,14 @@ class Locator:
         return {t: bm25_idf(df, searcher.num_docs) for t, df in zip(terms, dfs)}
 
     def _close_searcher(self) -> None:
-        if self._searcher is not None:
-            self._searcher.close()
-            self._searcher = None
+        self._localizer = None
+        for searcher in (self._searcher, self._units):
+            if searcher is not None:
+                searcher.close()
+        self._searcher = self._units = None
 
     def close(self) -> None:
-        """Close the searcher and the repository reader; the cache folder stays for the next Locator."""
+        """Close the searchers and the repository reader; the cache folder stays for the next Locator."""
         with self._lock:
             self._close_searcher()
             self.source.repo.close()
@@ -401,13 +446,24 @@ def _unit_hit(unit: Unit, score: float, tokens: int) -> UnitHit:
     return UnitHit(unit.name, unit.start, unit.end, round(float(score), 4), tokens)
 
 
+def _named_unit(hit: Hit, units: list[Unit], lines: list[str]) -> UnitHit:
+    """The unit hit ``hit`` (docid ``path#start-end``) as a :class:`UnitHit`, named after the first definition
+    that starts in it (else the one it lies in)."""
+    start, _, end = hit.docid.rpartition(UNIT_SEPARATOR)[2].partition("-")
+    first, last = int(start), int(end)
+    inside = [u for u in units if first <= u.start <= last and u.name != TOP]
+    around = [u for u in units if u.start <= first]
+    name = inside[0].name if inside else around[-1].name if around else TOP
+    return UnitHit(name, first, last, round(float(hit.score), 4), code_token_count("".join(lines[first - 1:last])))
+
+
 def _packed(files: list[tuple], budget: int, settings: dict[str, Any], report: IndexReport) -> LocateResult:
     """Pack ``files`` (in rank order) into ``budget`` tokens (see the module docstring)."""
     used, out, too_large = 0, [], []
-    for rank, (path, score, text, units) in enumerate(files, 1):
+    for rank, (path, score, text, units, named) in enumerate(files, 1):
         tokens = sum(n for _, _, n in units)  # units cover every line, and no token spans a line
         best = max(units, key=lambda u: u[1]) if units else None
-        unit = _unit_hit(*best) if best is not None and best[1] > 0 else None
+        unit = named if named is not None else _unit_hit(*best) if best is not None and best[1] > 0 else None
         packed_units: list[UnitHit] = []
         whole = used + tokens <= budget
         if whole:

@@ -1,64 +1,75 @@
 """How ``locate`` ranks files: one configuration object, so another label-free configuration can replace it.
 
-A model is anything with :meth:`FilesModel.configure` (set the searcher up for an index and say what was set),
-:meth:`FilesModel.rank` (the ranked files of one issue) and the BM25 ``k1`` and ``b`` the units are scored
-with. :class:`FilesModel` is the configuration ``search --instances --q auto-files`` uses: Anserini's default
-analyzer, BM25's ``k1`` 0.9 and ``b`` 0.4, and q from the files rule (:mod:`qlog_pyserini.predict.files`): q
-for an index whose mean file length reaches the rule's length, BM25 (q = 1) below it.
+A :class:`LocateModel` is a :class:`~qlog_pyserini.localize.ranking.Localization` (units, path field, evidence)
+and a :class:`~qlog_pyserini.localize.run.LocalizeModel` (k1, b, q), run through localize's own code:
+:func:`~qlog_pyserini.localize.run.index_parameters` sets each index's b and q,
+:func:`~qlog_pyserini.localize.run.localize_topics` ranks. The default, :data:`AUTO_MODEL`, is the issue -> files
+label-free configuration of ``search --instances --auto`` (:data:`qlog_pyserini.localize.run.AUTO`): the file
+ranking fused by reciprocal rank with its units' ranking, the path field at weight 1, the files the issue's text
+names fused by reciprocal rank, k1 0.9, each index's BM25-VA b (``1 - 1/mavgtf``) and the files rule's q.
+:data:`FILES_RULE_MODEL` is q-log BM25 over whole files alone (b 0.4, the files rule's q).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Mapping
 
 from qlog_pyserini.formats.trec import Hit
-from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_qlog
+from qlog_pyserini.formula import DEFAULT_B
+from qlog_pyserini.localize.ranking import RRF_K, Localization, Localizer
+from qlog_pyserini.localize.run import AUTO, FILES_RULE, LocalizeModel, index_parameters, localize_topics
 from qlog_pyserini.lucene.searcher import QLogSearcher
 from qlog_pyserini.predict.files import FilesRule
 
 ANALYZER = "default"
-
-
-class RankingModel(Protocol):
-    """What :class:`~qlog_pyserini.locate.locator.Locator` needs of a ranking configuration."""
-
-    analyzer: str
-    k1: float
-    b: float
-
-    def configure(self, searcher: QLogSearcher) -> dict[str, Any]:
-        """Install the model on ``searcher`` (an index just opened or updated); the settings, as JSON."""
-
-    def rank(self, searcher: QLogSearcher, issue: str, k: int) -> list[Hit]:
-        """The top ``k`` files for ``issue``, best first."""
+ISSUE = "issue"  # the one topic's id
 
 
 @dataclass(frozen=True)
-class FilesModel:
-    """q-log BM25 with q from the files rule (``q=None``) or a fixed q."""
+class LocateModel:
+    """A localization (``how``) under one model (``model``: k1, and b and q fixed or label-free per index)."""
 
-    k1: float = DEFAULT_K1
-    b: float = DEFAULT_B
-    q: float | None = None
-    rule: FilesRule = field(default_factory=FilesRule)
+    how: Localization = AUTO[0]
+    model: LocalizeModel = AUTO[1]
+    rule: FilesRule = field(default_factory=lambda: FILES_RULE)
     analyzer: str = ANALYZER
-    name: str = "files-rule"
+    name: str = "auto"
 
-    def __post_init__(self) -> None:
-        check_qlog(1.0 if self.q is None else self.q, self.k1, self.b, "lucene")
+    @property
+    def k1(self) -> float:
+        return self.model.k1
 
-    def configure(self, searcher: QLogSearcher) -> dict[str, Any]:
-        mean_length = searcher.mean_length()
-        q = self.rule.q_for(mean_length) if self.q is None else self.q
-        searcher.set_qlog(q=q, k1=self.k1, b=self.b)
-        settings: dict[str, Any] = {"name": self.name, "k1": self.k1, "b": self.b, "q": q,
-                                    "q_source": "files rule" if self.q is None else "given",
-                                    "idf_form": "lucene", "analyzer": self.analyzer,
-                                    "mean_file_length": round(mean_length, 1)}
-        if self.q is None:
+    def _set(self, searcher: QLogSearcher) -> dict[str, Any]:
+        b, q = index_parameters(searcher, self.model, self.rule)
+        searcher.set_qlog(q=q, k1=self.model.k1, b=b)
+        return {"b": b, "b_source": "label-free (BM25-VA: 1 - 1/mavgtf)" if self.model.b is None else "given",
+                "q": q, "q_source": "files rule" if self.model.q is None else "given",
+                "mean_length": round(searcher.mean_length(), 1)}
+
+    def configure(self, files: QLogSearcher, units: QLogSearcher) -> tuple[Localizer, dict[str, Any]]:
+        """Set each index's b and q (an index just opened or updated); the localizer over both, and the settings
+        as JSON."""
+        settings: dict[str, Any] = {"name": self.name, "units": self.how.units, "path_weight": self.how.path_weight,
+                                    "evidence": self.how.evidence, "k1": self.model.k1, "idf_form": "lucene",
+                                    "analyzer": self.analyzer, "files_index": self._set(files)}
+        uses_units = self.how.units != "file"
+        if uses_units:
+            settings["units_index"] = self._set(units)
+        if self.model.q is None:
             settings["rule"] = {"q": self.rule.q, "min_length": self.rule.min_length}
-        return settings
+        if uses_units or self.how.evidence:
+            settings["rrf_k"] = RRF_K
+        return Localizer(files, units if uses_units else None, self.how), settings
 
-    def rank(self, searcher: QLogSearcher, issue: str, k: int) -> list[Hit]:
-        return searcher.search(issue, k=k)
+    def rank(self, localizer: Localizer, issue: str, k: int,
+             evidence: Callable[[Mapping[str, str]], Mapping[str, Mapping[str, float]]] | None
+             ) -> tuple[list[Hit], list[Hit]]:
+        """The top ``k`` files for ``issue``, best first, and the unit hits they were ranked with (none without
+        units)."""
+        runs, units = localize_topics(localizer, {ISSUE: issue}, k, evidence)
+        return runs.get(ISSUE, []), list((units or {}).get(ISSUE, []))
+
+
+AUTO_MODEL = LocateModel()
+FILES_RULE_MODEL = LocateModel(Localization(), LocalizeModel(b=DEFAULT_B, q=None), name="files-rule")

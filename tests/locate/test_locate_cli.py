@@ -72,7 +72,8 @@ def test_the_command_prints_one_json_object(repo: Path, tmp_path: Path) -> None:
     assert set(data) == {"files", "budget", "packed_tokens", "model", "index"}
     assert data["files"][0]["path"] == "src/untracked.py" and data["files"][0]["packed"]
     assert set(data["files"][0]) == {"path", "rank", "score", "tokens", "packed", "unit", "packed_units"}
-    assert {"k1", "b", "q"} <= set(data["model"])
+    assert {"k1", "units", "path_weight", "evidence", "files_index", "units_index"} <= set(data["model"])
+    assert {"b", "q"} <= set(data["model"]["files_index"]) and {"b", "q"} <= set(data["model"]["units_index"])
     assert {"files", "updated", "removed", "seconds", "skipped"} <= set(data["index"])
     assert data["budget"] == 500 and data["packed_tokens"] <= 500
 

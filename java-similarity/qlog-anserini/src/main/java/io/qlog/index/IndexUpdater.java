@@ -18,6 +18,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.ConcurrentMergeScheduler;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -61,15 +63,32 @@ public final class IndexUpdater {
 
   /**
    * Applies {@code documents} (JSON lines {@code {"id": ..., "contents": ...}}) and deletes {@code
-   * deletedIds} in the index at {@code indexDir}, created when {@code create} is true (an existing
-   * index there is replaced), the documents analyzed on {@code threads} threads (the writer is shared,
-   * as Lucene's writers are made to be). Returns the live documents after the commit.
-   *
-   * @throws IllegalArgumentException for an unknown analyzer, a document with no id or contents, or
-   *     fewer than one thread
+   * deletedIds} in the index at {@code indexDir}: {@link #apply(String, String, boolean, String[], String[],
+   * String[], String, int)} with no other field and the deletions by id.
    */
   public static int apply(String indexDir, String analyzer, boolean create, String[] documents,
                           String[] deletedIds, int threads) throws IOException {
+    return apply(indexDir, analyzer, create, documents, deletedIds, new String[0], Constants.ID, threads);
+  }
+
+  /**
+   * Deletes every document whose {@code key} field holds one of {@code deleted}, then applies {@code
+   * documents} (JSON lines {@code {"id": ..., "contents": ...}}, each replacing the document with its id, or
+   * added) in the index at {@code indexDir}, created when {@code create} is true (an existing index there is
+   * replaced), the documents analyzed on {@code threads} threads (the writer is shared, as Lucene's writers are
+   * made to be). Returns the live documents after the commit.
+   *
+   * <p>{@code fields} names the documents' other JSON fields indexed as text beside {@code contents}, as
+   * {@link AnalyzerIndexer}'s {@code -fields} does. {@code key} is {@code id}, or the name of a JSON field
+   * every document carries, indexed as one untokenized term: the documents that share it (the units of one
+   * file) are deleted together, however their ids changed. A deletion applies to the documents indexed before
+   * it only, so a group deleted and given again in one call holds what was given.
+   *
+   * @throws IllegalArgumentException for an unknown analyzer, a document with no id or contents, or with no
+   *     {@code key} field, or fewer than one thread
+   */
+  public static int apply(String indexDir, String analyzer, boolean create, String[] documents,
+                          String[] deleted, String[] fields, String key, int threads) throws IOException {
     if (threads < 1) {
       throw new IllegalArgumentException("illegal threads value: " + threads + ", must be at least 1");
     }
@@ -78,6 +97,7 @@ public final class IndexUpdater {
     generatorArgs.storePositions = true;
     generatorArgs.storeDocvectors = true;
     generatorArgs.storeRaw = true;
+    generatorArgs.fields = fields;
     DefaultLuceneDocumentGenerator<JsonCollection.Document> generator =
         new DefaultLuceneDocumentGenerator<>(generatorArgs);
     IndexWriterConfig config = new IndexWriterConfig(luceneAnalyzer)
@@ -92,8 +112,8 @@ public final class IndexUpdater {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try (Directory dir = unsynced(FSDirectory.open(Paths.get(indexDir)));
          IndexWriter writer = new IndexWriter(dir, config)) {
-      for (String id : deletedIds) {
-        writer.deleteDocuments(new Term(Constants.ID, id));
+      for (String value : deleted) {
+        writer.deleteDocuments(new Term(key, value));
       }
       List<Future<?>> done = new ArrayList<>();
       int slice = (documents.length + threads - 1) / threads;
@@ -102,7 +122,7 @@ public final class IndexUpdater {
         int end = Math.min(documents.length, from + slice);
         done.add(pool.submit(() -> {
           for (int i = start; i < end; i++) {
-            update(writer, generator, documents[i]);
+            update(writer, generator, documents[i], key);
           }
           return null;
         }));
@@ -160,13 +180,20 @@ public final class IndexUpdater {
   }
 
   private static void update(IndexWriter writer, DefaultLuceneDocumentGenerator<JsonCollection.Document> generator,
-                             String line) throws IOException {
+                             String line, String key) throws IOException {
     JsonCollection.Document source = JsonCollection.Document.fromString(line);
     Document doc;
     try {
       doc = generator.createDocument(source);
     } catch (GeneratorException e) {
       throw new IllegalArgumentException("cannot index document " + source.id() + ": " + e, e);
+    }
+    if (!Constants.ID.equals(key)) {
+      String value = source.fields().get(key);
+      if (value == null) {
+        throw new IllegalArgumentException("document " + source.id() + " has no " + key + " field");
+      }
+      doc.add(new StringField(key, value, Field.Store.NO));
     }
     writer.updateDocument(new Term(Constants.ID, source.id()), doc);
   }
