@@ -307,3 +307,24 @@ def test_every_results_file_is_in_the_results_readme_table():
     # the parser itself: one file, a file with two extensions, a row that is not a file row
     assert results_table_files("## Which command makes each table\n\n| file(s) | x |\n|---|---|\n"
                                "| `a.md/.json`, `b.png` | s |\n\n## Next\n| `c.md` | t |\n") == {"a.md", "a.json", "b.png"}
+
+
+def test_every_results_file_names_a_commit_of_the_history():
+    # a figure is traceable only to a commit others can check out: not one of an unlanded branch
+    import re
+    import subprocess
+
+    git = ["git", "-C", str(ROOT)]
+    shallow = subprocess.run([*git, "rev-parse", "--is-shallow-repository"], capture_output=True, text=True)
+    if shallow.returncode != 0 or shallow.stdout.strip() != "false":
+        pytest.skip("not a full git clone")
+    named = {}
+    for path in sorted((ROOT / "results").glob("*.*")):
+        if path.suffix in (".md", ".json"):
+            text = path.read_text(encoding="utf-8")
+            for sha in re.findall(r'(?:\bcommit |\bgit |"git_commit": ")([0-9a-f]{7,40})\b', text):
+                named.setdefault(sha, path.name)
+    assert named
+    missing = {sha: where for sha, where in named.items()
+               if subprocess.run([*git, "cat-file", "-e", f"{sha}^{{commit}}"], capture_output=True).returncode != 0}
+    assert missing == {}
