@@ -14,7 +14,7 @@ def grid_items(text: str) -> list[str]:
     parts = [p.strip() for p in text.split(",")]
     if "" in parts:
         # '0.5,,0.7' or '': a value lost in typing is refused, not skipped (an empty grid ran BM25 and auto only)
-        raise QLogError(f"grid {text!r}: item {parts.index('') + 1} is empty" if text.strip() else "empty grid")
+        raise QLogError(f"grid {text!r}: value number {parts.index('') + 1} is empty" if text.strip() else "empty grid")
     return parts
 
 

@@ -187,8 +187,8 @@ def test_a_lone_surrogate_in_an_issue_text_is_replaced_and_counted(demo, tmp_pat
     assert report["repaired_queries"] == {"query-lone-surrogate": 1}
 
 
-@pytest.mark.parametrize("grid, needle", [("", "empty grid"), ("0.5,,0.7", "item 2 is empty"),
-                                          ("auto,,0.7", "grid 'auto,,0.7': item 2 is empty")])
+@pytest.mark.parametrize("grid, needle", [("", "empty grid"), ("0.5,,0.7", "value number 2 is empty"),
+                                          ("auto,,0.7", "grid 'auto,,0.7': value number 2 is empty")])
 def test_sweep_instances_refuses_an_empty_grid_item_as_the_plain_sweep_does(written_set, tmp_path, grid, needle):
     proc = run_verb("sweep", "--instances", written_set, "--index", tmp_path / "indexes", "--q-grid", grid,
                     "--out", tmp_path / "sw")
