@@ -50,7 +50,7 @@ def mode(cfg: Config) -> str:
 def shown_path(path: str | os.PathLike, cfg: Config) -> str:
     """``path`` as a record shows it: relative to the project root (``../shared/data`` beside it), else
     ``WORK/...`` under ``--work`` or ``SHARED/...`` under ``--shared``, else as :func:`recorded_path` writes it."""
-    relative = project_relative(path)
+    relative = project_relative(path, beside=False)
     if relative is not None:
         return relative
     full = Path(path).resolve()
@@ -58,7 +58,8 @@ def shown_path(path: str | os.PathLike, cfg: Config) -> str:
         if full == base or base in full.parents:
             rel = full.relative_to(base)
             return f"{label}/{rel}" if str(rel) != "." else label
-    return recorded_path(str(full))
+    # a folder beside the project (../shared/data) only after --work and --shared, which may lie beside it too
+    return project_relative(path) or recorded_path(str(full))
 
 
 def shown_command(cmd: Sequence[str], env: dict[str, str], cfg: Config) -> str:
