@@ -17,15 +17,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.instances import Instance, InstanceSet
+from qlog_pyserini.formats.instances import Instance, InstanceSet, corpus_path
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.localize.issue_text import reduce_query
 from qlog_pyserini.localize.lengths import index_b
 from qlog_pyserini.localize.ranking import CorpusLocalizer, Localization, Localizer
+from qlog_pyserini.localize.symbols import SymbolCache, corpus_documents
 from qlog_pyserini.localize.units import units_index
 from qlog_pyserini.lucene.searcher import QLogSearcher
 from qlog_pyserini.predict.files import FilesRule
@@ -33,8 +34,9 @@ from qlog_pyserini.predict.files import FilesRule
 if TYPE_CHECKING:
     from qlog_pyserini.localize.evidence import FileIndex
 
-#: ``{qid: issue text}`` and the corpus's file paths -> ``{qid: {path: weight}}``
-EvidenceOf = Callable[[Mapping[str, str], Sequence[str]], Mapping[str, Mapping[str, float]]]
+#: ``{qid: issue text}`` and the corpus's files with the names each defines (``{path: names}``, in the index's
+#: order) -> ``{qid: {path: weight}}``
+EvidenceOf = Callable[[Mapping[str, str], Mapping[str, Iterable[str]]], Mapping[str, Mapping[str, float]]]
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,10 @@ class LocalizeModel:
 
 
 FILES_RULE = FilesRule()
+# Distinct file texts whose names are kept between corpora (the states of a history share most files); past it
+# the cache starts again, so a long sweep's memory stays bounded.
+SYMBOL_CACHE_FILES = 200_000
+_SYMBOLS = SymbolCache()
 AUTO = (Localization(units="fuse", path_weight=1.0, evidence=True), LocalizeModel(b=None, q=None))
 
 
@@ -72,13 +78,20 @@ def files_evidence(files: FileIndex) -> Callable[[Mapping[str, str]], dict[str, 
 
 def issue_evidence() -> EvidenceOf:
     """The issue-text evidence (:mod:`qlog_pyserini.localize.evidence`) as :data:`EvidenceOf`: each issue's
-    mentions matched to the corpus's files."""
+    mentions matched to the corpus's files and the names they define."""
     from qlog_pyserini.localize.evidence import FileIndex
 
-    def evidence_of(topics: Mapping[str, str], paths: Sequence[str]) -> dict[str, dict[str, float]]:
-        return files_evidence(FileIndex(paths))(topics)
+    def evidence_of(topics: Mapping[str, str], files: Mapping[str, Iterable[str]]) -> dict[str, dict[str, float]]:
+        return files_evidence(FileIndex(files, files))(topics)
 
     return evidence_of
+
+
+def corpus_symbols(instance_set: InstanceSet, key: str, language: str) -> dict[str, frozenset[str]]:
+    """``{path: names it defines}`` of the corpus ``key`` of ``instance_set``, read from its documents."""
+    if len(_SYMBOLS) > SYMBOL_CACHE_FILES:
+        _SYMBOLS.clear()
+    return _SYMBOLS.corpus(corpus_documents(corpus_path(instance_set.folder, key)), language)
 
 
 def index_parameters(searcher: QLogSearcher, model: LocalizeModel, rule: FilesRule = FILES_RULE
@@ -114,6 +127,14 @@ def localize_topics(loc: Localizer, topics: Mapping[str, str], hits: int,
     return loc.search_with_units(topics, k=hits, evidence=weights)
 
 
+def _evidence(of: EvidenceOf, instance_set: InstanceSet, member: Instance, loc: Localizer
+              ) -> Callable[[Mapping[str, str]], Mapping[str, Mapping[str, float]]]:
+    """``of`` over the files of ``loc``'s index and the names they define (read from the set's corpus file)."""
+    symbols = corpus_symbols(instance_set, member.corpus, member.language)
+    files = {path: symbols.get(path, ()) for path in loc.files.docids.ids}
+    return lambda topics: of(topics, files)
+
+
 def localize_corpus(instance_set: InstanceSet, members: Sequence[Instance], files_index: Path,
                     how: Localization, model: LocalizeModel, hits: int = 1000,
                     evidence_of: EvidenceOf | None = None, rule: FilesRule = FILES_RULE,
@@ -129,8 +150,8 @@ def localize_corpus(instance_set: InstanceSet, members: Sequence[Instance], file
         used.update(unit_b=unit_b, unit_q=unit_q)
     topics = {i.instance_id: instance_set.topics[i.instance_id] for i in members}
     with CorpusLocalizer(files_index, units, how, model.k1, b, q, unit_b, unit_q, idf_form) as loc:
-        of = evidence_of or issue_evidence()
-        runs, _ = localize_topics(loc, topics, hits, lambda t: of(t, list(loc.files.docids.ids)))
+        evidence = _evidence(evidence_of or issue_evidence(), instance_set, members[0], loc) if how.evidence else None
+        runs, _ = localize_topics(loc, topics, hits, evidence)
         return runs, used
 
 

@@ -48,6 +48,7 @@ from qlog_pyserini.localize.evidence import FileIndex
 from qlog_pyserini.localize.paths import PATH_FIELD, path_document
 from qlog_pyserini.localize.ranking import Localizer
 from qlog_pyserini.localize.run import files_evidence
+from qlog_pyserini.localize.symbols import SymbolTable
 from qlog_pyserini.localize.units import UNIT_SEPARATOR, unit_documents, unit_path
 from qlog_pyserini.locate.cache import IndexCache, Manifest, cache_key, default_cache_root
 from qlog_pyserini.locate.model import AUTO_MODEL, LocateModel
@@ -192,7 +193,9 @@ class Locator:
         self._units: QLogSearcher | None = None
         self._localizer: Localizer | None = None
         self._files_b = 0.0  # the files index's b, which the packed units are scored with
-        self._evidence: tuple[frozenset[str], FileIndex] | None = None  # the indexed paths, matched to mentions
+        # the indexed files and the names they define, matched to mentions; rebuilt when the index changes
+        self._evidence: tuple[int, FileIndex] | None = None
+        self._symbols = SymbolTable()
         self._generation = -1
         self._settings: dict[str, Any] = {}
         self._manifest: Manifest | None = None
@@ -352,12 +355,17 @@ class Locator:
             return [(hit.docid, hit.score) for hit in ranked]
 
     def _issue_evidence(self, topics: Mapping[str, str]) -> Mapping[str, Mapping[str, float]]:
-        """The files each issue names, matched to the indexed files (their list kept until a file is added or
-        removed)."""
-        assert self._manifest is not None
-        paths = frozenset(self._manifest.files)
-        if self._evidence is None or self._evidence[0] != paths:
-            self._evidence = (paths, FileIndex(sorted(paths)))
+        """The files each issue names, matched to the indexed files and the names they define (kept until the
+        index changes; a changed file's names are read again from the index)."""
+        assert self._manifest is not None and self._searcher is not None
+        manifest, searcher = self._manifest, self._searcher
+        if self._evidence is None or self._evidence[0] != manifest.generation:
+            rules = self._rules(manifest.languages).rules
+            symbols = self._symbols.update(
+                {path: version[1] for path, version in sorted(manifest.files.items())},
+                lambda path: searcher.doc_text(path).partition("\n")[2],
+                lambda path: language.language if (language := rules.language_of(path)) else None)
+            self._evidence = (manifest.generation, FileIndex(symbols, symbols))
         return files_evidence(self._evidence[1])(topics)
 
     def _ready_localizer(self, report: IndexReport | None) -> tuple[Localizer, IndexReport | None]:

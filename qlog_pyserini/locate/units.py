@@ -1,8 +1,9 @@
 """The units of a source file (its functions, classes, types) and which of them a query's terms point at.
 
-A file is split where a line starts a definition of its language (:data:`UNIT_STARTS`: one regular expression
-a language, ``def``/``class`` in Python, ``func``/``type ... struct`` in Go, ``fn``/``struct``/``impl`` in Rust,
-a declaration line ending in ``(`` ... in C-like languages); a unit runs from its start line to the line
+A file is split where a line starts a definition of its language
+(:data:`~qlog_pyserini.localize.symbols.DEFINITION_STARTS`: one regular expression a language, ``def``/``class``
+in Python, ``func``/``type ... struct`` in Go, ``fn``/``struct``/``impl`` in Rust, a declaration line ending in
+``(`` ... in C-like languages); a unit runs from its start line to the line
 before the next start, so a class's unit is its header up to its first method. Lines before the first start
 are the unit ``(top of file)``. A regex, not a parser: cheap on the few files a query ranks, and wrong only at
 the edges (a definition spread over lines starts where its name is).
@@ -15,37 +16,12 @@ frequency is saturated with ``k1`` and normalised by the unit's length against t
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-# a declaration: a type (or modifiers) before the name, an open parenthesis, and no ';' left on the line
-_C_LIKE = (r"^[ \t]*(?!(?:return|else|new|throw|case|goto|delete|if|while|for|switch|catch|do)\b)"
-           r"[A-Za-z_][\w:<>,*&\[\] \t]*[ \t*&]"
-           r"(?!(?:if|for|while|switch|return|else|catch|new|sizeof)\b)(?P<name>[A-Za-z_~][\w:~]*)[ \t]*\([^;]*$")
-_TYPES = r"^[ \t]*(?:[\w@]+[ \t]+)*(?:class|struct|interface|enum|record|union|namespace)[ \t]+(?P<name>[A-Za-z_]\w*)"
-_JS = (r"^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:async[ \t]+)?(?:function\*?|class|interface|type|enum)[ \t]+"
-       r"(?P<name>[A-Za-z_$][\w$]*)|"
-       r"^[ \t]*(?:export[ \t]+)?(?:const|let|var)[ \t]+(?P<name2>[A-Za-z_$][\w$]*)[ \t]*=[ \t]*(?:async[ \t]*)?"
-       r"(?:function|\([^)]*\)[ \t]*=>|[A-Za-z_$][\w$]*[ \t]*=>)|"
-       r"^[ \t]+(?:(?:public|private|protected|static|async|readonly|get|set)[ \t]+)*(?!(?:if|for|while|switch|return|catch)\b)"
-       r"(?P<name3>[A-Za-z_$][\w$]*)[ \t]*\([^)]*\)[ \t]*(?::[^={]*)?\{[ \t]*$")
+from qlog_pyserini.localize.symbols import DEFINITION_STARTS
 
-#: The line a unit starts on, per language (the name is the group ``name``, ``name2`` or ``name3``).
-UNIT_STARTS: dict[str, re.Pattern[str]] = {
-    "python": re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(?P<name>[A-Za-z_]\w*)", re.M),
-    "java": re.compile(f"{_TYPES}|{_C_LIKE.replace('(?P<name>', '(?P<name2>')}", re.M),
-    "javascript": re.compile(_JS, re.M),
-    "typescript": re.compile(_JS, re.M),
-    "go": re.compile(r"^func[ \t]+(?:\([^)]*\)[ \t]*)?(?P<name>[A-Za-z_]\w*)|"
-                     r"^type[ \t]+(?P<name2>[A-Za-z_]\w*)[ \t]+(?:struct|interface)", re.M),
-    "rust": re.compile(r"^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?(?:(?:async|unsafe|const|extern)[ \t]+)*"
-                       r"(?:fn|struct|enum|trait|mod|union)[ \t]+(?P<name>[A-Za-z_]\w*)|"
-                       r"^[ \t]*impl\b(?:<[^>]*>)?[ \t]+(?P<name2>[A-Za-z_][\w:<>, ]*?)[ \t]*(?:\{|where|$)", re.M),
-    "c": re.compile(f"{_TYPES}|{_C_LIKE.replace('(?P<name>', '(?P<name2>')}", re.M),
-    "cpp": re.compile(f"{_TYPES}|{_C_LIKE.replace('(?P<name>', '(?P<name2>')}", re.M),
-}
 TOP = "(top of file)"
 
 
@@ -66,7 +42,7 @@ def split_units(text: str, language: str) -> list[Unit]:
     lines = text.splitlines(keepends=True)
     if not lines:
         return []
-    pattern = UNIT_STARTS.get(language)
+    pattern = DEFINITION_STARTS.get(language)
     starts: list[tuple[int, str]] = []
     if pattern is not None:
         match = pattern.match

@@ -4,6 +4,7 @@ same files, and the issue's mentions move a file its traceback names to the top.
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from instances.gitrepos import commit, git, new_repo
 from qlog_pyserini.formats.instances import read_instance_set
 from qlog_pyserini.localize.paths import PATH_FIELD
 from qlog_pyserini.localize.ranking import Localization
-from qlog_pyserini.localize.run import AUTO, localize_corpus
+from qlog_pyserini.localize.run import AUTO, corpus_symbols, localize_corpus
 from qlog_pyserini.localize.units import unit_documents
 from qlog_pyserini.locate import AUTO_MODEL, LocateModel, Locator
 from qlog_pyserini.lucene.fields import index_fields
@@ -148,3 +149,12 @@ def test_the_ranking_is_localize_auto_on_an_index_instances_index(small_set, tmp
     assert settings["units_index"]["b"] == pytest.approx(used["unit_b"], abs=1e-9)
     assert (settings["files_index"]["q"], settings["units_index"]["q"]) == (used["q"], used["unit_q"])
     assert AUTO_MODEL.how == AUTO[0] and AUTO_MODEL.model == AUTO[1]
+
+
+def test_the_evidence_reads_the_names_each_corpus_file_defines(small_set) -> None:
+    set_folder, _, _ = small_set
+    instance_set = read_instance_set(set_folder)
+    (key, members), = instance_set.by_corpus().items()
+    reference = {path: {n.name for n in ast.walk(ast.parse(text))
+                        if isinstance(n, (ast.FunctionDef, ast.ClassDef))} for path, text in FILES.items()}
+    assert corpus_symbols(instance_set, key, members[0].language) == reference

@@ -1,0 +1,122 @@
+"""The names a source file defines (its functions, methods, classes and types): the symbol table the issue-text
+evidence's ``defines`` match reads (:mod:`qlog_pyserini.localize.evidence`).
+
+A definition is found where a line starts one (:data:`DEFINITION_STARTS`: one regular expression a language,
+``def``/``class`` in Python, ``func``/``type ... struct`` in Go, ``fn``/``struct``/``impl`` in Rust, a
+declaration line ending in ``(`` in C-like languages): language-free enough for every language an instance set
+holds, cheap enough for every file of every corpus, and wrong only at the edges: a definition spread over lines
+is missed where its name starts a line (C's GNU style, the return type on the line above), and a docstring's
+example line (``class C:``) defines its name.
+A qualified name keeps its last part (``Foo::bar`` defines ``bar``), generics are dropped (``Map<K, V>``
+defines ``Map``), and a capture that is not one identifier (``Display for Foo``) defines nothing.
+
+    >>> sorted(defined_names("class Card:\\n    def _parse(self):\\n        pass\\n", "python"))
+    ['Card', '_parse']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from typing import Callable, Iterable, Mapping
+
+# a declaration: a type (or modifiers) before the name, an open parenthesis, and no ';' left on the line
+_C_LIKE = (r"^[ \t]*(?!(?:return|else|new|throw|case|goto|delete|if|while|for|switch|catch|do)\b)"
+           r"[A-Za-z_][\w:<>,*&\[\] \t]*[ \t*&]"
+           r"(?!(?:if|for|while|switch|return|else|catch|new|sizeof)\b)(?P<name>[A-Za-z_~][\w:~]*)[ \t]*\([^;]*$")
+_TYPES = r"^[ \t]*(?:[\w@]+[ \t]+)*(?:class|struct|interface|enum|record|union|namespace)[ \t]+(?P<name>[A-Za-z_]\w*)"
+_JS = (r"^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:async[ \t]+)?(?:function\*?|class|interface|type|enum)[ \t]+"
+       r"(?P<name>[A-Za-z_$][\w$]*)|"
+       r"^[ \t]*(?:export[ \t]+)?(?:const|let|var)[ \t]+(?P<name2>[A-Za-z_$][\w$]*)[ \t]*=[ \t]*(?:async[ \t]*)?"
+       r"(?:function|\([^)]*\)[ \t]*=>|[A-Za-z_$][\w$]*[ \t]*=>)|"
+       r"^[ \t]+(?:(?:public|private|protected|static|async|readonly|get|set)[ \t]+)*(?!(?:if|for|while|switch|return|catch)\b)"
+       r"(?P<name3>[A-Za-z_$][\w$]*)[ \t]*\([^)]*\)[ \t]*(?::[^={]*)?\{[ \t]*$")
+
+#: The line a definition starts on, per language (the name is the group ``name``, ``name2`` or ``name3``).
+DEFINITION_STARTS: dict[str, re.Pattern[str]] = {
+    "python": re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(?P<name>[A-Za-z_]\w*)", re.M),
+    "java": re.compile(f"{_TYPES}|{_C_LIKE.replace('(?P<name>', '(?P<name2>')}", re.M),
+    "javascript": re.compile(_JS, re.M),
+    "typescript": re.compile(_JS, re.M),
+    "go": re.compile(r"^func[ \t]+(?:\([^)]*\)[ \t]*)?(?P<name>[A-Za-z_]\w*)|"
+                     r"^type[ \t]+(?P<name2>[A-Za-z_]\w*)[ \t]+(?:struct|interface)", re.M),
+    "rust": re.compile(r"^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?(?:(?:async|unsafe|const|extern)[ \t]+)*"
+                       r"(?:fn|struct|enum|trait|mod|union)[ \t]+(?P<name>[A-Za-z_]\w*)|"
+                       r"^[ \t]*impl\b(?:<[^>]*>)?[ \t]+(?P<name2>[A-Za-z_][\w:<>, ]*?)[ \t]*(?:\{|where|$)", re.M),
+    "c": re.compile(f"{_TYPES}|{_C_LIKE.replace('(?P<name>', '(?P<name2>')}", re.M),
+    "cpp": re.compile(f"{_TYPES}|{_C_LIKE.replace('(?P<name>', '(?P<name2>')}", re.M),
+}
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def defined_names(text: str, language: str) -> frozenset[str]:
+    """The names ``text`` (a file of ``language``) defines; none for a language without a pattern."""
+    pattern = DEFINITION_STARTS.get(language)
+    if pattern is None:
+        return frozenset()
+    names = set()
+    for match in pattern.finditer(text):
+        for value in match.groupdict().values():
+            if value:
+                name = value.split("<", 1)[0].rsplit("::", 1)[-1].strip()
+                if _IDENTIFIER.fullmatch(name):
+                    names.add(name)
+    return frozenset(names)
+
+
+class SymbolCache:
+    """:func:`defined_names` remembered by language and text: the states of one repository share most of their
+    files, so each distinct file is read once however many corpora hold it."""
+
+    def __init__(self) -> None:
+        self._names: dict[tuple[str, bytes], frozenset[str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def clear(self) -> None:
+        self._names.clear()
+
+    def names(self, text: str, language: str) -> frozenset[str]:
+        key = (language, hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest())
+        if key not in self._names:
+            self._names[key] = defined_names(text, language)
+        return self._names[key]
+
+    def corpus(self, documents: Iterable[tuple[str, str]], language: str) -> dict[str, frozenset[str]]:
+        """``{path: names}`` of a corpus's documents ``(path, text)``, every file of ``language``."""
+        return {path: self.names(text, language) for path, text in documents}
+
+
+def corpus_documents(jsonl: str | os.PathLike) -> Iterable[tuple[str, str]]:
+    """``(path, text)`` of each document of a corpus file (Anserini's JsonCollection, ``contents`` = the path,
+    a newline and the file's text)."""
+    with open(jsonl, encoding="utf-8") as f:
+        for line in f:
+            document = json.loads(line)
+            yield document["id"], document["contents"].partition("\n")[2]
+
+
+class SymbolTable:
+    """The names each file of a changing index defines, kept by the file's version: :meth:`update` re-reads only
+    the files added or changed since the last call (an index updated in place, as ``locate``'s)."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, tuple[str, frozenset[str]]] = {}
+
+    def update(self, versions: Mapping[str, str], text_of: Callable[[str], str],
+               language_of: Callable[[str], str | None]) -> dict[str, frozenset[str]]:
+        """``{path: names}`` for the files ``versions`` (``{path: version}``, e.g. a content digest); the text of
+        a file new or changed since the last call is read with ``text_of`` and its language from ``language_of``
+        (None: no language, no names)."""
+        kept = {}
+        for path, version in versions.items():
+            known = self._files.get(path)
+            if known is None or known[0] != version:
+                language = language_of(path)
+                known = (version, defined_names(text_of(path), language) if language else frozenset())
+            kept[path] = known
+        self._files = kept
+        return {path: names for path, (_, names) in kept.items()}
