@@ -158,8 +158,8 @@ def per_point(folder: str | os.PathLike) -> pd.DataFrame:
     result = read(folder)
     if not isinstance(result, InstanceSweepResult):
         raise QLogError(f"{str(folder)!r} is a sweep of one index; per-point tables are an instance-set sweep's")
-    wide = pd.read_csv(Path(folder) / "per_point.csv", index_col="qid")
-    long = wide.reset_index().melt(id_vars="qid", var_name="point", value_name="value")
+    wide = pd.read_csv(Path(folder) / "per_point.csv", dtype={"qid": str})
+    long = wide.melt(id_vars="qid", var_name="point", value_name="value")
     parts = long["point"].str.extract(r"^k1=(?P<k1>[^,]+),b=(?P<b>[^,]+),q=(?P<q>[^,]+)$").astype(float)
     if parts.isna().any(axis=None):
         raise QLogError(f"{Path(folder) / 'per_point.csv'}: a column names no point (k1=..,b=..,q=..)")

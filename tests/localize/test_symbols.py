@@ -90,3 +90,10 @@ def test_a_table_rereads_only_the_files_added_or_changed() -> None:
     texts["b.py"] = "def beta2():\n"
     assert table.update({"a.py": "1", "b.py": "2"}, text_of, language_of) == {"a.py": {"alpha"}, "b.py": {"beta2"}}
     assert read == ["b.py"]
+
+
+def test_every_language_an_instance_set_holds_has_a_definition_pattern() -> None:
+    from qlog_pyserini.instances.rules import LANGUAGE_RULES
+    from qlog_pyserini.localize.symbols import DEFINITION_STARTS
+
+    assert set(LANGUAGE_RULES) <= set(DEFINITION_STARTS)
