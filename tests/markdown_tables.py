@@ -9,7 +9,7 @@ _SPLIT = re.compile(r"(?<!\\)\|")  # a pipe a cell escapes (\|) is the cell's ow
 _RULE = re.compile(r":?-{3,}:?")
 
 
-def table_rows(text: str) -> list[list[str]]:
+def markdown_rows(text: str) -> list[list[str]]:
     """The rows of every pipe table in ``text``, header rows included, separator rows left out: a row is a line
     that starts and ends with ``|``, its cells stripped of padding."""
     rows = []
@@ -27,11 +27,11 @@ def has_cells(text: str, *cells: str) -> bool:
     """Whether a row of a table in ``text`` holds ``cells`` side by side (as ``"| a | b |" in text`` asks of a
     table with no padding)."""
     n = len(cells)
-    return any(list(row[i:i + n]) == list(cells) for row in table_rows(text) for i in range(len(row) - n + 1))
+    return any(list(row[i:i + n]) == list(cells) for row in markdown_rows(text) for i in range(len(row) - n + 1))
 
 
 def row_of(text: str, first: str) -> list[str]:
     """The one row of the tables in ``text`` whose first cell is ``first``."""
-    found = [row for row in table_rows(text) if row and row[0] == first]
+    found = [row for row in markdown_rows(text) if row and row[0] == first]
     assert len(found) == 1, f"{len(found)} rows start with {first!r}"
     return found[0]

@@ -9,7 +9,7 @@ import subprocess
 import pandas as pd
 import pytest
 from instances.gitrepos import commit, git
-from markdown_tables import has_cells, table_rows
+from markdown_tables import has_cells, markdown_rows
 
 from qlog_pyserini.reproduce import issues
 from qlog_pyserini.reproduce.cache import Config
@@ -67,7 +67,7 @@ def test_issues_stage_prepares_indexes_sweeps_and_records_the_mirror_and_a_pinne
     assert f"history of demo__readers skipped: --rev '{missing}' is not a commit" in capsys.readouterr().err
     md = (tmp_path / "out" / "issues.md").read_text()
     assert "java: 6 instances" in md
-    assert ["demo/readers", mirror_head] in [[r[0], r[-1]] for r in table_rows(md)]  # the mirror's HEAD when read
+    assert ["demo/readers", mirror_head] in [[r[0], r[-1]] for r in markdown_rows(md)]  # the mirror's HEAD when read
     [summary, history, label_free] = json.loads((tmp_path / "out" / "issues.json").read_text())
     # one set of 6 instances is too small to move the files rule off BM25, held out or not; the history set,
     # in no fit, leaves the issue sets' rule as it was
