@@ -187,14 +187,13 @@ def markdown(data: dict) -> str:
               f"`sweep --instances` with the verb's default grids ({a['sweep_models']} models); --threads "
               f"{a['threads']}. Wall-clock and CPU seconds (this process and its children; the JVM runs in it). "
               f"On {a['threads']} idle cores: CPU seconds / {a['threads']} for index and sweep, prepare's CPU "
-              "seconds whole (it runs on one thread).", "",
-              "| step | wall s | CPU s | on 2 idle cores s | load average before | load average after |",
-              "|---|---:|---:|---:|---|---|"]
-    for name, s in a["steps"].items():
-        lines.append(f"| {name} | {s['wall_seconds']} | {s['cpu_seconds']} | {s['idle_seconds']} | "
-                     f"{_load(s['load_average_before'])} | {_load(s['load_average_after'])} |")
+              "seconds whole (it runs on one thread)."]
+    steps = [[name, f"{s['wall_seconds']}", f"{s['cpu_seconds']}", f"{s['idle_seconds']}",
+              _load(s["load_average_before"]), _load(s["load_average_after"])] for name, s in a["steps"].items()]
     t = a["total"]
-    lines += [f"| total | {t['wall_seconds']} | {t['cpu_seconds']} | {t['idle_seconds']} | | |", "",
+    steps.append(["total", f"{t['wall_seconds']}", f"{t['cpu_seconds']}", f"{t['idle_seconds']}", "", ""])
+    lines += ["", markdown_table(steps, ["step", "wall s", "CPU s", "on 2 idle cores s", "load average before",
+                                         "load average after"], "lrrrll"),
               f"Target: {a['target_seconds']} s for prepare, index and sweep on {a['threads']} cores: "
               f"{'met' if a['meets_target_on_idle_cores'] else 'not met'} on idle cores ({t['idle_seconds']} s); "
               f"{t['wall_seconds']} s of wall-clock time on this machine at the load shown.", ""]

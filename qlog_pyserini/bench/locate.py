@@ -28,6 +28,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from qlog_pyserini.eval.report import markdown_table
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.instances.git import git_env
 from qlog_pyserini.locate.locator import Locator
@@ -169,6 +170,15 @@ def summarize(set_name: str, route: str, rows: list[tuple[float, float, float]])
 
 def speed_markdown(r: SpeedReport) -> str:
     ratio = lambda a, b: f"{a / b:.2f}x" if b else "-"  # noqa: E731
+    rows = [["cold build (s)", r.lucene_cold_s, r.bm25s_build_s, ratio(r.bm25s_build_s, r.lucene_cold_s)],
+            ["query, median (ms): locate() with the change check, units and packing", r.lucene_locate_ms,
+             r.bm25s_query_ms, ratio(r.bm25s_query_ms, r.lucene_locate_ms)],
+            ["query, p90 (ms)", r.lucene_locate_p90_ms, r.bm25s_query_p90_ms,
+             ratio(r.bm25s_query_p90_ms, r.lucene_locate_p90_ms)],
+            ["query, median (ms): the search alone", r.lucene_search_ms, r.bm25s_query_ms,
+             ratio(r.bm25s_query_ms, r.lucene_search_ms)],
+            ["update after one changed file (s)", r.lucene_one_file_update_s, f"{r.bm25s_build_s} (a rebuild)",
+             ratio(r.bm25s_build_s, r.lucene_one_file_update_s)]]
     return "\n".join([
         f"## Speed on {r.repo} at {r.commit[:12]}",
         "",
@@ -176,17 +186,7 @@ def speed_markdown(r: SpeedReport) -> str:
         f"vendored and generated files out); {r.queries} queries (the shared sets' issues); load average "
         f"{r.load_average} at the start (the machine's 2 cores are shared).",
         "",
-        "| measure | locate (Lucene) | bm25s (Python) | ratio bm25s / locate |",
-        "|---|---:|---:|---:|",
-        f"| cold build (s) | {r.lucene_cold_s} | {r.bm25s_build_s} | {ratio(r.bm25s_build_s, r.lucene_cold_s)} |",
-        f"| query, median (ms): locate() with the change check, units and packing | {r.lucene_locate_ms} | "
-        f"{r.bm25s_query_ms} | {ratio(r.bm25s_query_ms, r.lucene_locate_ms)} |",
-        f"| query, p90 (ms) | {r.lucene_locate_p90_ms} | {r.bm25s_query_p90_ms} | "
-        f"{ratio(r.bm25s_query_p90_ms, r.lucene_locate_p90_ms)} |",
-        f"| query, median (ms): the search alone | {r.lucene_search_ms} | {r.bm25s_query_ms} | "
-        f"{ratio(r.bm25s_query_ms, r.lucene_search_ms)} |",
-        f"| update after one changed file (s) | {r.lucene_one_file_update_s} | {r.bm25s_build_s} (a rebuild) | "
-        f"{ratio(r.bm25s_build_s, r.lucene_one_file_update_s)} |",
+        markdown_table(rows, ["measure", "locate (Lucene)", "bm25s (Python)", "ratio bm25s / locate"], "lrrr").rstrip("\n"),
         "",
         f"JVM start: {r.jvm_start_s} s (once per process). The check when nothing changed: "
         f"{r.lucene_unchanged_check_s} s. The one-file update is {100 * r.lucene_one_file_update_s / r.lucene_cold_s:.1f}% "
@@ -213,8 +213,8 @@ def effectiveness_markdown(rows: Sequence[Effectiveness]) -> str:
              "Acc@1, Acc@5: share of instances with a file the fix modifies first, in the top 5; MRR over the top "
              f"{DEPTH}. locate: its default model, {model_description(AUTO_MODEL)}; bm25s: BM25 (k1 {DEFAULT_K1}, "
              f"b {DEFAULT_B}), English stopwords and stemmer; the same documents.", "",
-             "| set | instances | route | Acc@1 | Acc@5 | MRR |", "|---|---:|---|---:|---:|---:|"]
-    lines += [f"| {r.set_name} | {r.instances} | {r.route} | {r.acc1:.3f} | {r.acc5:.3f} | {r.mrr:.3f} |" for r in rows]
+             markdown_table([[r.set_name, r.instances, r.route, f"{r.acc1:.3f}", f"{r.acc5:.3f}", f"{r.mrr:.3f}"]
+                             for r in rows], ["set", "instances", "route", "Acc@1", "Acc@5", "MRR"], "lrlrrr").rstrip("\n")]
     pooled = {r.route: r for r in rows if r.set_name == "all"}
     if {"locate", "bm25s"} <= set(pooled):
         ours, theirs = pooled["locate"], pooled["bm25s"]

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from qlog_pyserini.bench.run import PATH_NOTES, PRUNING_K
+from qlog_pyserini.eval.report import markdown_table
 
 # ---------------------------------------------------------------------------- markdown
 
@@ -17,12 +18,6 @@ def _gib(n: float | None) -> str:
 
 def _mib(n: float) -> str:
     return f"{n / 2**20:.1f} MiB"
-
-
-def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return lines
 
 
 def _summary(spreads: Any) -> str:
@@ -84,12 +79,11 @@ def _latency_section(result: dict[str, Any]) -> list[str]:
             "Per-query latency percentiles over all timed passes of a similarity (BM25 is timed once per "
             "A-B pair, so it has len(q) times more passes); QPS = queries / pass wall time, median [min-max] "
             "over passes; CPU = search-thread CPU time per query, median over passes.", ""]
-    out += _table(["path", "k", "threads", "similarity", "passes", "p50 ms", "p95 ms", "p99 ms",
-                   "QPS median [min-max]", "CPU ms/query"],
-                  [[r["path"], r["k"], r["threads"], r["similarity"], r["passes"], f"{r['p50_ms']:.3f}",
-                    f"{r['p95_ms']:.3f}", f"{r['p99_ms']:.3f}",
-                    f"{r['qps_median']:.0f} [{r['qps_min']:.0f}-{r['qps_max']:.0f}]",
-                    "-" if r["cpu_ms_per_query"] is None else f"{r['cpu_ms_per_query']:.3f}"] for r in result["latency"]])
+    rows = [[r["path"], r["k"], r["threads"], r["similarity"], r["passes"], f"{r['p50_ms']:.3f}", f"{r['p95_ms']:.3f}",
+             f"{r['p99_ms']:.3f}", f"{r['qps_median']:.0f} [{r['qps_min']:.0f}-{r['qps_max']:.0f}]",
+             "-" if r["cpu_ms_per_query"] is None else f"{r['cpu_ms_per_query']:.3f}"] for r in result["latency"]]
+    out += markdown_table(rows, ["path", "k", "threads", "similarity", "passes", "p50 ms", "p95 ms", "p99 ms",
+                                 "QPS median [min-max]", "CPU ms/query"]).splitlines()
     return out
 
 
@@ -109,10 +103,10 @@ def _ratio_section(result: dict[str, Any]) -> list[str]:
             return ["-", "-", "-"]
         return [f"{sp['median']:.3f}", f"{sp['q1']:.3f}-{sp['q3']:.3f}", f"{sp['min']:.3f}-{sp['max']:.3f}"]
 
-    out += _table(["path", "k", "threads", "q", "QPS ratio median", "IQR", "min-max",
-                   "CPU ratio median", "IQR", "min-max", "pairs"],
-                  [[r["path"], r["k"], r["threads"], f"{r['q']:g}", *cells(r["qps"]), *cells(r["cpu"]), r["pairs"]]
-                   for r in result["ratios"]])
+    out += markdown_table([[r["path"], r["k"], r["threads"], f"{r['q']:g}", *cells(r["qps"]), *cells(r["cpu"]), r["pairs"]]
+                           for r in result["ratios"]],
+                          ["path", "k", "threads", "q", "QPS ratio median", "IQR", "min-max", "CPU ratio median", "IQR",
+                           "min-max", "pairs"]).splitlines()
     out += ["", "Summary by q (median of the per-configuration medians; min-max over all pairs):", ""]
     for q in st["qs"]:
         rows = [r for r in result["ratios"] if r["q"] == q]
@@ -133,10 +127,10 @@ def _path_section(result: dict[str, Any]) -> list[str]:
            f"QPS ratio = wall(`{base}`) / wall(path) of the passes at the same k, threads and similarity in the "
            "same round (the paths run one after the other in each round); > 1 means the path is faster. "
            "Spread over the rounds: median, IQR, min-max.", ""]
-    out += _table(["path", "k", "threads", "similarity", "QPS ratio median", "IQR", "min-max", "pairs"],
-                  [[r["path"], r["k"], r["threads"], r["similarity"], f"{r['qps']['median']:.3f}",
-                    f"{r['qps']['q1']:.3f}-{r['qps']['q3']:.3f}", f"{r['qps']['min']:.3f}-{r['qps']['max']:.3f}",
-                    r["pairs"]] for r in rows])
+    out += markdown_table([[r["path"], r["k"], r["threads"], r["similarity"], f"{r['qps']['median']:.3f}",
+                            f"{r['qps']['q1']:.3f}-{r['qps']['q3']:.3f}", f"{r['qps']['min']:.3f}-{r['qps']['max']:.3f}",
+                            r["pairs"]] for r in rows],
+                          ["path", "k", "threads", "similarity", "QPS ratio median", "IQR", "min-max", "pairs"]).splitlines()
     return out
 
 
@@ -149,10 +143,11 @@ def _pruning_section(result: dict[str, Any]) -> list[str]:
             "scored and offered to the collector; `matches` = documents matching any query term "
             "(`IndexSearcher.count`). Threshold = Lucene's total-hits threshold (1000 is what "
             "`IndexSearcher.search(query, k)` uses; k is the most pruning allowed).", ""]
-    out += _table(["path", "threshold", "similarity", "pruned queries", "matches/query", "collected/query", "collected / matches"],
-                  [[r["path"], r["threshold"], r["similarity"], f"{r['pruned_queries']}/{r['queries']}",
-                    f"{r['matches_mean']:.0f}", f"{r['collected_mean']:.0f}", f"{100 * r['collected_fraction']:.2f}%"]
-                   for r in result["pruning"]])
+    out += markdown_table([[r["path"], r["threshold"], r["similarity"], f"{r['pruned_queries']}/{r['queries']}",
+                            f"{r['matches_mean']:.0f}", f"{r['collected_mean']:.0f}", f"{100 * r['collected_fraction']:.2f}%"]
+                           for r in result["pruning"]],
+                          ["path", "threshold", "similarity", "pruned queries", "matches/query", "collected/query",
+                           "collected / matches"]).splitlines()
     return out
 
 
@@ -165,9 +160,9 @@ def _check_section(result: dict[str, Any]) -> list[str]:
             "(TopScoreDocCollector, total-hits threshold = k) is compared with scoring every matching "
             "document (ScoreMode.COMPLETE, no skipping) sorted by score desc, doc id asc: same documents, "
             "same order, same float scores.", ""]
-    out += _table(["similarity", "k", "queries checked", "mismatches", "first mismatch"],
-                  [[r["similarity"], r["k"], r["checked"], r["mismatches"], r["first_mismatch"] or "-"]
-                   for r in result["check"]])
+    out += markdown_table([[r["similarity"], r["k"], r["checked"], r["mismatches"], r["first_mismatch"] or "-"]
+                           for r in result["check"]],
+                          ["similarity", "k", "queries checked", "mismatches", "first mismatch"]).splitlines()
     return out
 
 
@@ -183,7 +178,8 @@ def _sweep_section(result: dict[str, Any]) -> list[str]:
             "no reindexing, no new JVM, no reopening.", "",
             f"- total: {sw['seconds_total']:.2f} s ({sw['seconds_total_from_python']:.2f} s seen from Python)",
             f"- per point: median {np.median(per):.3f} s, min {per.min():.3f} s, max {per.max():.3f} s", ""]
-    out += _table(["q", "seconds"], [[f"{q:g}", f"{s:.3f}"] for q, s in zip(sw["qs"], sw["seconds_per_point"])])
+    out += markdown_table([[f"{q:g}", f"{s:.3f}"] for q, s in zip(sw["qs"], sw["seconds_per_point"])],
+                          ["q", "seconds"]).splitlines()
     return out
 
 
@@ -229,7 +225,7 @@ def _python_section(result: dict[str, Any]) -> list[str]:
                 side = row["sides"].get(name)
                 cells.append("" if side is None else (f"{side[key]:.3f}" if key == "median_s" else f"{side[key]:.2f}"))
         lines.append(cells)
-    out += _table(header, lines)
+    out += markdown_table(lines, header).splitlines()
     out += ["", f"Peak RSS of the benchmark process (JVM included): {_mib(pp['peak_rss_bytes'])}.", ""]
     return out
 

@@ -13,6 +13,7 @@ import os
 
 import pandas as pd
 
+from qlog_pyserini.eval.report import markdown_table
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.eval.trec_eval import per_query_scores
 
@@ -39,18 +40,24 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|")
 
 
-MARKDOWN_HEADER = ("| metric | A | B | B - A | rel. | 95% CI | p (two-sided randomization) | t-test (two-sided) "
-                   "| bootstrap reversals | W/T/L | queries |\n"
-                   "|---|---:|---:|---:|---:|---|---|---|---|---|---:|\n")
+#: the comparison table's columns (:func:`comparison_cells` fills a row) and their alignment, one letter each
+COMPARISON_HEADERS = ("metric", "A", "B", "B - A", "rel.", "95% CI", "p (two-sided randomization)",
+                      "t-test (two-sided)", "bootstrap reversals", "W/T/L", "queries")
+COMPARISON_ALIGN = "lrrrrlllllr"
 
 
-def markdown_row(result: ComparisonResult, metric: str) -> str:
-    """One table row (under :data:`MARKDOWN_HEADER`) for a comparison on ``metric``."""
+def comparison_cells(result: ComparisonResult, metric: str) -> list[str]:
+    """One row of the comparison table (:data:`COMPARISON_HEADERS`) for a comparison on ``metric``."""
     rel = "n/a" if result.rel_diff is None else f"{result.rel_diff:+.1%}"
-    return (f"| {_cell(metric)} | {result.mean_a:.4f} | {result.mean_b:.4f} | {result.diff:+.4f} | {rel} "
-            f"| [{result.ci_low:+.4f}, {result.ci_high:+.4f}] | {format_p(result.p_randomization, result.resamples)} | {format_p(result.p_ttest)} "
-            f"| {result.p_bootstrap:.4g} ({result.reversals}/{result.resamples}) "
-            f"| {result.wins}/{result.ties}/{result.losses} | {result.n_queries} |\n")
+    return [_cell(metric), f"{result.mean_a:.4f}", f"{result.mean_b:.4f}", f"{result.diff:+.4f}", rel,
+            f"[{result.ci_low:+.4f}, {result.ci_high:+.4f}]", format_p(result.p_randomization, result.resamples),
+            format_p(result.p_ttest), f"{result.p_bootstrap:.4g} ({result.reversals}/{result.resamples})",
+            f"{result.wins}/{result.ties}/{result.losses}", f"{result.n_queries}"]
+
+
+def comparison_table(result: ComparisonResult, metric: str) -> str:
+    """The one-row markdown table of a comparison on ``metric``."""
+    return markdown_table([comparison_cells(result, metric)], COMPARISON_HEADERS, COMPARISON_ALIGN)
 
 
 def format_markdown(result: ComparisonResult, metric: str, name_a: str, name_b: str, seed: int | None = None) -> str:
@@ -62,7 +69,7 @@ def format_markdown(result: ComparisonResult, metric: str, name_a: str, name_b: 
             f"p = two-sided paired randomization (sign-flip) test, the headline p; t-test two-sided; "
             f"bootstrap reversals = share of resamples whose mean B - A does not keep the observed sign "
             f"(one-sided, about half a two-sided p, so not reported as p); W/T/L counted for B.\n\n"
-            + MARKDOWN_HEADER + markdown_row(result, metric))
+            + comparison_table(result, metric))
 
 
 def result_record(result: ComparisonResult, metric: str, name_a: str, name_b: str) -> dict[str, object]:

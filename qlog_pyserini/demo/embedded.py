@@ -23,6 +23,7 @@ from typing import NamedTuple, Sequence
 import pandas as pd
 
 from qlog_pyserini.corpus import build_benchmark
+from qlog_pyserini.eval.report import markdown_table
 from qlog_pyserini.eval.trec_eval import trec_eval
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.jvm.toolchain import find_jdk
@@ -94,19 +95,18 @@ def format_table(rows: list[dict], qs: Sequence[float]) -> str:
     """Markdown: NDCG@10 of BM25 (q = 1) and q-log BM25 at each q, then the label-free q, the
     cross-validated q and the oracle (the best q, chosen on the queries it is scored on), each against BM25."""
     cols = [q for q in qs if q != 1.0]
-    head = ("| corpus | docs | queries | BM25 (q=1) | " + " | ".join(f"q={q:g}" for q in cols)
-            + " | label-free q (auto) | 5-fold cross-validated q | oracle q (best on the curve) |\n")
-    head += "|---|---:|---:|---:|" + "---:|" * len(cols) + "---|---|---|\n"
     lines = []
     for r in rows:
         s = r["scores"]
         best = max((q for q in qs), key=lambda q: (s[q], -abs(q - 1)))
-        cells = " | ".join(f"**{s[q]:.4f}**" if q == best else f"{s[q]:.4f}" for q in cols)
         cv_qs = "/".join(f"{q:g}" for q in r["cv_qs"])
-        lines.append(f"| {r['corpus']} | {r['docs']:,} | {r['queries']:,} | {s[1.0]:.4f} | {cells} "
-                     f"| q={r['auto_q']:g}: {_versus(s[r['auto_q']], s[1.0])} "
-                     f"| q={cv_qs}: {_versus(r['cv_score'], s[1.0])} | q={best:g}: {_versus(s[best], s[1.0])} |\n")
-    return head + "".join(lines)
+        lines.append([r["corpus"], f"{r['docs']:,}", f"{r['queries']:,}", f"{s[1.0]:.4f}",
+                      *(f"**{s[q]:.4f}**" if q == best else f"{s[q]:.4f}" for q in cols),
+                      f"q={r['auto_q']:g}: {_versus(s[r['auto_q']], s[1.0])}",
+                      f"q={cv_qs}: {_versus(r['cv_score'], s[1.0])}", f"q={best:g}: {_versus(s[best], s[1.0])}"])
+    return markdown_table(lines, ["corpus", "docs", "queries", "BM25 (q=1)", *(f"q={q:g}" for q in cols),
+                                  "label-free q (auto)", "5-fold cross-validated q", "oracle q (best on the curve)"],
+                          "lrrr" + "r" * len(cols) + "lll")
 
 
 def _versus(score: float, bm25: float) -> str:

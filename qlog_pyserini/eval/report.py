@@ -17,9 +17,18 @@ def cell(x: Any, fmt: str = ".4f") -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
 
 
+#: the one-letter spelling of a column's alignment: ``align="lrr"`` is ``["left", "right", "right"]``
+ALIGNMENTS = {"l": "left", "r": "right", "c": "center"}
+
+
 def markdown_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], align: Sequence[str] | None = None) -> str:
-    """A GitHub markdown table of ``rows`` (cells as given: format them with :func:`cell` first), one line a row
-    and a final newline; ``align`` is "left", "right" or "center" per column (default: none marked)."""
+    """A GitHub markdown table of ``rows`` (cells as given: format them with :func:`cell` first; markdown in a
+    cell, ``**bold**`` say, is kept), one line a row and a final newline. ``align`` is "left", "right" or
+    "center" per column, or a string of one letter a column (l, r, c); without it every column is left-aligned."""
+    if isinstance(align, str):
+        align = [ALIGNMENTS[a] for a in align]
+    if align and len(align) != len(headers):
+        raise ValueError(f"{len(align)} alignments for {len(headers)} columns")
     frame = pd.DataFrame([list(r) for r in rows], columns=list(headers), dtype=object)
     options = {"colalign": list(align)} if align else {}
     return frame.to_markdown(index=False, tablefmt="pipe", disable_numparse=True, **options) + "\n"

@@ -208,15 +208,17 @@ def corpus_key(tree: str, rules: FileRules) -> str:
 
 def rules_table() -> str:
     """The per-language table as Markdown (the docs quote it verbatim; a test checks they do)."""
-    def cell(values: Sequence[str]) -> str:
+    # imported here: the table writer brings pandas, which the prepare and index verbs do not otherwise load
+    from qlog_pyserini.eval.report import markdown_table
+
+    def listed(values: Sequence[str]) -> str:
         return ", ".join(f"`{v}`" for v in values) or "-"
 
-    lines = ["| language | extensions | test folders | test file names | vendored folders (anywhere) | "
-             "build folders (top level) | generated names | size cap |", "|---|---|---|---|---|---|---|---:|"]
-    for r in LANGUAGE_RULES.values():
-        lines.append(f"| {r.language} | {cell(r.extensions)} | {cell(r.test_dirs)} | {cell(r.test_files)} | "
-                     f"{cell(r.vendored_dirs)} | {cell(r.top_dirs)} | {cell(r.generated_files)} | "
-                     f"{r.max_bytes // KIB} KiB |")
-    lines += ["", "| reason a file is dropped (checked in this order) | meaning |", "|---|---|"]
-    lines += [f"| `{name}` | {meaning} |" for name, meaning in RULE_ORDER]
-    return "\n".join(lines)
+    languages = [[r.language, listed(r.extensions), listed(r.test_dirs), listed(r.test_files), listed(r.vendored_dirs),
+                  listed(r.top_dirs), listed(r.generated_files), f"{r.max_bytes // KIB} KiB"]
+                 for r in LANGUAGE_RULES.values()]
+    reasons = [[f"`{name}`", meaning] for name, meaning in RULE_ORDER]
+    return (markdown_table(languages, ["language", "extensions", "test folders", "test file names",
+                                       "vendored folders (anywhere)", "build folders (top level)", "generated names",
+                                       "size cap"], "lllllllr")
+            + "\n" + markdown_table(reasons, ["reason a file is dropped (checked in this order)", "meaning"]).rstrip("\n"))

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.eval.report import cell
+from qlog_pyserini.eval.report import cell, markdown_table
 from qlog_pyserini.lolo.fit import Sweep
 from qlog_pyserini.predict.query_rule import QueryRuleSettings, corpus_move, distribution, query_q
 from qlog_pyserini.predict.rule import Prediction
@@ -225,17 +225,16 @@ def rule_label(rule: QueryRuleSettings) -> str:
 
 def format_query_markdown(title: str, rows: Sequence[QueryRow], metric: str, show_rule: bool = True) -> str:
     """One table of :class:`QueryRow`, then the worst change against BM25 and the mean gains."""
-    head = (f"### {title}\n\n| corpus | kind | docs | queries | {'rule | ' if show_rule else ''}BM25 | q_opt | at q_opt "
-            "| auto q | at auto | auto-query | vs BM25 | vs auto | recovery | per-query oracle | queries per q |\n"
-            f"|---|---|---:|---:|{'---|' if show_rule else ''}---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
-    lines = []
-    for r in rows:
-        rule = f"{rule_label(r.rule)} | " if show_rule else ""
-        dist = ", ".join(f"{q}: {n}" for q, n in r.q_distribution.items())
-        lines.append(f"| {r.name} | {r.kind} | {r.docs:,} | {r.queries:,} | {rule}{r.m_base:.4f} | {r.q_opt:g} | "
-                     f"{r.m_opt:.4f} | {r.q_auto:g} | {r.m_auto:.4f} ({r.auto_rel_change:+.2%}) | {r.m_query:.4f} | "
-                     f"{r.rel_change:+.2%} | {r.m_query - r.m_auto:+.4f} | {cell(r.recovery, '.3f')} | "
-                     f"{r.m_pq_oracle:.4f} | {dist} |\n")
+    headers = (["corpus", "kind", "docs", "queries"] + (["rule"] if show_rule else [])
+               + ["BM25", "q_opt", "at q_opt", "auto q", "at auto", "auto-query", "vs BM25", "vs auto", "recovery",
+                  "per-query oracle", "queries per q"])
+    table = [[r.name, r.kind, f"{r.docs:,}", f"{r.queries:,}"] + ([rule_label(r.rule)] if show_rule else [])
+             + [f"{r.m_base:.4f}", f"{r.q_opt:g}", f"{r.m_opt:.4f}", f"{r.q_auto:g}",
+                f"{r.m_auto:.4f} ({r.auto_rel_change:+.2%})", f"{r.m_query:.4f}", f"{r.rel_change:+.2%}",
+                f"{r.m_query - r.m_auto:+.4f}", cell(r.recovery, ".3f"), f"{r.m_pq_oracle:.4f}",
+                ", ".join(f"{q}: {n}" for q, n in r.q_distribution.items())]
+             for r in rows]
+    text = f"### {title}\n\n" + markdown_table(table, headers, "llrr" + "l" * show_rule + "r" * 10 + "l")
     worst = min(rows, key=lambda r: r.rel_change)
     code = [r for r in rows if r.kind == "code"]
     recs = [r.recovery for r in code if r.recovery is not None]
@@ -245,7 +244,7 @@ def format_query_markdown(title: str, rows: Sequence[QueryRow], metric: str, sho
                f"{sum(r.auto_rel_change for r in code) / max(1, len(code)):+.2%}), mean recovery of the corpus-level "
                f"oracle's gain {cell(sum(recs) / len(recs) if recs else None, '.3f')} over {len(recs)} corpora "
                f"with a gain. Metric {metric}.\n")
-    return head + "".join(lines) + summary
+    return text + summary
 
 
 def rows_record(rows: Sequence[QueryRow]) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Sequence
 
-from qlog_pyserini.eval.report import cell
+from qlog_pyserini.eval.report import cell, markdown_table
 from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.lolo.evaluate import SearchEvaluator
 from qlog_pyserini.lolo.fit import (
@@ -47,20 +47,19 @@ def format_markdown(results: Sequence[RuleResult], metric: str, notes: Sequence[
              "n/a (and left out of the mean) when M(q_opt) <= M(1). "
              "M(q_pred) marked * was measured by searching at q_pred (off the sweep's grid).", ""]
     for r in results:
+        rows = [[row.name, f"{row.h:.4f}", f"{row.q_opt:g}", f"{row.c:.3f}", f"{row.q_pred:.3f}", f"{row.m_base:.4f}",
+                 f"{row.m_opt:.4f}", f"{row.m_pred:.4f}{'*' if row.measured else ''}", f"{row.m_pred - row.m_base:+.4f}",
+                 cell(row.recovery, ".3f")] for row in r.rows]
         lines += [f"## {rule_title(r)}", "",
-                  "| corpus | h | q_opt | c | q_pred | M(1) | M(q_opt) | M(q_pred) | M(q_pred) - M(1) | recovery |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        for row in r.rows:
-            lines.append(f"| {row.name} | {row.h:.4f} | {row.q_opt:g} | {row.c:.3f} | {row.q_pred:.3f} | "
-                         f"{row.m_base:.4f} | {row.m_opt:.4f} | {row.m_pred:.4f}{'*' if row.measured else ''} | "
-                         f"{row.m_pred - row.m_base:+.4f} | {cell(row.recovery, '.3f')} |")
-        lines += ["", f"mean recovery: {cell(r.mean_recovery, '.3f')} over {r.counted} of {len(r.rows)} corpora "
+                  markdown_table(rows, ["corpus", "h", "q_opt", "c", "q_pred", "M(1)", "M(q_opt)", "M(q_pred)",
+                                        "M(q_pred) - M(1)", "recovery"], "l" + "r" * 9).rstrip("\n"),
+                  "", f"mean recovery: {cell(r.mean_recovery, '.3f')} over {r.counted} of {len(r.rows)} corpora "
                       f"(paper: {PAPER_RECOVERY})", ""]
-    lines += ["## Summary", "", "| h | c | mean recovery | corpora counted |", "|---|---|---:|---:|"]
-    for r in results:
-        c = "leave-one-out fit" if r.mode == "fit" else f"{r.c_all:g}"
-        lines.append(f"| {r.variant} | {c} | {cell(r.mean_recovery, '.3f')} | {r.counted}/{len(r.rows)} |")
-    lines.append(f"| paper (h_tok) | leave-one-out fit | {PAPER_RECOVERY} | |")
+    summary = [[r.variant, "leave-one-out fit" if r.mode == "fit" else f"{r.c_all:g}", cell(r.mean_recovery, ".3f"),
+                f"{r.counted}/{len(r.rows)}"] for r in results]
+    summary.append(["paper (h_tok)", "leave-one-out fit", f"{PAPER_RECOVERY}", ""])
+    lines += ["## Summary", "",
+              markdown_table(summary, ["h", "c", "mean recovery", "corpora counted"], "llrr").rstrip("\n")]
     if notes:
         lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
     return "\n".join(lines) + "\n"
@@ -69,14 +68,14 @@ def format_markdown(results: Sequence[RuleResult], metric: str, notes: Sequence[
 def format_auto_markdown(title: str, rows: Sequence[AutoRow], metric: str, show_params: bool) -> str:
     """One table: per corpus BM25, q_opt, oracle, q_auto, M at auto, relative change, recovery."""
     s = auto_summary(rows)
-    head = ("| corpus | kind | docs | h | " + ("rule fitted without this corpus's family | " if show_params else "")
-            + f"BM25 | q_opt | {metric} at q_opt | q_auto | {metric} at q_auto | vs BM25 | recovery |")
-    lines = [f"## {title}", "", head, "|" + "---|" * (head.count("|") - 1)]
-    for r in rows:
-        params = f"c = {r.params.c:g}, q_min = {r.params.q_min:g}, n0 = {r.params.shrink_docs} | " if show_params else ""
-        lines.append(f"| {r.name} | {r.kind} | {r.docs:,} | {r.h:.4f} | {params}{r.m_base:.4f} | {r.q_opt:g} "
-                     f"| {r.m_opt:.4f} | {r.q_auto:g} | {r.m_auto:.4f}{'*' if r.measured else ''} "
-                     f"| {r.rel_change:+.2%} | {cell(r.recovery, '.3f')} |")
+    headers = (["corpus", "kind", "docs", "h"] + (["rule fitted without this corpus's family"] if show_params else [])
+               + ["BM25", "q_opt", f"{metric} at q_opt", "q_auto", f"{metric} at q_auto", "vs BM25", "recovery"])
+    table = [[r.name, r.kind, f"{r.docs:,}", f"{r.h:.4f}"]
+             + ([f"c = {r.params.c:g}, q_min = {r.params.q_min:g}, n0 = {r.params.shrink_docs}"] if show_params else [])
+             + [f"{r.m_base:.4f}", f"{r.q_opt:g}", f"{r.m_opt:.4f}", f"{r.q_auto:g}",
+                f"{r.m_auto:.4f}{'*' if r.measured else ''}", f"{r.rel_change:+.2%}", cell(r.recovery, ".3f")]
+             for r in rows]
+    lines = [f"## {title}", "", markdown_table(table, headers).rstrip("\n")]
     worst = "n/a" if s["worst_rel_change"] is None else f"{s['worst_rel_change']:+.2%} ({s['worst_corpus']})"
     lines += ["", f"Worst change against BM25: {worst}; corpora more than 0.5% below BM25: "
                   f"{', '.join(s['below_floor']) or 'none'}. Mean recovery on code corpora: "
@@ -86,16 +85,16 @@ def format_auto_markdown(title: str, rows: Sequence[AutoRow], metric: str, show_
 
 
 def format_selection_markdown(selection: ShrinkSelection) -> str:
-    lines = ["## Choosing the shrinkage n0 by leave-one-family-out", "",
-             "| n0 | worst change vs BM25 (corpus) | corpora > 0.5% below BM25 | mean recovery, code | "
-             "mean recovery, full-size code |", "|---:|---|---|---:|---:|"]
+    table = []
     for n0, rows in selection.outcomes.items():
         s = auto_summary(rows)
         mark = " (chosen)" if n0 == selection.chosen else ""
-        lines.append(f"| {n0}{mark} | {s['worst_rel_change']:+.2%} ({s['worst_corpus']}) | "
-                     f"{', '.join(s['below_floor']) or 'none'} | {cell(s['mean_recovery_code'], '.3f')} | "
-                     f"{cell(s['mean_recovery_code_full_size'], '.3f')} |")
-    return "\n".join(lines) + "\n"
+        table.append([f"{n0}{mark}", f"{s['worst_rel_change']:+.2%} ({s['worst_corpus']})",
+                      ", ".join(s["below_floor"]) or "none", cell(s["mean_recovery_code"], ".3f"),
+                      cell(s["mean_recovery_code_full_size"], ".3f")])
+    return ("## Choosing the shrinkage n0 by leave-one-family-out\n\n"
+            + markdown_table(table, ["n0", "worst change vs BM25 (corpus)", "corpora > 0.5% below BM25",
+                                     "mean recovery, code", "mean recovery, full-size code"], "rllrr"))
 
 
 def _rows(rows: Sequence[AutoRow]) -> list[dict[str, Any]]:

@@ -232,7 +232,7 @@ def _history_section(history: Sequence[dict]) -> str:
             "corpus: the parent's tree) and swept as above with folds dealt by instance. Commit messages are short "
             "queries (a few words) where issue reports are long: these sets check the files rule on another kind "
             "of query and on languages the shared sets lack, and are not part of the fit it ships.\n\n"
-            + "\n".join(group_table("repository", rows, first)) + "\n")
+            + group_table("repository", rows, first))
 
 
 def _pooled(summaries: Sequence[dict], cfg: Config) -> tuple[pd.DataFrame, pd.Series, pd.Series, pd.Series,
@@ -292,9 +292,10 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
                                        seed=0)
         record["sets"][name]["bm25_cv"] = bm25_cv.loc[ids].mean()
         record["sets"][name]["auto_vs_bm25_cv"] = {"rel_diff": against_tuned.rel_diff, "p": against_tuned.p}
-        rows.append(f"| {name} | {len(ids)} | {moved} | {bm25.mean():.4f} | {bm25_cv.loc[ids].mean():.4f} | "
-                    f"{best.mean():.4f} | " + " | ".join(cells) + f" | {100 * (against_tuned.rel_diff or 0):+.1f}%, "
-                    f"{format_p(against_tuned.p, against_tuned.resamples)} | {_rule_text(held['language'].get(name, pooled))} |")
+        rows.append([name, len(ids), moved, f"{bm25.mean():.4f}", f"{bm25_cv.loc[ids].mean():.4f}", f"{best.mean():.4f}",
+                     *cells, f"{100 * (against_tuned.rel_diff or 0):+.1f}%, "
+                     f"{format_p(against_tuned.p, against_tuned.resamples)}",
+                     _rule_text(held["language"].get(name, pooled))])
     by_repo = "; ".join(f"{r}: {_rule_text(rule)}" for r, rule in held["repository"].items())
     q_near = min(scores.columns, key=lambda q: abs(q - shipped.q))
     gain = scores[q_near] - scores[1.0]
@@ -315,9 +316,9 @@ def label_free_section(summaries: Sequence[dict], cfg: Config) -> tuple[str, dic
           "repository, or without its set; an instance of a history set, in no fit, by the rule fitted on all the "
           "issue sets. Cells: MRR (change against BM25, two-sided randomization p against BM25, recovery = "
           "gain / the cross-validated q-log's gain); moved: instances whose index reaches the length.\n\n"
-          "| set | instances | moved | BM25 | tuned BM25 (CV) | q-log (CV) | " + " | ".join(systems)
-          + " | `--q auto-files` vs tuned BM25 | rule held out by language |\n"
-          "|---|---:|---:|---:|---:|---:|" + "---|" * len(systems) + "---|---|\n" + "\n".join(rows) + "\n\n"
+          + markdown_table(rows, ["set", "instances", "moved", "BM25", "tuned BM25 (CV)", "q-log (CV)", *systems,
+                                  "`--q auto-files` vs tuned BM25", "rule held out by language"],
+                           "lrrrrr" + "l" * len(systems) + "ll") + "\n"
           f"Rule held out by repository: {by_repo}.\n\n"
           "What could a rule read? Each statistic below, on the issue sets, per instance and per repository (its "
           "instances' mean "

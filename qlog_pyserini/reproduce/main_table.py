@@ -7,7 +7,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from qlog_pyserini.eval.report import cell
+from qlog_pyserini.eval.report import cell, markdown_table
 from qlog_pyserini.eval.significance import format_p
 from qlog_pyserini.reproduce.cache import Config, PreparedCorpus
 from qlog_pyserini.reproduce.report import footer, mode, write_csv
@@ -39,17 +39,15 @@ def main_rows(corpora: Sequence[PreparedCorpus], cfg: Config) -> pd.DataFrame:
 
 
 def main_markdown(table: pd.DataFrame) -> str:
-    head = ("| corpus | form | docs | queries | BM25 | CV q | CV NDCG@10 | CV gain | CV p | q_opt | at q_opt | oracle gain "
-            "| oracle p | q_auto | at q_auto | Recall@8K BM25 → q-log |\n"
-            "|---|---|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---|---:|---:|---|\n")
-    lines = [f"| {r['corpus']} | {r['idf_form']} | {r['docs']:,} | {r['queries']:,} | {r['bm25']:.4f} "
-             f"| {r['cv_q']} | {r['cv']:.4f} | {r['cv_gain']:+.4f} ({cell(r['cv_rel_gain'], '+.1%')}) "
-             f"| {format_p(r['cv_p'], r['cv_resamples'])} | {r['q_opt']:g} | {r['at_q_opt']:.4f} "
-             f"| {r['gain']:+.4f} ({cell(r['rel_gain'], '+.1%')}) | {format_p(r['p'], r['resamples'])} "
-             f"| {r['q_auto']:.2f} | {r['at_q_auto']:.4f} ({cell(r['auto_rel'], '+.1%')}) "
-             f"| {r['recall8k_bm25']:.1%} → {r['recall8k_qlog']:.1%} |\n"
-             for r in table.to_dict("records")]
-    return head + "".join(lines)
+    rows = [[r["corpus"], r["idf_form"], f"{r['docs']:,}", f"{r['queries']:,}", f"{r['bm25']:.4f}", r["cv_q"],
+             f"{r['cv']:.4f}", f"{r['cv_gain']:+.4f} ({cell(r['cv_rel_gain'], '+.1%')})",
+             format_p(r["cv_p"], r["cv_resamples"]), f"{r['q_opt']:g}", f"{r['at_q_opt']:.4f}",
+             f"{r['gain']:+.4f} ({cell(r['rel_gain'], '+.1%')})", format_p(r["p"], r["resamples"]),
+             f"{r['q_auto']:.2f}", f"{r['at_q_auto']:.4f} ({cell(r['auto_rel'], '+.1%')})",
+             f"{r['recall8k_bm25']:.1%} → {r['recall8k_qlog']:.1%}"] for r in table.to_dict("records")]
+    return markdown_table(rows, ["corpus", "form", "docs", "queries", "BM25", "CV q", "CV NDCG@10", "CV gain", "CV p",
+                                 "q_opt", "at q_opt", "oracle gain", "oracle p", "q_auto", "at q_auto",
+                                 "Recall@8K BM25 → q-log"], "llrrrlrrlrrrlrrl")
 
 
 def plot_curves(corpora: Sequence[PreparedCorpus], cfg: Config, path: Path) -> None:

@@ -27,7 +27,7 @@ import pandas as pd
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import check_budgets
-from qlog_pyserini.eval.report import cell
+from qlog_pyserini.eval.report import cell, markdown_table
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.formats.instances import InstanceSet, read_instance_set
 from qlog_pyserini.formula import check_form
@@ -391,30 +391,26 @@ def format_summary(summary: Mapping[str, Any]) -> str:
              f"({', '.join(summary['languages'])}), {summary['corpora']} indexes", "",
              f"**{summary['verdict']}**", "",
              f"## {name} per language", ""]
-    lines += group_table("language", summary["tables"]["all"] + summary["tables"]["language"], summary)
-    lines += ["", f"## {name} per repository", ""]
-    lines += group_table("repository", summary["tables"]["repository"], summary)
+    lines.append(group_table("language", summary["tables"]["all"] + summary["tables"]["language"], summary))
+    lines += [f"## {name} per repository", "", group_table("repository", summary["tables"]["repository"], summary)]
     measures = summary["measures"]
-    lines += ["", "## Every measure (all instances)", "",
-              "| system | " + " | ".join(measure_name(m) for m in measures) + " |",
-              "|---|" + "---:|" * len(measures)]
+    names = [measure_name(m) for m in measures]
     means = summary["tables"]["all"][0]["means"]
     labels = summary["systems"]
-    for s in systems:
-        lines.append(f"| {labels[s]} | " + " | ".join(cell(means[s][m]) for m in measures) + " |")
-    lines += ["", "Two-sided paired randomization p per measure:", "",
-              "| comparison | " + " | ".join(measure_name(m) for m in measures) + " |",
-              "|---|" + "---|" * len(measures)]
+    p_rows = []
     for pair in summary["comparisons"]:
         system, _, base = pair.partition(" vs ")
-        lines.append(f"| {labels[system]} vs {labels[base]} | "
-                     + " | ".join(_p(summary, pair, m) for m in measures) + " |")
-    lines += ["", "## Choices", "",
-              "| family | values chosen per fold (CV) | CV " + name + " | oracle (all instances) | oracle " + name + " |",
-              "|---|---|---:|---|---:|"]
-    for family in ("bm25", "qlog", "joint"):
-        lines.append(f"| {cv[family]['label']} | {'; '.join(cv[family]['chosen_text'])} | {cv[family]['score']:.4f} "
-                     f"| {summary['oracle'][family]['value']} | {summary['oracle'][family]['score']:.4f} |")
+        p_rows.append([f"{labels[system]} vs {labels[base]}", *(_p(summary, pair, m) for m in measures)])
+    choices = [[cv[f]["label"], "; ".join(cv[f]["chosen_text"]), f"{cv[f]['score']:.4f}", summary["oracle"][f]["value"],
+                f"{summary['oracle'][f]['score']:.4f}"] for f in ("bm25", "qlog", "joint")]
+    lines += ["## Every measure (all instances)", "",
+              markdown_table([[labels[s], *(cell(means[s][m]) for m in measures)] for s in systems], ["system", *names],
+                             "l" + "r" * len(measures)),
+              "Two-sided paired randomization p per measure:", "",
+              markdown_table(p_rows, ["comparison", *names]),
+              "## Choices", "",
+              markdown_table(choices, ["family", "values chosen per fold (CV)", f"CV {name}", "oracle (all instances)",
+                                       f"oracle {name}"], "llrlr").rstrip("\n")]
     grids = summary["grids"]
     lines += ["", f"BM25 = k1 {summary['k1']:g}, b {summary['b']:g}; grids: q {_values(grids['q'])}, k1 "
               f"{_values(grids['k1'])}, b {_values(grids['b'])} ({summary['points']} models, each searched on every "
@@ -431,21 +427,19 @@ def _values(values: list[float]) -> str:
     return ",".join(f"{v:g}" for v in values)
 
 
-def group_table(label: str, rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]) -> list[str]:
-    """Markdown lines of one table: a row per group (``rows`` from a summary's ``tables``, each naming its
+def group_table(label: str, rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]) -> str:
+    """Markdown of one table: a row per group (``rows`` from a summary's ``tables``, each naming its
     ``group``), the selection metric under every system of ``summary`` and the three paired p-values."""
     systems, metric = list(summary["systems"]), summary["metric"]
-    return ([f"| {label} | instances | " + " | ".join(summary["systems"][s] for s in systems)
-             + " | p q-log vs BM25 | p q-log vs tuned | p joint vs tuned |",
-             "|---|---:|" + "---:|" * len(systems) + "---|---|---|"]
-            + [_group_row(row, systems, metric, summary["resamples"]) for row in rows])
+    return markdown_table([_group_row(row, systems, metric, summary["resamples"]) for row in rows],
+                          [label, "instances", *(summary["systems"][s] for s in systems), "p q-log vs BM25",
+                           "p q-log vs tuned", "p joint vs tuned"], "lr" + "r" * len(systems) + "lll")
 
 
-def _group_row(row: Mapping[str, Any], systems: list[str], metric: str, resamples: int) -> str:
+def _group_row(row: Mapping[str, Any], systems: list[str], metric: str, resamples: int) -> list[str]:
     p = {k: format_p(v, resamples) for k, v in row["p"].items()}
-    return (f"| {row['group']} | {row['instances']} | "
-            + " | ".join(cell(row["means"][s][metric]) for s in systems)
-            + f" | {p['qlog_cv vs bm25']} | {p['qlog_cv vs bm25_cv']} | {p['joint_cv vs bm25_cv']} |")
+    return [row["group"], row["instances"], *(cell(row["means"][s][metric]) for s in systems),
+            p["qlog_cv vs bm25"], p["qlog_cv vs bm25_cv"], p["joint_cv vs bm25_cv"]]
 
 
 def summary_line(summary: Mapping[str, Any]) -> str:

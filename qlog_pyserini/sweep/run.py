@@ -37,10 +37,16 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from qlog_pyserini.compare.comparison import MARKDOWN_HEADER, format_markdown, markdown_row
+from qlog_pyserini.compare.comparison import (
+    COMPARISON_ALIGN,
+    COMPARISON_HEADERS,
+    comparison_cells,
+    comparison_table,
+    format_markdown,
+)
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import check_budgets
-from qlog_pyserini.eval.report import plot_sweep
+from qlog_pyserini.eval.report import markdown_table, plot_sweep
 from qlog_pyserini.eval.significance import ComparisonResult, compare_scores, format_p
 from qlog_pyserini.eval.trec_eval import DEFAULT_METRICS
 from qlog_pyserini.formats.topics import read_topics
@@ -415,16 +421,16 @@ def _write_outputs(stage: Path, summary: SweepResult, measured: _Measured, cv: C
                                 f"{settings.similarity} {parameter}={oracle:g} (oracle)", seed=settings.seed))
         f.write(f"\nCross-validated ({cv.folds} folds over queries, seed {cv.seed}; {parameter} chosen on the "
                 f"other folds: {', '.join(f'{v:g}' for v in cv.chosen)}):\n\n"
-                + MARKDOWN_HEADER + markdown_row(cv_result, settings.metric))
+                + comparison_table(cv_result, settings.metric))
         if "auto" in summary:
             a = summary["auto"]
-            f.write(f"\nLabel-free {parameter} = {a['q']:g} (auto):\n\n" + MARKDOWN_HEADER
-                    + markdown_row(ComparisonResult(**a["comparison"]), settings.metric))
+            f.write(f"\nLabel-free {parameter} = {a['q']:g} (auto):\n\n"
+                    + comparison_table(ComparisonResult(**a["comparison"]), settings.metric))
         if "auto_query" in summary:
             a = summary["auto_query"]
             f.write(f"\nLabel-free {parameter} per query (auto-query; queries per {parameter}: "
-                    f"{', '.join(f'{v}: {n}' for v, n in a['q_distribution'].items())}):\n\n" + MARKDOWN_HEADER
-                    + markdown_row(ComparisonResult(**a["comparison"]), settings.metric))
+                    f"{', '.join(f'{v}: {n}' for v, n in a['q_distribution'].items())}):\n\n"
+                    + comparison_table(ComparisonResult(**a["comparison"]), settings.metric))
         if "tuned" in summary:
             f.write(format_tuned(summary["tuned"], settings.metric))
     auto = (summary["auto"]["q"], summary["auto"]["score"]) if "auto" in summary else None
@@ -446,11 +452,9 @@ def format_tuned(tuned: dict[str, Any], metric: str) -> str:
     text = (f"\nTuned BM25 beside q-log (k1 over {', '.join(f'{v:g}' for v in tuned['grids']['k1'])}; b over "
             f"{', '.join(f'{v:g}' for v in tuned['grids']['b'])}; every family chosen on the same folds as q):"
             f" **{tuned['verdict']}**.\n\n")
-    header, separator = MARKDOWN_HEADER.split("\n")[:2]
-    text += f"| system (B) | baseline (A) {header}\n|---|---{separator}\n"
-    for b, a, comparison in rows:
-        text += f"| {b} | {a} " + markdown_row(ComparisonResult(**comparison), metric)
-    return text
+    return text + markdown_table([[b, a, *comparison_cells(ComparisonResult(**comparison), metric)]
+                                  for b, a, comparison in rows],
+                                 ["system (B)", "baseline (A)", *COMPARISON_HEADERS], "ll" + COMPARISON_ALIGN)
 
 
 def summary_line(summary: dict[str, Any]) -> str:

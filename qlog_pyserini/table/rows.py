@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.report import cell, markdown_table
 from qlog_pyserini.eval.significance import format_p
 from qlog_pyserini.sweep.results import SUMMARY
 from qlog_pyserini.sweep.results import read as read_result
@@ -173,17 +174,14 @@ def format_tuned_markdown(table: pd.DataFrame) -> str:
     default, tuned BM25 (k1, b), q-log and the joint (b, q) choice, all cross-validated on the same folds."""
     if "tuned_cv" not in table.columns or table["tuned_cv"].isna().all():
         return ""
-    lines = ["| corpus | BM25 | BM25 (k1 1.2, b 0.75) | tuned BM25: k1/b chosen | tuned BM25 (CV) | q-log (CV) "
-             "| q-log − tuned | p | joint: b/q chosen | joint (b, q) (CV) | joint − tuned | p |",
-             "|---|---:|---:|---|---:|---:|---|---|---|---:|---|---|"]
-    for r in table.to_dict("records"):
-        if _missing(r.get("tuned_cv")):
-            continue
-        lines.append(f"| {r['corpus']} | {r['bm25']:.4f} | {r['engine_bm25']:.4f} | {r['tuned_values']} "
-                     f"| {r['tuned_cv']:.4f} | {r['cv']:.4f} | {r['qlog_vs_tuned']:+.4f} "
-                     f"| {format_p(r['qlog_vs_tuned_p'], r['resamples'])} | {r['joint_values']} | {r['joint_cv']:.4f} "
-                     f"| {r['joint_vs_tuned']:+.4f} | {format_p(r['joint_vs_tuned_p'], r['resamples'])} |")
-    return "\n".join(lines) + "\n\n" + TUNED_NOTE + "\n"
+    rows = [[r["corpus"], f"{r['bm25']:.4f}", f"{r['engine_bm25']:.4f}", f"{r['tuned_values']}", f"{r['tuned_cv']:.4f}",
+             f"{r['cv']:.4f}", f"{r['qlog_vs_tuned']:+.4f}", format_p(r["qlog_vs_tuned_p"], r["resamples"]),
+             f"{r['joint_values']}", f"{r['joint_cv']:.4f}", f"{r['joint_vs_tuned']:+.4f}",
+             format_p(r["joint_vs_tuned_p"], r["resamples"])]
+            for r in table.to_dict("records") if not _missing(r.get("tuned_cv"))]
+    return markdown_table(rows, ["corpus", "BM25", "BM25 (k1 1.2, b 0.75)", "tuned BM25: k1/b chosen", "tuned BM25 (CV)",
+                                 "q-log (CV)", "q-log − tuned", "p", "joint: b/q chosen", "joint (b, q) (CV)",
+                                 "joint − tuned", "p"], "lrrlrrlllrll") + "\n" + TUNED_NOTE + "\n"
 
 
 TUNED_NOTE = ("Tuned BM25 = BM25 with k1 and b chosen by the same cross-validation (same folds, same metric) as q; "
@@ -196,36 +194,26 @@ def _missing(x: object) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
-def _pct(x: float | None) -> str:
-    return "n/a" if _missing(x) else f"{x:.1%}"
-
-
-def _rel(x: float | None) -> str:
-    return "n/a" if _missing(x) else f"{x:+.1%}"
-
-
 def format_markdown(table: pd.DataFrame, budget: str = "8192") -> str:
     """The markdown table: cross-validated first, the oracle beside it, then the label-free q."""
-    head = (f"| corpus | docs | queries | BM25 | CV: value(s) chosen | CV | CV gain | CV p | oracle | at oracle | "
-            f"oracle gain | oracle p | auto | at auto | at auto-query | per-query oracle | "
-            f"Recall@{budget_label(budget)} BM25 → oracle |\n"
-            "|---|---:|---:|---:|---|---:|---|---|---|---:|---|---|---:|---|---|---:|---|\n")
     lines = []
     for r in table.to_dict("records"):
         par = r["parameter"]
-        cv = "n/a" if _missing(r["cv"]) else f"{r['cv']:.4f}"
-        cv_gain = "n/a" if _missing(r["cv_gain"]) else f"{r['cv_gain']:+.4f} ({_rel(r['cv_rel_gain'])})"
+        cv_gain = "n/a" if _missing(r["cv_gain"]) else f"{r['cv_gain']:+.4f} ({cell(r['cv_rel_gain'], '+.1%')})"
         auto = "n/a" if _missing(r["auto"]) else f"{par} = {r['auto']:g}"
-        at_auto = "n/a" if _missing(r["at_auto"]) else f"{r['at_auto']:.4f} ({_rel(r['auto_rel_gain'])})"
+        at_auto = "n/a" if _missing(r["at_auto"]) else f"{r['at_auto']:.4f} ({cell(r['auto_rel_gain'], '+.1%')})"
         values = "n/a" if _missing(r["cv_values"]) else f"{par} = {r['cv_values']}"
         at_aq = ("n/a" if _missing(r["at_auto_query"])
-                 else f"{r['at_auto_query']:.4f} ({_rel(r['auto_query_rel_gain'])}, {format_p(r['auto_query_p'], r['resamples'])})")
-        pq_oracle = "n/a" if _missing(r["at_per_query_oracle"]) else f"{r['at_per_query_oracle']:.4f}"
-        lines.append(f"| {r['corpus']} | {r['docs']:,} | {r['queries']:,} | {r['bm25']:.4f} | {values} | {cv} | {cv_gain} "
-                     f"| {format_p(r['cv_p'], r['resamples'])} | {par} = {r['best']:g} | {r['at_best']:.4f} "
-                     f"| {r['gain']:+.4f} ({_rel(r['rel_gain'])}) | {format_p(r['p'], r['resamples'])} | {auto} | {at_auto} "
-                     f"| {at_aq} | {pq_oracle} | {_pct(r[f'recall@{budget}_bm25'])} → {_pct(r[f'recall@{budget}_best'])} |\n")
-    return head + "".join(lines)
+                 else f"{r['at_auto_query']:.4f} ({cell(r['auto_query_rel_gain'], '+.1%')}, {format_p(r['auto_query_p'], r['resamples'])})")
+        recall = " → ".join(cell(r[f"recall@{budget}_{side}"], ".1%") for side in ("bm25", "best"))
+        lines.append([r["corpus"], f"{r['docs']:,}", f"{r['queries']:,}", f"{r['bm25']:.4f}", values, cell(r["cv"]), cv_gain,
+                      format_p(r["cv_p"], r["resamples"]), f"{par} = {r['best']:g}", f"{r['at_best']:.4f}",
+                      f"{r['gain']:+.4f} ({cell(r['rel_gain'], '+.1%')})", format_p(r["p"], r["resamples"]), auto, at_auto,
+                      at_aq, cell(r["at_per_query_oracle"]), recall])
+    return markdown_table(lines, ["corpus", "docs", "queries", "BM25", "CV: value(s) chosen", "CV", "CV gain", "CV p",
+                                  "oracle", "at oracle", "oracle gain", "oracle p", "auto", "at auto", "at auto-query",
+                                  "per-query oracle", f"Recall@{budget_label(budget)} BM25 → oracle"],
+                          "lrrrlrlllrllrllrl")
 
 
 NOTE = ("CV = k-fold cross-validation over queries (each query scored at the value chosen on the other folds; "

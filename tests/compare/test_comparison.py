@@ -8,6 +8,7 @@ import sys
 import pandas as pd
 import pytest
 from conftest import ROOT  # noqa: E402
+from markdown_tables import has_cells
 
 from qlog_pyserini.compare.comparison import compare_runs
 
@@ -53,8 +54,8 @@ def test_cli_end_to_end(files, tmp_path):
                "--markdown", str(md), "--csv", str(csv))
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert "| recip_rank | 0.5000 | 0.7500 | +0.2500 | +50.0% |" in out
-    assert "| 3/0/1 | 4 |" in out
+    assert has_cells(out, "recip_rank", "0.5000", "0.7500", "+0.2500", "+50.0%")
+    assert has_cells(out, "3/0/1", "4")
     assert f"`{files['a']}`" in out and f"`{files['b']}`" in out
     assert md.read_text() == out
     row = pd.read_csv(csv).iloc[0]
@@ -67,8 +68,8 @@ def test_cli_better_everywhere_prints_bound(files):
     proc = cli("--qrels", str(files["qrels"]), "--runs", str(files["a"]), str(files["c"]),
                "--metric", "recip_rank", "--resamples", "1000")
     assert proc.returncode == 0, proc.stderr
-    assert "| 0 (0/1000) |" in proc.stdout  # no bootstrap reversal; the reversal share is not the p
-    assert "| 4/0/0 | 4 |" in proc.stdout
+    assert has_cells(proc.stdout, "0 (0/1000)")  # no bootstrap reversal; the reversal share is not the p
+    assert has_cells(proc.stdout, "4/0/0", "4")
 
 
 def test_cli_missing_run_fails_cleanly(files, tmp_path):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import math
 
+import pytest
+from markdown_tables import markdown_rows
+
 from qlog_pyserini.eval.report import cell, markdown_table
 
 
@@ -26,3 +29,14 @@ def test_markdown_table_keeps_every_cell_as_given_in_columns_that_line_up():
     assert rule[0].startswith(":-") and all(c.endswith("-:") and set(c) == {"-", ":"} for c in rule[1:])
     assert [_cells(line) for line in lines[2:]] == rows  # numbers as written: "0.3000" is not reparsed to 0.3
     assert len({len(line) for line in lines}) == 1  # one width per column
+    assert markdown_rows(text) == [["corpus", "bm25", "gain"], *rows]  # the tests' reader agrees
+
+
+def test_markdown_table_takes_one_letter_a_column_and_keeps_markdown_in_cells():
+    rows = [["**0.4000**", "`--q auto`", "a, b"]]
+    text = markdown_table(rows, ["best", "flag", "list"], "rcl")
+    assert text == markdown_table(rows, ["best", "flag", "list"], ["right", "center", "left"])
+    assert [c[0] + c[-1] for c in _cells(text.splitlines()[1])] == ["-:", "::", ":-"]
+    assert markdown_rows(text)[1] == rows[0]
+    with pytest.raises(ValueError, match="2 alignments for 3 columns"):
+        markdown_table(rows, ["best", "flag", "list"], "rl")

@@ -11,6 +11,7 @@ import math
 
 import pytest
 from conftest import run_verb
+from markdown_tables import row_of
 from reliability.reliability_helpers import assert_one_error
 
 from qlog_pyserini.errors import QLogError
@@ -170,8 +171,7 @@ def test_compare_warns_when_the_runs_answer_different_queries(run_file, tmp_path
                     "--resamples", "200")
     assert proc.returncode == 0, proc.stderr
     assert "the runs answer different queries" in proc.stderr
-    row = next(line for line in proc.stdout.splitlines() if line.startswith("| recip_rank"))
-    cells = [c.strip() for c in row.strip("|").split("|")]
+    cells = row_of(proc.stdout, "recip_rank")
     # A: q1 at rank 1, q2 at rank 4; B answers q1 only, so q2 scores 0 there
     assert float(cells[1]) == pytest.approx((1 + 1 / 4) / 2, abs=5e-5) and float(cells[2]) == pytest.approx(0.5)
 

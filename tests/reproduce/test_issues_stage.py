@@ -9,6 +9,7 @@ import subprocess
 import pandas as pd
 import pytest
 from instances.gitrepos import commit, git
+from markdown_tables import has_cells, markdown_rows
 
 from qlog_pyserini.reproduce import issues
 from qlog_pyserini.reproduce.cache import Config
@@ -66,14 +67,14 @@ def test_issues_stage_prepares_indexes_sweeps_and_records_the_mirror_and_a_pinne
     assert f"history of demo__readers skipped: --rev '{missing}' is not a commit" in capsys.readouterr().err
     md = (tmp_path / "out" / "issues.md").read_text()
     assert "java: 6 instances" in md
-    assert "| demo/readers |" in md and mirror_head in md  # the mirror's HEAD when the set was read
+    assert ["demo/readers", mirror_head] in [[r[0], r[-1]] for r in markdown_rows(md)]  # the mirror's HEAD when read
     [summary, history, label_free] = json.loads((tmp_path / "out" / "issues.json").read_text())
     # one set of 6 instances is too small to move the files rule off BM25, held out or not; the history set,
     # in no fit, leaves the issue sets' rule as it was
     never = {"q": 1.0, "min_length": None}
     assert label_free["label_free"]["fitted_on_all"] == never
     assert label_free["label_free"]["held_out"] == {"repository": {"demo/readers": never}, "language": {"java": never}}
-    assert "## Label-free q on issue -> files" in md and "| java | 6 | 0 | 1.0000 | 1.0000 | 1.0000 |" in md
+    assert "## Label-free q on issue -> files" in md and has_cells(md, "java", "6", "0", "1.0000", "1.0000", "1.0000")
     means = summary["tables"]["all"][0]["means"]
     # each issue names its reader's one method, a term of that file alone (the test file is not a document)
     assert means["bm25"]["recip_rank"] == 1.0 and means["qlog_cv"]["recip_rank"] == 1.0
@@ -81,7 +82,7 @@ def test_issues_stage_prepares_indexes_sweeps_and_records_the_mirror_and_a_pinne
     assert json.loads(sweep.read_text())["grids"]["q"] == [0.5, 1.0]  # q > 1 is left out
     # the history: six fixes, each message naming its file's method, swept with folds by instance
     assert "## Commit -> files: repositories' own histories" in md
-    assert f"| demo/readers @ {head[:8]} | 6 | 1.0000 |" in md
+    assert has_cells(md, f"demo/readers @ {head[:8]}", "6", "1.0000")
     assert history["name"] == "history-demo__readers" and history["cv"]["unit"] == "instance"
     assert list(label_free["label_free"]["sets"]) == ["java", "history-java"]
     # the label-free configuration beside the stronger baseline, under both analyzers, read back from each sweep's
@@ -104,7 +105,7 @@ def test_issues_stage_prepares_indexes_sweeps_and_records_the_mirror_and_a_pinne
     # without the shared sets the history alone makes the file, from its cached sweep
     issues.run(dataclasses.replace(cfg, shared=tmp_path / "no-shared"), [])
     md = (tmp_path / "out" / "issues.md").read_text()
-    assert "Multi-SWE-bench instances" not in md and f"| demo/readers @ {head[:8]} | 6 | 1.0000 |" in md
+    assert "Multi-SWE-bench instances" not in md and has_cells(md, f"demo/readers @ {head[:8]}", "6", "1.0000")
     issues.run(cfg, [])
     assert sweep.stat().st_mtime_ns == before and history_sweep.stat().st_mtime_ns == history_before  # reused
 

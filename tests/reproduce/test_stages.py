@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import SHARED_DATA, run_verb
+from markdown_tables import markdown_rows
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.reproduce.__main__ import main
@@ -267,7 +268,7 @@ def test_engines_stage_makes_the_tantivy_table_with_its_program(tmp_path):
     from qlog_pyserini.reproduce.corpora import prepared_labelled
 
     cfg, text = _quick_engine_table(tmp_path, "tantivy-rewrite-bench.md")
-    assert len(re.findall(r"^\| \d+ \|", text, re.M)) == 1  # --quick: one round
+    assert [r[0] for r in markdown_rows(text) if r[0].isdigit()] == ["1"]  # --quick: one round
     assert "CSN-Ruby: 30 documents" in text
     assert ("`python -m qlog_pyserini.bench.tantivy_rewrite --corpus WORK/corpora/csn-ruby/prepared/corpus "
             "--topics WORK/corpora/csn-ruby/prepared/topics.tsv --name CSN-Ruby --rounds 1 "

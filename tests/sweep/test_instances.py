@@ -13,6 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from conftest import run_verb, same_ranking  # noqa: E402
+from markdown_tables import has_cells
 from oracles import anserini_bm25_searcher, hits_from_anserini
 
 from qlog_pyserini.eval.budget import code_token_count
@@ -201,7 +202,11 @@ def test_sweep_cross_validation_holds_repositories_out_and_scores_the_chosen_poi
             assert r["means"]["qlog_cv"]["recip_rank"] == pytest.approx(per_query.loc[ids, "qlog_cv:recip_rank"].mean())
     text = (swept / "summary.md").read_text()
     assert summary["verdict"] in text and "tuned BM25" in summary["verdict"]
-    assert "| python-net |" in text and "| py/urllib |" in text
+    assert has_cells(text, "python-net") and has_cells(text, "py/urllib")
+    # each group's row: its name and instance count, then the selection metric of every system
+    for r in summary["tables"]["language"] + summary["tables"]["repository"]:
+        means = [f"{r['means'][s]['recip_rank']:.4f}" for s in summary["systems"]]
+        assert has_cells(text, r["group"], str(r["instances"]), *means)
 
 
 def test_instance_folds_fall_back_to_instances_for_one_repository(instance_set, tmp_path):

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.eval.report import markdown_table
 from qlog_pyserini.formula import check_q
 from qlog_pyserini.rewrite.tantivy_index import TantivyRewriter, tantivy_query
 
@@ -158,14 +159,14 @@ def report(rounds: list[Round], n_docs: int, n_queries: int, settings: BenchSett
     """The markdown table of ``rounds`` and a paragraph naming the setting and the median ratios."""
     import tantivy
 
-    rows = [f"| {r + 1} | {x.qps[0]:.0f} | {x.qps[1]:.0f} | {x.qps[2]:.0f} | {x.ratios[0]:.3f} | {x.ratios[1]:.3f} "
-            f"| {x.steady[0]:.3f} | {x.steady[1]:.3f} |" for r, x in enumerate(rounds)]
+    rows = [[r + 1, f"{x.qps[0]:.0f}", f"{x.qps[1]:.0f}", f"{x.qps[2]:.0f}", f"{x.ratios[0]:.3f}", f"{x.ratios[1]:.3f}",
+             f"{x.steady[0]:.3f}", f"{x.steady[1]:.3f}"] for r, x in enumerate(rounds)]
     ratios = [[x.ratios[j] for x in rounds] for j in (0, 1)]
     steady = [[x.steady[j] for x in rounds] for j in (0, 1)]
     return "\n".join([
-        "| round | BM25 queries/s | rewrite prebuilt queries/s | rewrite built per query queries/s "
-        "| prebuilt / BM25 | per query / BM25 | prebuilt / BM25, fastest pass | per query / BM25, fastest pass |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|", *rows, "",
+        markdown_table(rows, ["round", "BM25 queries/s", "rewrite prebuilt queries/s",
+                              "rewrite built per query queries/s", "prebuilt / BM25", "per query / BM25",
+                              "prebuilt / BM25, fastest pass", "per query / BM25, fastest pass"], "r" * 8),
         f"{corpus}: {n_docs} documents in one in-memory Tantivy index ({tantivy.__version__}, Python "
         f"{platform.python_version()}), {n_queries} queries, {settings.passes} passes per side and round, "
         f"top {settings.k}, q = {settings.q:g}. Median throughput ratio over {len(rounds)} rounds (all calls): "
