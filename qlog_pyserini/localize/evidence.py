@@ -1,7 +1,8 @@
 """How strongly an issue's mentions point at each file of a repository: a fixed, a-priori scale, no labels.
 
 :func:`file_evidence` matches the mentions :func:`~qlog_pyserini.localize.issue_text.parse_issue` read to a
-repository's file list (and, when given, a symbol table ``{path: names the file defines}``) and returns
+repository's file list (and, when given, a symbol table ``{path: names the file defines}``, as
+:mod:`qlog_pyserini.localize.symbols` reads one) and returns
 ``{path: evidence}``. A file's evidence is the sum, over the distinct things the issue names, of the weight each
 sends it; a mention that fits several files splits its weight equally among them (so an ambiguous mention is
 never worth more than a precise one). The weights were fixed before any result was seen:
