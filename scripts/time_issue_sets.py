@@ -1,6 +1,7 @@
 """Time the instance-set pipeline on the shared issue sets: prepare (git -> corpora) and index (one JVM)
 per language set; then the pipeline's target at size: prepare --format git-history, index --instances and
-sweep --instances (the verb's default grids) on 300 commits of a repository of about 1,000 source files.
+sweep --instances (the verb's default grids, and the label-free configuration ``--localize auto``: units,
+path field, the issue's evidence with each file's symbol table) on 300 commits of a repository of about 1,000 source files.
 The figures go to results/issue-sets-timing.json and results/issue-sets-timing.md. Not a test: it runs on
 the shared data and the repository mirrors, and the machine's load is recorded beside the figures.
 
@@ -139,7 +140,7 @@ def time_at_size(repository: Path, set_dir: Path, index_dir: Path, sweep_dir: Pa
     indexed = step("index", lambda: index_instance_set(set_dir, index_dir, threads=threads, progress=False))
     sweep_dir.parent.mkdir(parents=True, exist_ok=True)
     step("sweep", lambda: sweep_main(["--instances", str(set_dir), "--index", str(index_dir), "--out", str(sweep_dir),
-                                      "--threads", str(threads), "--overwrite", "--quiet"]))
+                                      "--localize", "auto", "--threads", str(threads), "--overwrite", "--quiet"]))
     summary = read_result(sweep_dir)
     total = {k: round(sum(s[k] for s in steps.values()), 1) for k in ("wall_seconds", "cpu_seconds", "idle_seconds")}
     return {"repository": AT_SIZE["repo"].replace("__", "/"), "languages": list(AT_SIZE["languages"]),
@@ -147,7 +148,7 @@ def time_at_size(repository: Path, set_dir: Path, index_dir: Path, sweep_dir: Pa
             "kept": prepared.kept, "corpora": prepared.corpora, "documents": prepared.documents,
             "documents_per_corpus": round(prepared.documents / prepared.corpora, 1) if prepared.corpora else None,
             "indexes_built": indexed.built, "indexes_reused": indexed.reused, "sweep_models": summary["points"],
-            "grids": summary["grids"], "threads": threads, "steps": steps, "total": total,
+            "grids": summary["grids"], "localize": ["auto"], "threads": threads, "steps": steps, "total": total,
             "target_seconds": TARGET_SECONDS, "meets_target_on_idle_cores": total["idle_seconds"] <= TARGET_SECONDS}
 
 
@@ -184,7 +185,9 @@ def markdown(data: dict) -> str:
               f"`{a['revision']}` since {a['since']}): {a['kept']} instances kept of {a['read']} commits read, "
               f"{a['corpora']} corpora, {a['documents']:,} documents ({a['documents_per_corpus']} per corpus); "
               f"`index --instances` built {a['indexes_built']} indexes and reused {a['indexes_reused']}; "
-              f"`sweep --instances` with the verb's default grids ({a['sweep_models']} models); --threads "
+              f"`sweep --instances` with the verb's default grids ({a['sweep_models']} models) and "
+              f"`--localize {' '.join(a['localize'])}` (the label-free configuration: units, path field, the "
+              "issue's evidence read against every file's symbol table); --threads "
               f"{a['threads']}. Wall-clock and CPU seconds (this process and its children; the JVM runs in it). "
               f"On {a['threads']} idle cores: CPU seconds / {a['threads']} for index and sweep, prepare's CPU "
               "seconds whole (it runs on one thread)."]
