@@ -87,11 +87,18 @@ def issue_evidence() -> EvidenceOf:
     return evidence_of
 
 
-def corpus_symbols(instance_set: InstanceSet, key: str, language: str) -> dict[str, frozenset[str]]:
-    """``{path: names it defines}`` of the corpus ``key`` of ``instance_set``, read from its documents."""
+def corpus_symbols(instance_set: InstanceSet, key: str, language: str,
+                   index: QLogSearcher | None = None) -> dict[str, frozenset[str]]:
+    """``{path: names it defines}`` of the corpus ``key`` of ``instance_set``, read from its documents, or, when
+    the set's corpus file is gone (an index built by the ``index`` verb may outlive it), from the texts stored in
+    its files ``index``."""
     if len(_SYMBOLS) > SYMBOL_CACHE_FILES:
         _SYMBOLS.clear()
-    return _SYMBOLS.corpus(corpus_documents(corpus_path(instance_set.folder, key)), language)
+    corpus = corpus_path(instance_set.folder, key)
+    if corpus.is_file() or index is None:
+        return _SYMBOLS.corpus(corpus_documents(corpus), language)
+    ids = list(index.docids.ids)
+    return _SYMBOLS.corpus(((path, index.doc_text(path).partition("\n")[2]) for path in ids), language)
 
 
 def index_parameters(searcher: QLogSearcher, model: LocalizeModel, rule: FilesRule = FILES_RULE
@@ -130,7 +137,7 @@ def localize_topics(loc: Localizer, topics: Mapping[str, str], hits: int,
 def _evidence(of: EvidenceOf, instance_set: InstanceSet, member: Instance, loc: Localizer
               ) -> Callable[[Mapping[str, str]], Mapping[str, Mapping[str, float]]]:
     """``of`` over the files of ``loc``'s index and the names they define (read from the set's corpus file)."""
-    symbols = corpus_symbols(instance_set, member.corpus, member.language)
+    symbols = corpus_symbols(instance_set, member.corpus, member.language, loc.files)
     files = {path: symbols.get(path, ()) for path in loc.files.docids.ids}
     return lambda topics: of(topics, files)
 

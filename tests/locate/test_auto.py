@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,15 @@ def test_the_evidence_reads_the_names_each_corpus_file_defines(small_set) -> Non
     reference = {path: {n.name for n in ast.walk(ast.parse(text))
                         if isinstance(n, (ast.FunctionDef, ast.ClassDef))} for path, text in FILES.items()}
     assert corpus_symbols(instance_set, key, members[0].language) == reference
+
+
+def test_without_its_corpus_file_the_names_are_read_from_the_index(small_set, tmp_path: Path) -> None:
+    set_folder, indexes, _ = small_set
+    copy = tmp_path / "set"
+    shutil.copytree(set_folder, copy)
+    instance_set = read_instance_set(copy)
+    (key, members), = instance_set.by_corpus().items()
+    expected = corpus_symbols(instance_set, key, members[0].language)
+    (copy / "corpora" / f"{key}.jsonl").unlink()
+    with QLogSearcher(indexes / key) as index:
+        assert corpus_symbols(instance_set, key, members[0].language, index) == expected
