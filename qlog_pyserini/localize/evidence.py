@@ -61,9 +61,6 @@ WEIGHTS = {
     "defines": Weight(0.3, "the file defines an identifier the issue names; the issue may only use it"),
 }
 PACKAGE_FILES = frozenset({"__init__", "index", "mod"})
-# What evidence a file gets (the weights, the matching rules, the symbol table read): part of the key of a cached
-# sweep, so a sweep measured under other evidence is never reused.
-EVIDENCE_VERSION = 2
 
 
 def stem_key(name: str) -> str:

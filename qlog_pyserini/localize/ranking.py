@@ -18,7 +18,8 @@ The forms, each fixed before anything was measured:
 Reciprocal-rank fusion (Cormack, Clarke and Buettcher, SIGIR 2009) scores a file sum(1 / (RRF_K + rank)) over
 the rankings that hold it, with their constant ``RRF_K = 60``: it needs no score calibration between BM25 over
 files, BM25 over units and a count of mentions, and no weight to tune. A file that no unit ranking reaches keeps
-its file rank only; files below every ranking are left out.
+its file rank only; files below every ranking are left out. Files tied on score in one ranking share the
+expected contribution of the positions they hold, so a file's name never decides its rank.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import Hit
@@ -36,6 +37,9 @@ from qlog_pyserini.lucene.searcher import QLogSearcher
 
 UNIT_MODES = ("file", "max", "sum2", "fuse")
 RRF_K = 60  # Cormack, Clarke and Buettcher's constant, fixed in their paper for every run they fused
+# What a localized ranking is made of (the evidence's weights, matches and symbol table; the fusion's rule for
+# ties): part of the key of a cached sweep, so one measured under another is never reused.
+LOCALIZE_VERSION = 3
 UNIT_HITS = 2000  # units read per query: a file's units are about ten times its documents
 
 
@@ -76,18 +80,43 @@ def files_from_units(unit_hits: Sequence[Hit], mode: str) -> list[Hit]:
     return [Hit(p, float(s)) for s, p in ranked]
 
 
-def reciprocal_rank_fusion(rankings: Iterable[Sequence[str]], k: int = RRF_K) -> list[Hit]:
-    """Every id of ``rankings`` scored sum(1 / (k + rank)), rank from 1, best first; ties by id."""
+def reciprocal_rank_fusion(rankings: Iterable[Sequence[Hit]], k: int = RRF_K) -> list[Hit]:
+    """Every id of ``rankings`` (each best first, with its score) scored sum(1 / (k + rank)), rank from 1, best
+    first; ties in the output by id.
+
+    Ids tied on score in one ranking hold positions a..b in some order that says nothing about them, so each
+    gets the mean of 1 / (k + r) over r = a..b, its contribution in expectation under a random order: no id
+    gains from its name (a symbol defined in 300 files, say, would otherwise favour the first paths in
+    alphabetical order)."""
     scores: dict[str, float] = {}
     for ranking in rankings:
-        for rank, docid in enumerate(ranking, start=1):
-            scores[docid] = scores.get(docid, 0.0) + 1.0 / (k + rank)
+        for first, tied in _tie_groups(ranking):
+            share = sum(1.0 / (k + r) for r in range(first, first + len(tied))) / len(tied)
+            for docid in tied:
+                scores[docid] = scores.get(docid, 0.0) + share
     return [Hit(d, s) for d, s in sorted(scores.items(), key=lambda ds: (-ds[1], ds[0]))]
 
 
-def evidence_ranking(weights: Mapping[str, float]) -> list[str]:
-    """The files evidence names, heaviest first, ties by path; files of weight 0 or less are left out."""
-    return [p for p, w in sorted(weights.items(), key=lambda pw: (-pw[1], pw[0])) if w > 0]
+def _tie_groups(ranking: Sequence[Hit]) -> Iterator[tuple[int, list[str]]]:
+    """(first rank, ids) of each run of equal scores in ``ranking`` (compared to 12 significant digits, so that a
+    sum of shares computed in another order still ties)."""
+    group: list[str] = []
+    first, key = 1, None
+    for rank, hit in enumerate(ranking, start=1):
+        score = float(f"{hit.score:.12g}")
+        if group and score != key:
+            yield first, group
+            group, first = [], rank
+        group.append(hit.docid)
+        key = score
+    if group:
+        yield first, group
+
+
+def evidence_ranking(weights: Mapping[str, float]) -> list[Hit]:
+    """The files evidence names with their weights, heaviest first, ties by path; files of weight 0 or less are
+    left out."""
+    return [Hit(p, w) for p, w in sorted(weights.items(), key=lambda pw: (-pw[1], pw[0])) if w > 0]
 
 
 def combine(file_hits: Sequence[Hit], unit_hits: Sequence[Hit] | None, mode: str,
@@ -98,10 +127,9 @@ def combine(file_hits: Sequence[Hit], unit_hits: Sequence[Hit] | None, mode: str
     elif mode in ("max", "sum2"):
         ranked = files_from_units(unit_hits or (), mode)
     else:
-        ranked = reciprocal_rank_fusion([[h.docid for h in file_hits],
-                                         [h.docid for h in files_from_units(unit_hits or (), "max")]])
+        ranked = reciprocal_rank_fusion([file_hits, files_from_units(unit_hits or (), "max")])
     if evidence:
-        ranked = reciprocal_rank_fusion([[h.docid for h in ranked], evidence_ranking(evidence)])
+        ranked = reciprocal_rank_fusion([ranked, evidence_ranking(evidence)])
     return ranked
 
 

@@ -31,7 +31,7 @@ from qlog_pyserini.instances.build import prepare_history_set, prepare_issue_set
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.instances.rules import FileRules
 from qlog_pyserini.instances.sources import repo_label
-from qlog_pyserini.localize.evidence import EVIDENCE_VERSION
+from qlog_pyserini.localize.ranking import LOCALIZE_VERSION
 from qlog_pyserini.predict.files import (
     CAUTION,
     LENGTH_GRID,
@@ -208,7 +208,7 @@ def _index_and_sweep(name: str, set_key: dict, cv_unit: str, cfg: Config, analyz
     grid = tuple(g for g in cfg.grid if g <= 1.0)  # q > 1 saturates rare terms: never a candidate here
     grids = TuningGrids(q_grid=grid, k1_grid=tuple(parse_grid(DEFAULT_K1_GRID)), b_grid=tuple(parse_grid(DEFAULT_B_GRID)))
     sweep_key = {"set": set_key, "grid": list(grid), "resamples": cfg.resamples, "summary_version": 6,
-                 "analyzer": analyzer, "localize": list(CONFIGURATIONS), "evidence": EVIDENCE_VERSION}
+                 "analyzer": analyzer, "localize": list(CONFIGURATIONS), "localize_version": LOCALIZE_VERSION}
     if cv_unit != "repository":
         sweep_key["cv_unit"] = cv_unit
     if cached(sweeps, sweep_key) and (sweeps / SUMMARY).is_file():

@@ -25,11 +25,32 @@ def test_files_from_units_best_and_two_best():
     assert files_from_units(UNITS, "sum2") == [Hit("b.py", 7.5), Hit("a.py", 6.0), Hit("c.py", 4.2)]
 
 
+def _ranking(*ids: str) -> list[Hit]:
+    return [Hit(d, float(len(ids) - i)) for i, d in enumerate(ids)]
+
+
 def test_reciprocal_rank_fusion_sums_over_rankings_and_breaks_ties_by_id():
-    fused = reciprocal_rank_fusion([["x", "y"], ["y", "z"]])
+    fused = reciprocal_rank_fusion([_ranking("x", "y"), _ranking("y", "z")])
     assert [h.docid for h in fused] == ["y", "x", "z"]
     assert fused[0].score == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 1))
-    assert [h.docid for h in reciprocal_rank_fusion([["b"], ["a"]])] == ["a", "b"]
+    assert [h.docid for h in reciprocal_rank_fusion([_ranking("b"), _ranking("a")])] == ["a", "b"]
+
+
+def test_ids_tied_on_score_share_their_positions_expected_contribution():
+    fused = reciprocal_rank_fusion([[Hit("top", 3.0), Hit("c", 1.0), Hit("a", 1.0), Hit("b", 1.0), Hit("low", 0.5)]])
+    share = (1 / (RRF_K + 2) + 1 / (RRF_K + 3) + 1 / (RRF_K + 4)) / 3
+    assert {h.docid: h.score for h in fused} == pytest.approx(
+        {"top": 1 / (RRF_K + 1), "a": share, "b": share, "c": share, "low": 1 / (RRF_K + 5)})
+    # sums of shares that differ only in the last bits of a float still tie
+    assert len({h.score for h in reciprocal_rank_fusion([[Hit("p", 0.1 + 0.2), Hit("q", 0.3)]])}) == 1
+
+
+def test_a_tie_in_the_evidence_leaves_the_order_to_the_other_ranking_not_to_file_names():
+    files = [Hit("z.py", 9.0), Hit("a.py", 8.0)]
+    for name, other in (("z.py", "a.py"), ("a.py", "z.py")):
+        fused = combine([Hit(name, 9.0), Hit(other, 8.0)], None, "file", {"a.py": 0.1, "z.py": 0.1})
+        assert [h.docid for h in fused] == [name, other]
+    assert [h.docid for h in combine(files, None, "file", {"a.py": 0.3, "z.py": 0.1})] == ["a.py", "z.py"]
 
 
 def test_combine_forms():
@@ -39,7 +60,7 @@ def test_combine_forms():
     assert [h.docid for h in fused] == ["c.py", "a.py", "b.py"]
     with_evidence = combine(files, None, "file", {"a.py": 2.0, "z.py": 0.0})
     assert [h.docid for h in with_evidence] == ["a.py", "c.py", "b.py"]
-    assert evidence_ranking({"a": 1.0, "b": 3.0, "c": 1.0, "d": 0.0}) == ["b", "a", "c"]
+    assert evidence_ranking({"a": 1.0, "b": 3.0, "c": 1.0, "d": 0.0}) == [Hit("b", 3.0), Hit("a", 1.0), Hit("c", 1.0)]
 
 
 def test_localization_names_and_checks():
