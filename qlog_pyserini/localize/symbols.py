@@ -105,6 +105,25 @@ class SymbolTable:
 
     def __init__(self) -> None:
         self._files: dict[str, tuple[str, frozenset[str]]] = {}
+        self.changed = False  # whether the last update read any file (then the table is worth saving)
+
+    def to_json(self) -> dict[str, list]:
+        """``{path: [version, [names]]}``, what :meth:`load` reads back."""
+        return {path: [version, sorted(names)] for path, (version, names) in self._files.items()}
+
+    def load(self, data: object) -> bool:
+        """Take the files of a saved :meth:`to_json` (a file is re-read by :meth:`update` only if its version
+        differs); False, and the table left as it was, when ``data`` is not one."""
+        if not isinstance(data, dict):
+            return False
+        files = {}
+        for path, entry in data.items():
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
+                    and isinstance(entry[1], list) and all(isinstance(n, str) for n in entry[1])):
+                return False
+            files[path] = (entry[0], frozenset(entry[1]))
+        self._files = files
+        return True
 
     def update(self, versions: Mapping[str, str], text_of: Callable[[str], str],
                language_of: Callable[[str], str | None]) -> dict[str, frozenset[str]]:
@@ -112,11 +131,13 @@ class SymbolTable:
         a file new or changed since the last call is read with ``text_of`` and its language from ``language_of``
         (None: no language, no names)."""
         kept = {}
+        self.changed = set(versions) != set(self._files)
         for path, version in versions.items():
             known = self._files.get(path)
             if known is None or known[0] != version:
                 language = language_of(path)
                 known = (version, defined_names(text_of(path), language) if language else frozenset())
+                self.changed = True
             kept[path] = known
         self._files = kept
         return {path: names for path, (_, names) in kept.items()}

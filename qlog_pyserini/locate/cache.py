@@ -16,6 +16,9 @@ deletes there:
 - ``units/``: the Lucene index of the files' units (:mod:`qlog_pyserini.localize.units`, docids
   ``path#start-end``), with the path field and a keyword field ``file`` holding the file's path, by which a
   changed or deleted file's units are deleted together.
+- ``symbols.json``: per indexed file its content SHA-256 and the names it defines
+  (:class:`qlog_pyserini.localize.symbols.SymbolTable`), so a new process reads only the files changed since; a
+  file whose digest differs is read again, an unreadable one is ignored.
 - ``lock``: an advisory lock (``flock``) that serialises updates and searches across processes.
 
 The root is ``$QLOG_CACHE/locate``, else ``$XDG_CACHE_HOME/qlog-pyserini/locate`` (``~/.cache/...``).
@@ -40,6 +43,7 @@ from qlog_pyserini.system.outputs import write_json, write_text
 
 FORMAT = 2
 STAMP, MANIFEST, INDEX, UNITS, LOCK = "stamp.json", "manifest.json", "index", "units", "lock"
+SYMBOLS = "symbols.json"
 READY = "ready"
 
 
@@ -135,7 +139,7 @@ class IndexCache:
     def clear(self) -> None:
         """Delete what ``locate`` writes here (and nothing else), before a rebuild."""
         self._known = None
-        for name in (MANIFEST, STAMP):
+        for name in (MANIFEST, STAMP, SYMBOLS):
             with contextlib.suppress(FileNotFoundError):
                 (self.folder / name).unlink()
         for index in (self.index_dir, self.units_dir):
@@ -153,6 +157,16 @@ class IndexCache:
             (self.folder / MANIFEST).unlink()
         if not (self.folder / STAMP).is_file():
             write_json(self.folder / STAMP, stamp())
+
+    def load_symbols(self) -> object:
+        """The saved symbol table's JSON, or None when there is none or it cannot be read."""
+        try:
+            return json.loads((self.folder / SYMBOLS).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def save_symbols(self, data: dict) -> None:
+        write_text(self.folder / SYMBOLS, json.dumps(data, ensure_ascii=False) + "\n")
 
     def commit(self, manifest: Manifest) -> None:
         # json.dumps, not json.dump: one call of the C encoder, where dump writes a file chunk by chunk in Python

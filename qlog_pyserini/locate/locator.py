@@ -361,10 +361,14 @@ class Locator:
         manifest, searcher = self._manifest, self._searcher
         if self._evidence is None or self._evidence[0] != manifest.generation:
             rules = self._rules(manifest.languages).rules
+            if self._evidence is None:
+                self._symbols.load(self.cache.load_symbols())
             symbols = self._symbols.update(
                 {path: version[1] for path, version in sorted(manifest.files.items())},
                 lambda path: searcher.doc_text(path).partition("\n")[2],
                 lambda path: language.language if (language := rules.language_of(path)) else None)
+            if self._symbols.changed:
+                self.cache.save_symbols(self._symbols.to_json())
             self._evidence = (manifest.generation, FileIndex(symbols, symbols))
         return files_evidence(self._evidence[1])(topics)
 

@@ -143,3 +143,23 @@ def test_java_names_are_declarations_tree_sitter_finds_in_the_jdk() -> None:
     # signatures whose type holds '?' or '.' or that start with a type parameter
     assert bodied_found / with_body > 0.9
     assert found / declared > 0.8
+
+
+def test_a_table_saved_and_loaded_keeps_its_files_and_refuses_what_is_not_one() -> None:
+    table = SymbolTable()
+    table.update({"a.py": "1", "b.go": "1"}, {"a.py": "class A:\n", "b.go": "func B() {\n"}.get,
+                 lambda p: "python" if p.endswith(".py") else "go")
+    assert table.changed
+    saved = table.to_json()
+    assert saved == {"a.py": ["1", ["A"]], "b.go": ["1", ["B"]]}
+    again = SymbolTable()
+    assert again.load(saved)
+
+    def unread(path: str) -> str:
+        raise AssertionError(f"{path} was read again")
+
+    assert again.update({"a.py": "1", "b.go": "1"}, unread, lambda p: "python") == {"a.py": {"A"}, "b.go": {"B"}}
+    assert not again.changed
+    for bad in (None, [], {"a.py": "1"}, {"a.py": ["1", "A"]}, {"a.py": ["1", [1]]}):
+        assert not again.load(bad)
+    assert again.to_json() == saved

@@ -171,3 +171,24 @@ def test_without_its_corpus_file_the_names_are_read_from_the_index(small_set, tm
     (copy / "corpora" / f"{key}.jsonl").unlink()
     with QLogSearcher(indexes / key) as index:
         assert corpus_symbols(instance_set, key, members[0].language, index) == expected
+
+
+def test_the_names_each_file_defines_are_kept_in_the_cache_by_content(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo", FILES)
+    issue = "`zebra_magic` returns the wrong pages"
+    with Locator(repo, cache=tmp_path / "cache") as loc:
+        assert [p for p, _ in loc.rank(issue, hits=4)][0] == "src/render.py"
+        saved = loc.cache.folder / "symbols.json"
+        table = json.loads(saved.read_text(encoding="utf-8"))
+    assert table["src/storage.py"][1] == ["Storage", "flush_pages"]
+    # a new process takes a file's names from the cache while its content is unchanged: here, a name planted
+    # in the saved table is what sends the issue to the file
+    table["src/storage.py"][1].append("zebra_magic")
+    saved.write_text(json.dumps(table), encoding="utf-8")
+    with Locator(repo, cache=tmp_path / "cache") as loc:
+        assert [p for p, _ in loc.rank(issue, hits=4)][0] == "src/storage.py"
+    # once the file changes, its names are read again from the index
+    (repo / "src/storage.py").write_text(FILES["src/storage.py"] + "\n\ndef flush_all():\n    return 0\n")
+    with Locator(repo, cache=tmp_path / "cache") as loc:
+        assert [p for p, _ in loc.rank(issue, hits=4)][0] == "src/render.py"
+    assert json.loads(saved.read_text(encoding="utf-8"))["src/storage.py"][1] == ["Storage", "flush_all", "flush_pages"]

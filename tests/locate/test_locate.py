@@ -142,6 +142,14 @@ def test_a_damaged_cache_or_one_of_another_version_is_rebuilt(repo: Path, tmp_pa
             result = loc.locate("websocket upgrade")
         assert result.index.rebuilt and result.index.updated == 4
         assert [(f.path, f.score) for f in result.files] == expected
+    # the saved names each file defines are a convenience: unreadable, they are read again, not trusted
+    (folder / "symbols.json").write_text("{not json")
+    with Locator(repo, cache=cache) as loc:
+        result = loc.locate("websocket upgrade")
+    assert not result.index.rebuilt and [(f.path, f.score) for f in result.files] == expected
+    indexed = json.loads((folder / MANIFEST).read_text())["files"]
+    assert set(json.loads((folder / "symbols.json").read_text())) == set(indexed) == {"src/config.py", "src/network.py",
+                                                                                     "src/render.py", "lib/Storage.java"}
 
 
 def test_one_locator_serves_many_threads(repo: Path, tmp_path: Path) -> None:
