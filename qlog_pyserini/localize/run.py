@@ -54,6 +54,7 @@ FILES_RULE = FilesRule()
 # the cache starts again, so a long sweep's memory stays bounded.
 SYMBOL_CACHE_FILES = 200_000
 _SYMBOLS = SymbolCache()
+_LAST_CORPUS: list = [None, {}]  # [(path, size, mtime, language), its names]: the corpus read last
 AUTO = (Localization(units="fuse", path_weight=1.0, evidence=True), LocalizeModel(b=None, q=None))
 
 
@@ -96,7 +97,12 @@ def corpus_symbols(instance_set: InstanceSet, key: str, language: str,
         _SYMBOLS.clear()
     corpus = corpus_path(instance_set.folder, key)
     if corpus.is_file() or index is None:
-        return _SYMBOLS.corpus(corpus_documents(corpus), language)
+        stat = corpus.stat()
+        # a sweep localizes one corpus under several configurations in a row: read its file once for them all
+        seen = (str(corpus), stat.st_size, stat.st_mtime_ns, language)
+        if _LAST_CORPUS[0] != seen:
+            _LAST_CORPUS[:] = [seen, _SYMBOLS.corpus(corpus_documents(corpus), language)]
+        return _LAST_CORPUS[1]
     ids = list(index.docids.ids)
     return _SYMBOLS.corpus(((path, index.doc_text(path).partition("\n")[2]) for path in ids), language)
 
