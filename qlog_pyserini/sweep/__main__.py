@@ -11,10 +11,12 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.grid import DEFAULT_GRID, grid_items, parse_grid
 from qlog_pyserini.eval.significance import check_resamples
 from qlog_pyserini.eval.trec_eval import check_single_metric, parse_metrics
+from qlog_pyserini.formats.instances import read_instances
 from qlog_pyserini.formats.lines import check_input_file
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, check_float_parameter
 from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.localize.run import evidence_available
+from qlog_pyserini.localize.units import units_index
 from qlog_pyserini.lucene.searcher import check_hits, check_index_dir
 from qlog_pyserini.predict.files import files_rule_for, is_auto_files
 from qlog_pyserini.predict.flags import (
@@ -101,7 +103,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--cv-seed", type=int, default=0, help="seed of the fold assignment (default 0)")
     parser.add_argument("--no-auto", action="store_true",
                         help="do not add and report the label-free q (auto) and the per-query one (auto-query, "
-                             "one more search pass with each query at its own q)")
+                             "one more search pass with each query at its own q); with --instances, the label-free "
+                             "q of the files rule and the label-free configuration (--localize auto)")
     parser.add_argument("--keep-runs", action="store_true",
                         help="also write every point's TREC run under OUT/runs/ (run.q0.5.txt, ...; run.auto-query.txt), "
                              "for trec_eval or compare; the metrics are the same without it")
@@ -110,7 +113,8 @@ def _parser() -> argparse.ArgumentParser:
                              "search --instances's flags joined by + (a units mode file|max|sum2|fuse, then any of "
                              "path, evidence, va; e.g. fuse+path+va), 'auto' (search --instances --auto) or 'all' "
                              "(max sum2 fuse file+path fuse+path file+va fuse+path+va auto, and the evidence forms "
-                             "when available); each searched at BM25 but auto (qlog_pyserini.sweep.localized)")
+                             "when available); each searched at BM25 but auto (qlog_pyserini.sweep.localized); "
+                             "auto is added unless --no-auto when every corpus has its units index (index --instances)")
     parser.add_argument("--name", default=None, help="corpus name for tables (default: the index folder's name)")
     parser.add_argument("--family", default=None,
                         help="the corpus this one is a subsample of, for leave-one-family-out (default: --name)")
@@ -186,6 +190,18 @@ def _budgets(text: str) -> list[int]:
         raise QLogError(f"--budgets {text!r} must be comma-separated integers") from None
 
 
+def _localize(args: argparse.Namespace) -> list[str]:
+    """The configurations asked for, and the label-free one (``auto``) unless ``--no-auto``: a sweep of an
+    instance set reports what ``search --instances --auto`` gives beside the baselines, when every corpus has
+    the units index ``index --instances`` builds (asked for by name, a missing one is an error)."""
+    names = list(args.localize)
+    if args.no_auto or {"auto", "all"} & set(names):
+        return names
+    keys = {i.corpus for i in read_instances(args.instances)}
+    # without units (indexes the index verb built) auto is not what search --instances --auto runs: left out
+    return [*names, "auto"] if all(units_index(args.index, key).is_dir() for key in keys) else names
+
+
 def _sweep_instances(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
     """``--instances SET``: the instance-set sweep (:mod:`qlog_pyserini.sweep.instances`)."""
     for flag, given in (("--topics", args.topics), ("--qrels", args.qrels), ("--keep-runs", args.keep_runs or None),
@@ -205,7 +221,7 @@ def _sweep_instances(args: argparse.Namespace, argv: Sequence[str] | None) -> in
                                      resamples=args.resamples, seed=args.seed, folds=args.folds,
                                      cv_seed=args.cv_seed, cv_unit=args.cv_by,
                                      auto=None if args.no_auto else files_rule_for(rule_from_args(args)),
-                                     localize=tuple(parse_configurations(args.localize, evidence_available())))
+                                     localize=tuple(parse_configurations(_localize(args), evidence_available())))
     summary = run_instance_sweep(args.instances, args.index, args.out, settings, name=args.name,
                                  progress=not args.quiet, overwrite=args.overwrite,
                                  extra={"provenance": provenance(command_line("qlog_pyserini.sweep", argv))})

@@ -21,6 +21,7 @@ from qlog_pyserini.localize.units import unit_documents
 from qlog_pyserini.locate import AUTO_MODEL, LocateModel, Locator
 from qlog_pyserini.lucene.fields import index_fields
 from qlog_pyserini.lucene.searcher import QLogSearcher
+from qlog_pyserini.sweep.results import read as read_result
 
 pytestmark = pytest.mark.jvm
 
@@ -125,7 +126,11 @@ def small_set(tmp_path_factory) -> tuple[Path, Path, str]:
              "render pages too")
     row = {"instance_id": "me__small-1", "repo": "me/small", "base_commit": base, "problem_statement": issue,
            "patch": git(repo, "diff", base, fix)}
-    (work / "records.jsonl").write_text(json.dumps(row) + "\n")
+    second = commit(repo, "title", {"src/render.py": FILES["src/render.py"] + "\n# titled\n"}, "2020-03-01T00:00:00Z")
+    row2 = {"instance_id": "me__small-2", "repo": "me/small", "base_commit": base,
+            "problem_statement": "the page title is not capitalised by `render_template`",
+            "patch": git(repo, "diff", fix, second)}
+    (work / "records.jsonl").write_text(json.dumps(row) + "\n" + json.dumps(row2) + "\n")
     result = run_verb("prepare", "--format", "swebench", "--input", work / "records.jsonl", "--repos",
                       work / "repos", "--language", "python", "--output", work / "set", "--quiet")
     assert result.returncode == 0, result.stderr
@@ -192,3 +197,24 @@ def test_the_names_each_file_defines_are_kept_in_the_cache_by_content(tmp_path: 
     with Locator(repo, cache=tmp_path / "cache") as loc:
         assert [p for p, _ in loc.rank(issue, hits=4)][0] == "src/render.py"
     assert json.loads(saved.read_text(encoding="utf-8"))["src/storage.py"][1] == ["Storage", "flush_all", "flush_pages"]
+
+
+def test_a_sweep_of_an_index_instances_set_reports_the_label_free_configuration(small_set, tmp_path: Path) -> None:
+    set_folder, indexes, _ = small_set
+    instance_set = read_instance_set(set_folder)
+    (key, members), = instance_set.by_corpus().items()
+    assert len(members) == 2
+    runs, _ = localize_corpus(instance_set, members, indexes / key, *AUTO, hits=1000)
+    reciprocal = []
+    for member in members:
+        gold = set(instance_set.qrels[member.instance_id])
+        reciprocal.append(1 / next(r for r, hit in enumerate(runs[member.instance_id], 1) if hit.docid in gold))
+    for extra, reported in (((), True), (("--no-auto",), False)):
+        out = tmp_path / f"sweep{len(extra)}"
+        result = run_verb("sweep", "--instances", set_folder, "--index", indexes, "--out", out, "--quiet",
+                          "--cv-by", "instance", "--folds", "2", *extra)
+        assert result.returncode == 0, result.stderr
+        summary = read_result(out)
+        assert ("auto" in summary["systems"]) is reported
+        if reported:
+            assert summary["tables"]["all"][0]["means"]["auto"]["recip_rank"] == pytest.approx(sum(reciprocal) / 2)
