@@ -75,6 +75,11 @@ class InstanceSet:
         return {i.instance_id: getattr(i, name) for i in self.instances}
 
 
+def file_text(contents: str) -> str:
+    """The file's text of a corpus document (its ``contents`` are the path, a newline and the text)."""
+    return contents.partition("\n")[2]
+
+
 def corpus_path(instance_set: str | os.PathLike, key: str) -> Path:
     """The corpus file of ``key`` in ``instance_set``."""
     return Path(instance_set) / CORPORA_DIR / f"{key}{CORPUS_SUFFIX}"

@@ -36,6 +36,7 @@ from qlog_pyserini.formats.instances import (
     INDEX_RECORD,
     REPORT_FILE,
     corpus_path,
+    file_text,
     index_files,
     index_problem,
     read_index_record,
@@ -158,8 +159,7 @@ def _write_collections(corpus: Path, files_dir: Path, units_dir: Path, key: str,
         for docid, contents in iter_documents(corpus):
             f.write(_with_path(docid, contents, docid))
             files += 1
-            # a file's document is its path, a newline and its text (instances.build)
-            _, _, text = contents.partition("\n")
+            text = file_text(contents)
             for unit_id, unit_contents in unit_documents(docid, text, cache.units(docid, text)):
                 u.write(_with_path(unit_id, unit_contents, docid))
                 units += 1

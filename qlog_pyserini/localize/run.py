@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.instances import Instance, InstanceSet, corpus_path
+from qlog_pyserini.formats.instances import Instance, InstanceSet, corpus_path, file_text
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.localize.issue_text import reduce_query
 from qlog_pyserini.localize.lengths import index_b
 from qlog_pyserini.localize.ranking import CorpusLocalizer, Localization, Localizer
-from qlog_pyserini.localize.symbols import SymbolCache, corpus_documents
+from qlog_pyserini.localize.symbols import SymbolCache
 from qlog_pyserini.localize.units import units_index
 from qlog_pyserini.lucene.searcher import QLogSearcher
 from qlog_pyserini.predict.files import FilesRule
@@ -50,11 +50,7 @@ class LocalizeModel:
 
 
 FILES_RULE = FilesRule()
-# Distinct file texts whose names are kept between corpora (the states of a history share most files); past it
-# the cache starts again, so a long sweep's memory stays bounded.
-SYMBOL_CACHE_FILES = 200_000
-_SYMBOLS = SymbolCache()
-_LAST_CORPUS: list = [None, {}]  # [(path, size, mtime, language), its names]: the corpus read last
+_SYMBOLS = SymbolCache()  # names kept between corpora: the states of a history share most files
 AUTO = (Localization(units="fuse", path_weight=1.0, evidence=True), LocalizeModel(b=None, q=None))
 
 
@@ -93,18 +89,10 @@ def corpus_symbols(instance_set: InstanceSet, key: str, language: str,
     """``{path: names it defines}`` of the corpus ``key`` of ``instance_set``, read from its documents, or, when
     the set's corpus file is gone (an index built by the ``index`` verb may outlive it), from the texts stored in
     its files ``index``."""
-    if len(_SYMBOLS) > SYMBOL_CACHE_FILES:
-        _SYMBOLS.clear()
     corpus = corpus_path(instance_set.folder, key)
     if corpus.is_file() or index is None:
-        stat = corpus.stat()
-        # a sweep localizes one corpus under several configurations in a row: read its file once for them all
-        seen = (str(corpus), stat.st_size, stat.st_mtime_ns, language)
-        if _LAST_CORPUS[0] != seen:
-            _LAST_CORPUS[:] = [seen, _SYMBOLS.corpus(corpus_documents(corpus), language)]
-        return _LAST_CORPUS[1]
-    ids = list(index.docids.ids)
-    return _SYMBOLS.corpus(((path, index.doc_text(path).partition("\n")[2]) for path in ids), language)
+        return _SYMBOLS.corpus_file(corpus, language)
+    return _SYMBOLS.corpus(((path, file_text(index.doc_text(path))) for path in index.docids.ids), language)
 
 
 def index_parameters(searcher: QLogSearcher, model: LocalizeModel, rule: FilesRule = FILES_RULE

@@ -17,10 +17,12 @@ defines ``Map``), and a capture that is not one identifier (``Display for Foo``)
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from typing import Callable, Iterable, Mapping
+
+from qlog_pyserini.formats.documents import iter_documents
+from qlog_pyserini.formats.instances import file_text
 
 # a declaration: a type (or modifiers) before the name, an open parenthesis, and no ';' left on the line
 _C_LIKE = (r"^[ \t]*(?!(?:return|else|new|throw|case|goto|delete|if|while|for|switch|catch|do)\b)"
@@ -68,20 +70,22 @@ def defined_names(text: str, language: str) -> frozenset[str]:
 
 class SymbolCache:
     """:func:`defined_names` remembered by language and text: the states of one repository share most of their
-    files, so each distinct file is read once however many corpora hold it."""
+    files, so each distinct file is read once however many corpora hold it. Past ``max_texts`` distinct texts
+    the cache starts again, so a long sweep's memory stays bounded."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_texts: int = 200_000) -> None:
+        self.max_texts = max_texts
         self._names: dict[tuple[str, bytes], frozenset[str]] = {}
+        self._last: tuple[tuple, dict[str, frozenset[str]]] | None = None  # the corpus file read last
 
     def __len__(self) -> int:
         return len(self._names)
 
-    def clear(self) -> None:
-        self._names.clear()
-
     def names(self, text: str, language: str) -> frozenset[str]:
         key = (language, hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest())
         if key not in self._names:
+            if len(self._names) >= self.max_texts:
+                self._names.clear()
             self._names[key] = defined_names(text, language)
         return self._names[key]
 
@@ -89,14 +93,15 @@ class SymbolCache:
         """``{path: names}`` of a corpus's documents ``(path, text)``, every file of ``language``."""
         return {path: self.names(text, language) for path, text in documents}
 
-
-def corpus_documents(jsonl: str | os.PathLike) -> Iterable[tuple[str, str]]:
-    """``(path, text)`` of each document of a corpus file (Anserini's JsonCollection, ``contents`` = the path,
-    a newline and the file's text)."""
-    with open(jsonl, encoding="utf-8") as f:
-        for line in f:
-            document = json.loads(line)
-            yield document["id"], document["contents"].partition("\n")[2]
+    def corpus_file(self, jsonl: str | os.PathLike, language: str) -> dict[str, frozenset[str]]:
+        """``{path: names}`` of a corpus file (Anserini's JsonCollection of an instance set); the file read last
+        is kept while it is unchanged, as a sweep localizes one corpus under several configurations in a row."""
+        stat = os.stat(jsonl)
+        seen = (str(jsonl), stat.st_size, stat.st_mtime_ns, language)
+        if self._last is None or self._last[0] != seen:
+            documents = ((path, file_text(contents)) for path, contents in iter_documents(jsonl))
+            self._last = (seen, self.corpus(documents, language))
+        return self._last[1]
 
 
 class SymbolTable:

@@ -41,6 +41,7 @@ from typing import Any, Mapping
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import code_token_count
+from qlog_pyserini.formats.instances import file_text
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.instances.rules import LANGUAGE_RULES, FileRules, check_languages, content_reason
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends, is_java_exception, java_error, jclass, start_jvm
@@ -365,7 +366,7 @@ class Locator:
                 self._symbols.load(self.cache.load_symbols())
             symbols = self._symbols.update(
                 {path: version[1] for path, version in sorted(manifest.files.items())},
-                lambda path: searcher.doc_text(path).partition("\n")[2],
+                lambda path: file_text(searcher.doc_text(path)),
                 lambda path: language.language if (language := rules.language_of(path)) else None)
             if self._symbols.changed:
                 self.cache.save_symbols(self._symbols.to_json())
@@ -400,7 +401,7 @@ class Locator:
         if not ranked:
             return []
         rules = self._rules(languages).rules
-        texts = [searcher.doc_text(hit.docid).partition("\n")[2] for hit in ranked]
+        texts = [file_text(searcher.doc_text(hit.docid)) for hit in ranked]
         lines = [t.splitlines(keepends=True) for t in texts]
         splits = []
         for hit, text in zip(ranked, texts):

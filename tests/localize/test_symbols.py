@@ -5,6 +5,7 @@ changes."""
 from __future__ import annotations
 
 import ast
+import json
 import sysconfig
 import zipfile
 from pathlib import Path
@@ -63,13 +64,22 @@ def test_a_language_without_a_pattern_defines_nothing() -> None:
     assert defined_names("def f():\n    pass\n", "kotlin") == frozenset()
 
 
-def test_a_cache_reads_each_distinct_text_once_per_language() -> None:
-    cache = SymbolCache()
+def test_a_cache_reads_each_distinct_text_once_per_language_and_bounds_itself() -> None:
+    cache = SymbolCache(max_texts=2)
     documents = [("a/x.py", "def f():\n    pass\n"), ("b/x.py", "def f():\n    pass\n"), ("c.py", "class C:\n")]
     assert cache.corpus(documents, "python") == {"a/x.py": {"f"}, "b/x.py": {"f"}, "c.py": {"C"}}
     assert len(cache) == 2
-    cache.clear()
-    assert len(cache) == 0
+    assert cache.names("def g():\n", "python") == {"g"} and len(cache) == 1  # full: it started again
+
+
+def test_a_corpus_file_is_read_again_only_when_it_changed(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"id": "a.py", "contents": "a.py\ndef alpha():\n"}) + "\n")
+    cache = SymbolCache()
+    first = cache.corpus_file(corpus, "python")
+    assert first == {"a.py": {"alpha"}} and cache.corpus_file(corpus, "python") is first
+    corpus.write_text(json.dumps({"id": "a.py", "contents": "a.py\ndef alpha_beta():\n"}) + "\n")
+    assert cache.corpus_file(corpus, "python") == {"a.py": {"alpha_beta"}}
 
 
 def test_a_table_rereads_only_the_files_added_or_changed() -> None:
