@@ -97,7 +97,7 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     swept: dict[str, list[dict]] = {}
     for analyzer in ANALYZERS:  # the sets are prepared once (cached); each analyzer indexes and sweeps its own copy
         swept[analyzer] = [_sweep_set(folder, cfg, analyzer) for folder in folders] + [
-            s for s in (_sweep_history(language, repo, revision, cfg, analyzer)
+            s for s in (sweep_history(language, repo, revision, cfg, analyzer)
                         for language, repo, revision in histories) if s is not None]
     summaries = swept["default"][:len(folders)]
     history = swept["default"][len(folders):]
@@ -140,7 +140,7 @@ def _group(summary: Mapping) -> str:
 
 def _write_localization(swept: Mapping[str, Sequence[dict]], cfg: Config) -> None:
     """results/localization.md and .json: the label-free configuration against the stronger baseline."""
-    by_analyzer = {a: {s["name"]: _folder(cfg, _kind("issue-sweeps", a), s["name"]) for s in sums}
+    by_analyzer = {a: {s["name"]: _folder(cfg, analyzer_folder("issue-sweeps", a), s["name"]) for s in sums}
                    for a, sums in swept.items()}
     body, record = localization_section(by_analyzer, cfg.resamples)
     with atomic_output(cfg.out / "localization.md") as f:
@@ -149,7 +149,7 @@ def _write_localization(swept: Mapping[str, Sequence[dict]], cfg: Config) -> Non
         json.dump(record, f, indent=1)
 
 
-def _kind(kind: str, analyzer: str) -> str:
+def analyzer_folder(kind: str, analyzer: str) -> str:
     """The work folder of an index or sweep kind under ``analyzer`` (the default analyzer's keeps its name)."""
     return kind if analyzer == "default" else f"{kind}-{analyzer}"
 
@@ -167,7 +167,7 @@ def _sweep_set(folder: Path, cfg: Config, analyzer: str = "default") -> dict:
     return _index_and_sweep(folder.name, set_key, "repository", cfg, analyzer)
 
 
-def _sweep_history(language: str, repo: str, revision: str, cfg: Config, analyzer: str = "default") -> dict | None:
+def sweep_history(language: str, repo: str, revision: str, cfg: Config, analyzer: str = "default") -> dict | None:
     """A git-history set of one repository at its pinned revision, swept with folds dealt by instance (one
     repository); None, with one line, when the mirror lacks the revision."""
     name, languages = HISTORY_PREFIX + repo, FOLDER_LANGUAGES[language]
@@ -203,7 +203,7 @@ def _index_and_sweep(name: str, set_key: dict, cv_unit: str, cfg: Config, analyz
     """Index the set in one JVM under ``analyzer`` (every index whose corpus is unchanged reused) and sweep it with
     the issue -> files configurations, or read the cached sweep when its set and settings match."""
     sets = _folder(cfg, "issue-sets", name)
-    indexes, sweeps = (_folder(cfg, _kind(kind, analyzer), name) for kind in ("issue-indexes", "issue-sweeps"))
+    indexes, sweeps = (_folder(cfg, analyzer_folder(kind, analyzer), name) for kind in ("issue-indexes", "issue-sweeps"))
     index_instance_set(sets, indexes, threads=cfg.threads, analyzer=analyzer)
     grid = tuple(g for g in cfg.grid if g <= 1.0)  # q > 1 saturates rare terms: never a candidate here
     grids = TuningGrids(q_grid=grid, k1_grid=tuple(parse_grid(DEFAULT_K1_GRID)), b_grid=tuple(parse_grid(DEFAULT_B_GRID)))

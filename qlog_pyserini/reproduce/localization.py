@@ -29,6 +29,8 @@ MEASURES = ("success.1", "success.3", "success.5", "every.1", "every.3", "every.
             "recall_tokens.8192", "recall_tokens.13000", "recall_tokens.27000", "recall_tokens.50000")
 CHOOSER = "recip_rank"
 AUTO = f"{LOCALIZED}auto"
+IN_SAMPLE = ("**In-sample:** the shared sets are the development data every rule here was designed on, and the files "
+             "rule's q was fitted on them; the histories were not part of that fit.")
 Q_ONE = f"{LOCALIZED}fuse+path+evidence+va"
 
 
@@ -103,8 +105,10 @@ def _label(baseline: str) -> str:
     return {"engine": "engine default (1.2, 0.75)", "bm25_cv": "tuned BM25 (CV)"}.get(baseline, "stronger baseline")
 
 
-def section(by_analyzer: Mapping[str, Mapping[str, str | Path]], resamples: int) -> tuple[str, dict]:
-    """``results/localization.md``'s body and JSON from ``{analyzer: {set name: sweep folder}}``."""
+def section(by_analyzer: Mapping[str, Mapping[str, str | Path]], resamples: int,
+            sample: str | None = None) -> tuple[str, dict]:
+    """``results/localization.md``'s body and JSON from ``{analyzer: {set name: sweep folder}}``; ``sample`` says
+    which data the figures are measured on (by default: the development data, in-sample)."""
     parts, records = [], []
     for analyzer, sweeps in by_analyzer.items():
         frames = {name: per_query(folder) for name, folder in sweeps.items()}
@@ -118,9 +122,8 @@ def section(by_analyzer: Mapping[str, Mapping[str, str | Path]], resamples: int)
              "field at weight 1, the issue's own paths, modules, frames and identifiers fused by reciprocal rank, "
              "b from each index's verboseness (BM25-VA at the mean) and q from the files rule; `auto at q = 1` is "
              "the same with plain BM25's IDF, so the two rows differ by what q-log adds. The baseline of a set is "
-             "the stronger (by MRR) of tuned BM25 (CV) and the engine default. **In-sample:** the shared sets are "
-             "the development data every rule here was designed on, and the files rule's q was fitted on them; "
-             "the histories were not part of that fit. Hit@k: the first modified file in the top k; Acc@k all: "
-             "every modified file in the top k (SweRank's Acc@k).\n\n")
+             "the stronger (by MRR) of tuned BM25 (CV) and the engine default. " + (sample or IN_SAMPLE)
+             + " Hit@k: the first modified file in the top k; Acc@k all: every modified file in the top k (SweRank's "
+               "Acc@k).\n\n")
     return intro + "\n".join(parts), {"analyzers": records}
 

@@ -39,6 +39,7 @@ from qlog_pyserini.reproduce import (
     auto_query,
     engines,
     evidence,
+    held_out,
     issue_timing,
     issues,
     libraries,
@@ -91,6 +92,8 @@ STAGES: dict[str, Stage] = {
                                                        "auto-query.md", "auto-query.json"), auto_query.run, sweeps=True),
     "issues": Stage("issue -> files on the Multi-SWE-bench sets of --shared/issues and pinned histories in --repos",
                     issues.FILES, issues.run),
+    "held-out": Stage("the label-free issue -> files configuration on repositories no rule was designed on "
+                      "(two each in Python, Go, Rust and C++, in --repos)", held_out.FILES, held_out.run),
     "issue-timing": Stage("prepare and index of every shared issue set, cold (scripts/time_issue_sets.py)",
                           issue_timing.FILES, issue_timing.run),
     "libraries": Stage("q-log through bm25s and rank_bm25: latency, the rescale's cost, NDCG@10 beside Lucene "

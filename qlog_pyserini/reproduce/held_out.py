@@ -1,0 +1,100 @@
+"""The ``held-out`` stage: the label-free configuration on repositories no rule was designed on
+(``results/held-out.md``).
+
+The issue's own held-out sets (Python, Go, Rust, C++) are not on this machine. :data:`REPOSITORIES` names two
+public repositories for each of those languages, picked by name before any was read and none of them in the
+development data (results/selection-ledger.md registers them). Each becomes a history set exactly as the issues
+stage makes its pinned histories (:func:`qlog_pyserini.reproduce.issues.sweep_history`: the newest commits that
+modify a source file, the commit's message as the query), swept under both analyzers; the file reports ``auto``
+against each set's stronger baseline, as results/localization.md does, and per language against tuned BM25 (CV)
+and the engine default separately, the comparison the issue's held-out target names.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Mapping, Sequence
+
+import pandas as pd
+
+from qlog_pyserini.eval.report import cell, markdown_table
+from qlog_pyserini.eval.significance import compare_scores
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus
+from qlog_pyserini.reproduce.issues import ANALYZERS, HISTORY_COMMITS, analyzer_folder, sweep_history
+from qlog_pyserini.reproduce.localization import AUTO, per_query
+from qlog_pyserini.reproduce.localization import section as localization_section
+from qlog_pyserini.reproduce.report import footer, mode
+from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.system.progress import info
+
+FILES = ("held-out.md", "held-out.json")
+# (<org>__<repo> under Config.repos, never fetched here; the revision whose history is read), by language
+REPOSITORIES = {
+    "python": (("pallets__click", "2c8cd3ac958a7eb316d67f2d316c27086c4c0369"),
+               ("encode__httpx", "ae1b9f66238f75ced3ced5e4485408435de10768")),
+    "go": (("urfave__cli", "1305a08200f7c4d873e28bd2bbad1ff257c6cfc4"),
+           ("go-chi__chi", "735ae2b87f8c733d616e809ae86e0985c1bc3350")),
+    "rust": (("sharkdp__fd", "ee20f426ddf338ac7ead5c5f00ea49258005caaf"),
+             ("serde-rs__json", "827a315bf2198558f0325b07bcc1e2cd973aba2f")),
+    "cpp": (("nlohmann__json", "199dea11b17c533721b26249e2dcaee6ca1d51d3"),
+            ("jbeder__yaml-cpp", "c3f81127320662deb3e28f4da0a511f1faecd860")),
+}
+# the systems of the per-language table: (per_query.csv system, label)
+SYSTEMS = (("bm25", "BM25"), ("engine", "engine default (1.2, 0.75)"), ("bm25_cv", "tuned BM25 (CV)"),
+           (AUTO, "auto"))
+HEADLINE = (("success.1", "Hit@1"), ("recip_rank", "MRR"))
+SAMPLE = ("**Held out:** these repositories were picked by name before any was read (results/selection-ledger.md) "
+          "and were never part of the development data; `auto` is as it was fixed on the development data.")
+
+
+def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
+    present = [(language, repo, revision) for language, entries in REPOSITORIES.items()
+               for repo, revision in entries if (cfg.repos / repo).is_dir()]
+    if not present:
+        info(f"held-out: none of the held-out repositories is under {cfg.repos}; skipped")
+        return None
+    swept = {analyzer: [s for s in (sweep_history(language, repo, revision, cfg, analyzer)
+                                    for language, repo, revision in present) if s is not None]
+             for analyzer in ANALYZERS}
+    if not swept["default"]:
+        return None
+    by_analyzer = {a: {s["name"]: cfg.work / analyzer_folder("issue-sweeps", a) / s["name"] for s in sums}
+                   for a, sums in swept.items()}
+    body, record = localization_section(by_analyzer, cfg.resamples, sample=SAMPLE)
+    languages = {s["name"]: s["group"].removeprefix("history-") for s in swept["default"]}
+    table, per_language = language_section(by_analyzer, languages, cfg.resamples)
+    repositories = markdown_table([[s["repo"], languages[s["name"]], s["revision"], s["instances"]]
+                                   for s in swept["default"]], ["repository", "language", "revision", "instances"])
+    text = (f"# Issue -> files on held-out repositories ({mode(cfg)})\n\n"
+            f"Each set: the newest commits (at most {HISTORY_COMMITS}) of a repository's history that modify a "
+            "source file of its language (query: the commit's message; answers: the source files it modifies; "
+            "corpus: the parent's tree), read at the revision shown.\n\n" + repositories + "\n" + table + "\n" + body)
+    with atomic_output(cfg.out / "held-out.md") as f:
+        f.write(text + footer(cfg))
+    with atomic_output(cfg.out / "held-out.json") as f:
+        json.dump({**record, "languages": per_language}, f, indent=1)
+    return None
+
+
+def language_section(by_analyzer: Mapping[str, Mapping[str, object]], languages: Mapping[str, str],
+                     resamples: int) -> tuple[str, list[dict]]:
+    """Per analyzer and language (its sets' instances pooled): Hit@1 and MRR of BM25, the engine default, tuned
+    BM25 (CV) and ``auto``, with ``auto``'s paired randomization p against tuned BM25 and against the engine."""
+    rows, records = [], []
+    for analyzer, sweeps in by_analyzer.items():
+        frames = {name: per_query(folder) for name, folder in sweeps.items()}
+        for language in dict.fromkeys(languages[name] for name in frames):
+            pooled = pd.concat([f for name, f in frames.items() if languages[name] == language])
+            record = {"analyzer": analyzer, "language": language, "instances": len(pooled)}
+            for measure, label in HEADLINE:
+                means = {system: float(pooled[f"{system}:{measure}"].mean()) for system, _ in SYSTEMS}
+                p = {base: compare_scores(pooled[f"{base}:{measure}"], pooled[f"{AUTO}:{measure}"],
+                                          resamples=resamples).p for base in ("bm25_cv", "engine")}
+                record[measure] = {"means": means, "p": p}
+                rows.append([analyzer, language, len(pooled), label, *(cell(means[s]) for s, _ in SYSTEMS),
+                             cell(p["bm25_cv"], ".4g"), cell(p["engine"], ".4g")])
+            records.append(record)
+    headers = ["analyzer", "language", "n", "measure", *(label for _, label in SYSTEMS), "p auto vs tuned",
+               "p auto vs engine"]
+    return ("## Per language\n\nEach language's two repositories pooled; p is the two-sided paired randomization "
+            "test of `auto` against each baseline (not adjusted).\n\n" + markdown_table(rows, headers)), records
