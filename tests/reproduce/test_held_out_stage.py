@@ -1,0 +1,71 @@
+"""The held-out stage on two small Python repositories made here: each history is swept under both analyzers, and
+the per-language figures are the per-instance values of the sets' own sweeps, pooled and averaged again here."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from instances.gitrepos import commit, git
+from markdown_tables import has_cells
+
+from qlog_pyserini.reproduce import held_out
+from qlog_pyserini.reproduce.cache import Config
+from qlog_pyserini.reproduce.localization import AUTO
+
+pytestmark = pytest.mark.jvm
+
+TOPICS = ("parser", "writer", "reader", "loader", "cache", "router")
+
+
+def _repository(root, name: str, topics: tuple[str, ...]) -> str:
+    """A repository whose commits each change one module and name its function in their message."""
+    repo = root / name
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    files = {f"pkg/{t}.py": f"def run_{t}(value):\n    return value\n" for t in topics}
+    head = commit(repo, "modules", files, "2020-01-01T00:00:00Z")
+    for i, t in enumerate(topics):
+        head = commit(repo, f"run_{t} keeps the value's order", {f"pkg/{t}.py": files[f"pkg/{t}.py"] + f"# {i}\n"},
+                      f"2020-02-0{i + 1}T00:00:00Z")
+    return head
+
+
+def test_held_out_stage_reports_each_language_from_its_sets_sweeps(tmp_path, monkeypatch):
+    repos = tmp_path / "repos"
+    heads = {name: _repository(repos, name, topics)
+             for name, topics in (("demo__one", TOPICS[:4]), ("demo__two", TOPICS[2:]))}
+    monkeypatch.setattr(held_out, "REPOSITORIES", {"python": tuple(heads.items()),
+                                                   "go": (("demo__absent", heads["demo__one"]),)})
+    cfg = Config(quick=True, work=tmp_path / "work", out=tmp_path / "out", cache=tmp_path / "cache",
+                 shared=tmp_path / "none", languages=(), queries=1, max_docs=None, grid=[0.5, 1.0],
+                 forms=("lucene",), scaling=(), ablation=(), threads=1, resamples=200, go_target=0,
+                 repos=repos, command="scripts/reproduce --quick --stages held-out")
+    (tmp_path / "out").mkdir()
+    assert held_out.run(cfg, []) is None
+    md = (tmp_path / "out" / "held-out.md").read_text()
+    record = json.loads((tmp_path / "out" / "held-out.json").read_text())
+    assert [a["analyzer"] for a in record["analyzers"]] == ["default", "identifier"]
+    # the absent repository is passed over; both present ones are read at their pinned revision
+    for name, head in heads.items():
+        assert has_cells(md, name.replace("__", "/"), "python", head, "4")
+    assert "**Held out:**" in md and "In-sample" not in md
+    for entry in record["languages"]:
+        assert entry["language"] == "python" and entry["instances"] == 8
+        kind = "issue-sweeps" + ("" if entry["analyzer"] == "default" else "-identifier")
+        pooled = pd.concat(pd.read_csv(tmp_path / "work" / kind / f"history-{name}" / "per_query.csv", index_col=0)
+                           for name in heads)
+        for measure in ("success.1", "recip_rank"):
+            for system in ("bm25", "engine", "bm25_cv", AUTO):
+                assert entry[measure]["means"][system] == pytest.approx(pooled[f"{system}:{measure}"].mean())
+            assert 0 < entry[measure]["p"]["bm25_cv"] <= 1
+    # each message names its module's one function: every system finds it first
+    assert record["languages"][0]["recip_rank"]["means"][AUTO] == 1.0
+
+
+def test_held_out_stage_skips_without_its_repositories(tmp_path):
+    cfg = Config(quick=True, work=tmp_path / "work", out=tmp_path / "out", cache=tmp_path / "cache",
+                 shared=tmp_path / "none", languages=(), queries=1, max_docs=None, grid=[1.0], forms=("lucene",),
+                 scaling=(), ablation=(), threads=1, resamples=1, go_target=0, repos=tmp_path / "none")
+    assert held_out.run(cfg, []) is None and not (tmp_path / "out").exists()
