@@ -27,6 +27,37 @@ GRAMMAR_PACKAGES = {
 }
 
 
+#: Grammars read only to cut files into units (:mod:`qlog_pyserini.localize.units`); the function corpora keep
+#: their six :data:`LANGUAGES`.
+UNIT_GRAMMAR_PACKAGES = {
+    "c": "tree-sitter-c", "cpp": "tree-sitter-cpp", "rust": "tree-sitter-rust",
+    "typescript": "tree-sitter-typescript", "tsx": "tree-sitter-typescript",
+}
+
+
+#: The language whose grammar cuts a file into units, by extension: the function corpora's and
+#: :data:`UNIT_GRAMMAR_PACKAGES`'. ``.h`` is read as C++, whose grammar parses C as well.
+UNIT_EXTENSIONS = {
+    **EXTENSIONS,
+    ".jsx": "javascript",
+    ".c": "c",
+    ".h": "cpp", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hh": "cpp", ".hpp": "cpp",
+    ".hxx": "cpp", ".h++": "cpp", ".ipp": "cpp", ".inl": "cpp",
+    ".rs": "rust",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+    ".tsx": "tsx",
+}
+
+
+_JS_FUNCTIONS = """
+        (function_declaration) @fn (generator_function_declaration) @fn (method_definition) @fn
+        (variable_declarator value: [(function_expression) (arrow_function) (generator_function)]) @fn
+        (assignment_expression right: [(function_expression) (arrow_function) (generator_function)]) @fn
+        (pair value: [(function_expression) (arrow_function) (generator_function)]) @fn"""
+# TypeScript's grammar names JavaScript's class field public_field_definition
+_TS_FUNCTIONS = _JS_FUNCTIONS + """
+        (public_field_definition value: [(function_expression) (arrow_function) (generator_function)]) @fn"""
+
 _FN_QUERIES = {
     "python": "(function_definition) @fn",
     "go": "(function_declaration) @fn (method_declaration) @fn (comment) @comment",
@@ -34,13 +65,15 @@ _FN_QUERIES = {
                (compact_constructor_declaration) @fn (block_comment) @comment""",
     "ruby": "(method) @fn (singleton_method) @fn (comment) @comment",
     "php": "(function_definition) @fn (method_declaration) @fn (comment) @comment",
-    "javascript": """
-        (function_declaration) @fn (generator_function_declaration) @fn (method_definition) @fn
-        (variable_declarator value: [(function_expression) (arrow_function) (generator_function)]) @fn
-        (assignment_expression right: [(function_expression) (arrow_function) (generator_function)]) @fn
-        (pair value: [(function_expression) (arrow_function) (generator_function)]) @fn
+    "javascript": _JS_FUNCTIONS + """
         (field_definition value: [(function_expression) (arrow_function) (generator_function)]) @fn
         (comment) @comment""",
+    # units only (UNIT_GRAMMAR_PACKAGES): a function with a body; C++'s in a class body or a namespace too
+    "c": "(function_definition) @fn",
+    "cpp": "(function_definition) @fn",
+    "rust": "(function_item) @fn",
+    "typescript": _TS_FUNCTIONS,
+    "tsx": _TS_FUNCTIONS,
 }
 
 
@@ -69,9 +102,12 @@ def grammar(language: str) -> tuple[Any, Any]:
     if language not in _GRAMMARS:
         import tree_sitter as ts
 
-        module = importlib.import_module(GRAMMAR_PACKAGES[language].replace("-", "_"))
-        # tree-sitter-php ships two grammars; language_php accepts HTML around <?php ... ?>.
-        lang = ts.Language(module.language_php() if language == "php" else module.language())
+        package = {**GRAMMAR_PACKAGES, **UNIT_GRAMMAR_PACKAGES}[language]
+        module = importlib.import_module(package.replace("-", "_"))
+        # tree-sitter-php and tree-sitter-typescript ship two grammars each; language_php accepts HTML around
+        # <?php ... ?>, and TSX is TypeScript with JSX.
+        named = {"php": "language_php", "typescript": "language_typescript", "tsx": "language_tsx"}
+        lang = ts.Language(getattr(module, named.get(language, "language"))())
         _GRAMMARS[language] = (ts.Parser(lang), ts.Query(lang, _FN_QUERIES[language]))
     return _GRAMMARS[language]
 

@@ -45,7 +45,7 @@ from qlog_pyserini.formats.instances import (
 from qlog_pyserini.jvm.jar import similarity_jar
 from qlog_pyserini.jvm.toolchain import checked_java_options, pyserini_jar
 from qlog_pyserini.localize.paths import PATH_FIELD, path_document
-from qlog_pyserini.localize.units import UnitCache, unit_documents, units_index
+from qlog_pyserini.localize.units import UNITS_VERSION, UnitCache, unit_documents, units_index
 from qlog_pyserini.lucene.indexer import INDEX_OUTPUT, java_launcher
 from qlog_pyserini.system.digests import file_sha256
 from qlog_pyserini.system.outputs import (
@@ -67,7 +67,7 @@ BATCH_INDEXER = "io.qlog.index.BatchIndexer"
 RECORD_FILE = INDEX_RECORD
 #: what an index of this layout holds beyond the corpus (the path field, the units index); an index recorded
 #: with another layout is rebuilt
-LAYOUT = "path+units"
+LAYOUT = f"path+units-{UNITS_VERSION}"
 #: The folder of a set's indexes: later runs (and other sets) add to it; each index in it carries its own marker.
 INDEXES_OUTPUT = OutputKind("indexes", work=True)
 

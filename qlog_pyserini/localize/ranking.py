@@ -38,8 +38,8 @@ from qlog_pyserini.lucene.searcher import QLogSearcher
 UNIT_MODES = ("file", "max", "sum2", "fuse")
 RRF_K = 60  # Cormack, Clarke and Buettcher's constant, fixed in their paper for every run they fused
 # What a localized ranking is made of (the evidence's weights, matches and symbol table; the fusion's rule for
-# ties): part of the key of a cached sweep, so one measured under another is never reused.
-LOCALIZE_VERSION = 3
+# ties; the units' grammars): part of the key of a cached sweep, so one measured under another is never reused.
+LOCALIZE_VERSION = 4
 UNIT_HITS = 2000  # units read per query: a file's units are about ten times its documents
 
 

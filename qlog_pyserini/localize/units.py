@@ -3,18 +3,19 @@
 A localizer ranks units and scores a file by them, so that one long file is not judged as one bag of words.
 :func:`file_units` cuts one file's text into line ranges:
 
-- in a language with a grammar (:data:`qlog_pyserini.corpus.languages.EXTENSIONS`: Go, Java, JavaScript, PHP,
-  Python, Ruby), every outermost function or method is a unit (the grammar tables' own function query; a
-  function nested in another stays in its parent's unit), and the lines outside every function (imports,
-  fields, class headers, top-level statements) are cut into units of at most :data:`WINDOW` lines;
-- in any other language (C, C++, Rust, TypeScript: no grammar is installed), windows of :data:`WINDOW` lines
-  every :data:`STRIDE` lines, so that every passage of up to ``WINDOW - STRIDE`` lines lies whole in one window.
+- in a language with a grammar (:data:`qlog_pyserini.corpus.languages.UNIT_EXTENSIONS`: C, C++, Go, Java,
+  JavaScript, PHP, Python, Ruby, Rust, TypeScript), every outermost function or method is a unit (the grammar
+  tables' function query; a function nested in another stays in its parent's unit), and the lines outside every
+  function (imports, fields, class headers, top-level statements) are cut into units of at most :data:`WINDOW`
+  lines;
+- in any other language, windows of :data:`WINDOW` lines every :data:`STRIDE` lines, so that every passage of up
+  to ``WINDOW - STRIDE`` lines lies whole in one window.
 
 Every line of the file belongs to some unit, so a file's units together hold its whole text. A unit document's
 id is ``path#start-end`` (1-based lines, inclusive) and its text starts with the file's path, as the file's
 own document does.
 
-    >>> [(u.start, u.end) for u in file_units("a.c", "x\\n" * 120)]
+    >>> [(u.start, u.end) for u in file_units("a.txt", "x\\n" * 120)]
     [(1, 50), (26, 75), (51, 100), (76, 120)]
 """
 
@@ -29,6 +30,9 @@ from typing import Iterator, Sequence
 WINDOW = 50  # lines: a screenful, the size of most functions; the common passage size of code localizers
 STRIDE = 25  # half a window: windows overlap by half, so a passage is never only split
 UNIT_SEPARATOR = "#"
+#: how files are cut; an index or cache of units records it and is rebuilt when it differs (2: grammars for C,
+#: C++, Rust and TypeScript)
+UNITS_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -75,9 +79,9 @@ def _windows(first: int, last: int, size: int, stride: int) -> Iterator[tuple[in
 
 def _function_spans(path: str, text: str) -> list[tuple[int, int]] | None:
     """Line spans (1-based, inclusive) of the outermost functions, or None when the language has no grammar."""
-    from qlog_pyserini.corpus.languages import EXTENSIONS, grammar
+    from qlog_pyserini.corpus.languages import UNIT_EXTENSIONS, grammar
 
-    language = EXTENSIONS.get(PurePosixPath(path).suffix.lower())
+    language = UNIT_EXTENSIONS.get(PurePosixPath(path).suffix.lower())
     if language is None:
         return None
     from tree_sitter import QueryCursor

@@ -4,7 +4,8 @@
 and of the languages when they are given) holds exactly these entries, the only ones ``locate`` ever writes or
 deletes there:
 
-- ``stamp.json``: the cache format, this package's version and the Anserini jar the index was written with. A
+- ``stamp.json``: the cache format, this package's version, the Anserini jar the index was written with and how
+  files are cut into units (``UNITS_VERSION``). A
   folder whose stamp is absent, unreadable or another's is rebuilt, never used.
 - ``manifest.json``: per indexed file its version (blob id, or modification time and size) and content
   SHA-256; per skipped file (binary, unreadable, generated) its version and reason; the languages and the
@@ -39,6 +40,7 @@ from typing import Any, Iterator
 from qlog_pyserini import __version__
 from qlog_pyserini.eval.trec_eval import cache_dir
 from qlog_pyserini.jvm.toolchain import pyserini_jar
+from qlog_pyserini.localize.units import UNITS_VERSION
 from qlog_pyserini.system.outputs import write_json, write_text
 
 FORMAT = 2
@@ -57,7 +59,8 @@ def cache_key(identity: str, languages: tuple[str, ...] | None) -> str:
 
 def stamp() -> dict[str, Any]:
     """What a cache written by this version says of itself."""
-    return {"tool": "qlog-pyserini locate", "format": FORMAT, "version": __version__, "anserini": pyserini_jar().name}
+    return {"tool": "qlog-pyserini locate", "format": FORMAT, "version": __version__, "anserini": pyserini_jar().name,
+            "units": UNITS_VERSION}
 
 
 @dataclass

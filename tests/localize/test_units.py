@@ -39,11 +39,111 @@ def test_java_functions_and_the_lines_between_them():
 
 def test_windows_without_a_grammar_cover_every_line_and_overlap_by_half():
     text = "\n".join(f"int x{i};" for i in range(1, 131))
-    units = file_units("src/x.c", text)
+    units = file_units("src/x.zig", text)  # no grammar is installed for Zig
     assert all(u.kind == "window" for u in units)
     assert [(u.start, u.end) for u in units] == [(1, 50), (26, 75), (51, 100), (76, 125), (101, 130)]
     assert all(u.end - u.start + 1 <= WINDOW for u in units) and units[1].start - units[0].start == STRIDE
-    assert [(u.start, u.end) for u in file_units("x.c", "one line")] == [(1, 1)]
+    assert [(u.start, u.end) for u in file_units("x.zig", "one line")] == [(1, 1)]
+
+
+C_SOURCE = """#include <stdio.h>
+
+struct point { int x; int y; };
+int add(int a, int b);
+
+static int
+add(int a,
+    int b)
+{
+    return a + b;
+}
+
+int main(void) { return add(1, 2); }
+"""
+
+CPP_HEADER = """#pragma once
+namespace fmt {
+template <typename T>
+class buffer {
+ public:
+  void push_back(const T& value) {
+    grow(size_ + 1);
+  }
+  void grow(size_t n);
+};
+
+template <typename T>
+void buffer<T>::grow(size_t n) {
+  capacity_ = n;
+}
+}  // namespace fmt
+"""
+
+RUST_SOURCE = """use std::fmt;
+
+pub struct Walker { depth: usize }
+
+impl Walker {
+    pub fn new() -> Self {
+        fn helper() -> usize { 0 }
+        Walker { depth: helper() }
+    }
+
+    fn step(&mut self) {
+        self.depth += 1;
+    }
+}
+
+trait Visit {
+    fn visit(&self);
+    fn done(&self) -> bool { true }
+}
+"""
+
+TS_SOURCE = """export interface Options { depth: number }
+
+export class Resolver {
+  private cache = new Map<string, string>();
+  resolve(name: string): string {
+    return this.cache.get(name) ?? name;
+  }
+  clear = (): void => {
+    this.cache.clear();
+  };
+}
+
+export function create<T>(opts: Options): Resolver {
+  return new Resolver();
+}
+"""
+
+TSX_SOURCE = """import React from "react";
+
+export const Badge = ({ label }: { label: string }) => {
+  return <span className="badge">{label}</span>;
+};
+"""
+
+
+def _functions(path: str, text: str) -> list[tuple[int, int]]:
+    return [(u.start, u.end) for u in file_units(path, text) if u.kind == "function"]
+
+
+def test_c_cpp_rust_and_typescript_units_are_their_functions():
+    # a prototype, a struct and an interface have no body: they stay in the lines between functions
+    assert _functions("lib/add.c", C_SOURCE) == [(6, 11), (13, 13)]
+    # C++: a method defined in its class body and one defined out of it (the template line stays outside); a
+    # .h header is read as C++
+    assert _functions("include/fmt/core.h", CPP_HEADER) == [(6, 8), (13, 15)]
+    assert _functions("include/fmt/core.hpp", CPP_HEADER) == _functions("include/fmt/core.h", CPP_HEADER)
+    # Rust: methods of an impl block, the helper nested in new() staying in its unit, a trait's default method
+    assert _functions("src/walk.rs", RUST_SOURCE) == [(6, 9), (11, 13), (18, 18)]
+    assert _functions("src/resolve.ts", TS_SOURCE) == [(5, 7), (8, 10), (13, 15)]
+    assert _functions("src/Badge.tsx", TSX_SOURCE) == [(3, 5)]
+    for path, text in (("lib/add.c", C_SOURCE), ("src/walk.rs", RUST_SOURCE), ("src/resolve.ts", TS_SOURCE)):
+        units = file_units(path, text)
+        covered = sorted(line for u in units for line in range(u.start, u.end + 1))
+        assert covered == list(range(1, text.count("\n") + 1))  # every line in exactly one unit
 
 
 def test_long_stretches_outside_functions_are_cut_into_windows():

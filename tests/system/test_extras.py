@@ -41,3 +41,23 @@ def test_a_missing_module_that_is_no_extras_is_not_hidden() -> None:
 
     with pytest.raises(ModuleNotFoundError):
         run_cli(main, [])
+
+
+def _tree_sitter_pins(extra: str) -> set[str]:
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    lines = config["options.extras_require"][extra].splitlines()
+    return {line.strip() for line in lines if line.strip().startswith("tree-sitter")}
+
+
+def test_every_grammar_is_pinned_alike_where_files_are_cut_into_functions() -> None:
+    from qlog_pyserini.corpus.languages import GRAMMAR_PACKAGES, UNIT_GRAMMAR_PACKAGES
+
+    # the corpus builder (lucene) and locate (agent) cut files with the same grammars: the same pins, every one
+    lucene, agent = _tree_sitter_pins("lucene"), _tree_sitter_pins("agent")
+    assert lucene == agent
+    pinned = {pin.split("==")[0] for pin in lucene}
+    assert pinned == {"tree-sitter", *GRAMMAR_PACKAGES.values(), *UNIT_GRAMMAR_PACKAGES.values()}
+    assert all("==" in pin for pin in lucene)
+    for package in pinned:  # each grammar's module is one the missing-package error can name
+        assert EXTRA_OF_MODULE[package.replace("-", "_")] == "lucene"
