@@ -43,8 +43,11 @@ REPOSITORIES = {
 SYSTEMS = (("bm25", "BM25"), ("engine", "engine default (1.2, 0.75)"), ("bm25_cv", "tuned BM25 (CV)"),
            (AUTO, "auto"))
 HEADLINE = (("success.1", "Hit@1"), ("recip_rank", "MRR"))
-SAMPLE = ("**Held out:** these repositories were picked by name before any was read (results/selection-ledger.md) "
-          "and were never part of the development data; `auto` is as it was fixed on the development data.")
+SAMPLE = ("**Held out, then seen once:** these repositories were picked by name before any was read and first "
+          "measured with `auto` as it was fixed on the development data (commit 798c1e9; that file is "
+          "results/held-out.md at commit d5e7021). One change followed, registered in results/selection-ledger.md "
+          "before it was measured: units cut by tree-sitter in C, C++, Rust and TypeScript. It was decided after "
+          "that first measurement, so these sets count as seen from then on.")
 
 
 def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:

@@ -50,7 +50,7 @@ def test_held_out_stage_reports_each_language_from_its_sets_sweeps(tmp_path, mon
     # the absent repository is passed over; both present ones are read at their pinned revision
     for name, head in heads.items():
         assert has_cells(md, name.replace("__", "/"), "python", head, "4")
-    assert "**Held out:**" in md and "In-sample" not in md
+    assert "**Held out, then seen once:**" in md and "In-sample" not in md
     for entry in record["languages"]:
         assert entry["language"] == "python" and entry["instances"] == 8
         kind = "issue-sweeps" + ("" if entry["analyzer"] == "default" else "-identifier")
