@@ -318,13 +318,15 @@ def test_every_results_file_names_a_commit_of_the_history():
     shallow = subprocess.run([*git, "rev-parse", "--is-shallow-repository"], capture_output=True, text=True)
     if shallow.returncode != 0 or shallow.stdout.strip() != "false":
         pytest.skip("not a full git clone")
-    named = {}
+    named, dirty = {}, []
     for path in sorted((ROOT / "results").glob("*.*")):
         if path.suffix in (".md", ".json"):
             text = path.read_text(encoding="utf-8")
-            for sha in re.findall(r'(?:\bcommit |\bgit |"git_commit": ")([0-9a-f]{7,40})\b', text):
+            for sha, changed in re.findall(r'(?:\bcommit |\bgit |"git_commit": ")([0-9a-f]{7,40})\b(\+dirty)?', text):
                 named.setdefault(sha, path.name)
-    assert named
+                if changed:  # made from sources nobody can check out: the commit plus uncommitted changes
+                    dirty.append(path.name)
+    assert named and dirty == []
     missing = {sha: where for sha, where in named.items()
                if subprocess.run([*git, "cat-file", "-e", f"{sha}^{{commit}}"], capture_output=True).returncode != 0}
     assert missing == {}
