@@ -7,6 +7,7 @@ import json
 
 import pandas as pd
 import pytest
+from conftest import SHARED_DATA
 from instances.gitrepos import commit, git
 from markdown_tables import has_cells
 
@@ -69,3 +70,19 @@ def test_held_out_stage_skips_without_its_repositories(tmp_path):
                  shared=tmp_path / "none", languages=(), queries=1, max_docs=None, grid=[1.0], forms=("lucene",),
                  scaling=(), ablation=(), threads=1, resamples=1, go_target=0, repos=tmp_path / "none")
     assert held_out.run(cfg, []) is None and not (tmp_path / "out").exists()
+
+
+def test_no_held_out_repository_is_development_data():
+    from qlog_pyserini.reproduce.issues import HISTORY_REPOSITORIES
+
+    held = {repo.lower() for entries in held_out.REPOSITORIES.values() for repo, _ in entries}
+    developed = {repo.lower() for entries in HISTORY_REPOSITORIES.values() for repo, _ in entries}
+    assert len(held) == 8 and held.isdisjoint(developed)
+    # two a language, in the languages of the issue's own held-out sets, each pinned at a full commit
+    assert {language: len(entries) for language, entries in held_out.REPOSITORIES.items()} == {
+        "python": 2, "go": 2, "rust": 2, "cpp": 2}
+    assert all(len(sha) == 40 for entries in held_out.REPOSITORIES.values() for _, sha in entries)
+    if (SHARED_DATA / "issues").is_dir():  # nor a repository of the shared Multi-SWE-bench sets
+        names = {p.name.removesuffix("_dataset.jsonl").lower()
+                 for p in (SHARED_DATA / "issues").glob("*/*_dataset.jsonl")}
+        assert names and held.isdisjoint(names)
