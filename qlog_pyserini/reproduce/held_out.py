@@ -21,9 +21,10 @@ from qlog_pyserini.eval.report import cell, markdown_table
 from qlog_pyserini.eval.significance import compare_scores
 from qlog_pyserini.reproduce.cache import Config, PreparedCorpus
 from qlog_pyserini.reproduce.issues import ANALYZERS, HISTORY_COMMITS, analyzer_folder, sweep_history
-from qlog_pyserini.reproduce.localization import AUTO, per_query
+from qlog_pyserini.reproduce.localization import AUTO, CONFIGURATIONS, per_query
 from qlog_pyserini.reproduce.localization import section as localization_section
 from qlog_pyserini.reproduce.report import footer, mode
+from qlog_pyserini.sweep.instances import LOCALIZED
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info
 
@@ -71,7 +72,8 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     text = (f"# Issue -> files on held-out repositories ({mode(cfg)})\n\n"
             f"Each set: the newest commits (at most {HISTORY_COMMITS}) of a repository's history that modify a "
             "source file of its language (query: the commit's message; answers: the source files it modifies; "
-            "corpus: the parent's tree), read at the revision shown.\n\n" + repositories + "\n" + table + "\n" + body)
+            "corpus: the parent's tree), read at the revision shown.\n\n" + repositories + "\n" + table + "\n" + body
+            + "\n" + lever_section(by_analyzer))
     with atomic_output(cfg.out / "held-out.md") as f:
         f.write(text + footer(cfg))
     with atomic_output(cfg.out / "held-out.json") as f:
@@ -101,3 +103,18 @@ def language_section(by_analyzer: Mapping[str, Mapping[str, object]], languages:
                "p auto vs engine"]
     return ("## Per language\n\nEach language's two repositories pooled; p is the two-sided paired randomization "
             "test of `auto` against each baseline (not adjusted).\n\n" + markdown_table(rows, headers)), records
+
+
+def lever_section(by_analyzer: Mapping[str, Mapping[str, object]]) -> str:
+    """MRR of every configuration the sets were swept with, per analyzer and set: each adds one lever, so a reader
+    sees which lever gains or costs where."""
+    systems = [("bm25", "BM25"), ("engine", "engine default"), ("bm25_cv", "tuned BM25 (CV)"),
+               *((f"{LOCALIZED}{c}", c) for c in CONFIGURATIONS)]
+    rows = []
+    for analyzer, sweeps in by_analyzer.items():
+        for name, folder in sweeps.items():
+            frame = per_query(folder)
+            rows.append([analyzer, name, *(cell(float(frame[f"{s}:recip_rank"].mean())) for s, _ in systems)])
+    return ("## Each lever, per set (MRR)\n\nEvery configuration the sets were swept with (`search --instances` "
+            "flags joined by +; `fuse+path+evidence+va` is `auto` at q = 1).\n\n"
+            + markdown_table(rows, ["analyzer", "set", *(label for _, label in systems)]))

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 from conftest import SHARED_DATA
 from instances.gitrepos import commit, git
-from markdown_tables import has_cells
+from markdown_tables import has_cells, markdown_rows
 
 from qlog_pyserini.reproduce import held_out
 from qlog_pyserini.reproduce.cache import Config
-from qlog_pyserini.reproduce.localization import AUTO
+from qlog_pyserini.reproduce.localization import AUTO, CONFIGURATIONS
 
 pytestmark = pytest.mark.jvm
 
@@ -61,6 +61,13 @@ def test_held_out_stage_reports_each_language_from_its_sets_sweeps(tmp_path, mon
             for system in ("bm25", "engine", "bm25_cv", AUTO):
                 assert entry[measure]["means"][system] == pytest.approx(pooled[f"{system}:{measure}"].mean())
             assert 0 < entry[measure]["p"]["bm25_cv"] <= 1
+    # every configuration's MRR per set, read back from the file: each is its set's own per-instance mean
+    levers = [r for r in markdown_rows(md.split("## Each lever, per set (MRR)")[1]) if r[0] == "identifier"]
+    frame = pd.read_csv(tmp_path / "work" / "issue-sweeps-identifier" / "history-demo__two" / "per_query.csv",
+                        index_col=0)
+    [row] = [r for r in levers if r[1] == "history-demo__two"]
+    assert len(row) == 5 + len(CONFIGURATIONS)
+    assert float(row[-1]) == pytest.approx(frame[f"{AUTO}:recip_rank"].mean(), abs=5e-5)
     # each message names its module's one function: every system finds it first
     assert record["languages"][0]["recip_rank"]["means"][AUTO] == 1.0
 
