@@ -65,15 +65,16 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     by_analyzer = {a: {s["name"]: cfg.work / analyzer_folder("issue-sweeps", a) / s["name"] for s in sums}
                    for a, sums in swept.items()}
     body, record = localization_section(by_analyzer, cfg.resamples, sample=SAMPLE)
+    frames = {a: {name: per_query(folder) for name, folder in sweeps.items()} for a, sweeps in by_analyzer.items()}
     languages = {s["name"]: s["group"].removeprefix("history-") for s in swept["default"]}
-    table, per_language = language_section(by_analyzer, languages, cfg.resamples)
+    table, per_language = language_section(frames, languages, cfg.resamples)
     repositories = markdown_table([[s["repo"], languages[s["name"]], s["revision"], s["instances"]]
                                    for s in swept["default"]], ["repository", "language", "revision", "instances"])
     text = (f"# Issue -> files on held-out repositories ({mode(cfg)})\n\n"
             f"Each set: the newest commits (at most {HISTORY_COMMITS}) of a repository's history that modify a "
             "source file of its language (query: the commit's message; answers: the source files it modifies; "
             "corpus: the parent's tree), read at the revision shown.\n\n" + repositories + "\n" + table + "\n" + body
-            + "\n" + lever_section(by_analyzer))
+            + "\n" + lever_section(frames))
     with atomic_output(cfg.out / "held-out.md") as f:
         f.write(text + footer(cfg))
     with atomic_output(cfg.out / "held-out.json") as f:
@@ -81,15 +82,15 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     return None
 
 
-def language_section(by_analyzer: Mapping[str, Mapping[str, object]], languages: Mapping[str, str],
+def language_section(frames: Mapping[str, Mapping[str, pd.DataFrame]], languages: Mapping[str, str],
                      resamples: int) -> tuple[str, list[dict]]:
-    """Per analyzer and language (its sets' instances pooled): Hit@1 and MRR of BM25, the engine default, tuned
-    BM25 (CV) and ``auto``, with ``auto``'s paired randomization p against tuned BM25 and against the engine."""
+    """Per analyzer and language (its sets' instances pooled, from ``{analyzer: {set: per-instance table}}``):
+    Hit@1 and MRR of BM25, the engine default, tuned BM25 (CV) and ``auto``, with ``auto``'s paired randomization
+    p against tuned BM25 and against the engine."""
     rows, records = [], []
-    for analyzer, sweeps in by_analyzer.items():
-        frames = {name: per_query(folder) for name, folder in sweeps.items()}
-        for language in dict.fromkeys(languages[name] for name in frames):
-            pooled = pd.concat([f for name, f in frames.items() if languages[name] == language])
+    for analyzer, sets in frames.items():
+        for language in dict.fromkeys(languages[name] for name in sets):
+            pooled = pd.concat([f for name, f in sets.items() if languages[name] == language])
             record = {"analyzer": analyzer, "language": language, "instances": len(pooled)}
             for measure, label in HEADLINE:
                 means = {system: float(pooled[f"{system}:{measure}"].mean()) for system, _ in SYSTEMS}
@@ -105,15 +106,14 @@ def language_section(by_analyzer: Mapping[str, Mapping[str, object]], languages:
             "test of `auto` against each baseline (not adjusted).\n\n" + markdown_table(rows, headers)), records
 
 
-def lever_section(by_analyzer: Mapping[str, Mapping[str, object]]) -> str:
+def lever_section(frames: Mapping[str, Mapping[str, pd.DataFrame]]) -> str:
     """MRR of every configuration the sets were swept with, per analyzer and set: each adds one lever, so a reader
     sees which lever gains or costs where."""
     systems = [("bm25", "BM25"), ("engine", "engine default"), ("bm25_cv", "tuned BM25 (CV)"),
                *((f"{LOCALIZED}{c}", c) for c in CONFIGURATIONS)]
     rows = []
-    for analyzer, sweeps in by_analyzer.items():
-        for name, folder in sweeps.items():
-            frame = per_query(folder)
+    for analyzer, sets in frames.items():
+        for name, frame in sets.items():
             rows.append([analyzer, name, *(cell(float(frame[f"{s}:recip_rank"].mean())) for s, _ in systems)])
     return ("## Each lever, per set (MRR)\n\nEvery configuration the sets were swept with (`search --instances` "
             "flags joined by +; `fuse+path+evidence+va` is `auto` at q = 1).\n\n"
