@@ -166,3 +166,14 @@ def test_path_words_split_separators_and_case():
     assert path_words("lib/HTTPServer2/parse_json-value.ts") == [
         "lib", "HTTPServer2", "HTTP", "Server", "2", "parse", "json", "value", "ts"]
     assert path_text("a/FooBar.java") == "a/FooBar.java a FooBar Foo Bar java"
+
+
+def test_every_source_extension_prepare_indexes_is_cut_by_its_languages_grammar():
+    # the grammar table is written beside prepare's rules, not derived from them: this keeps the two in step
+    from qlog_pyserini.corpus.languages import UNIT_EXTENSIONS
+    from qlog_pyserini.instances.rules import LANGUAGE_RULES
+
+    shared = {".h": "cpp", ".tsx": "tsx"}  # .h is C's and C++'s (C++'s grammar parses C); TSX has its own
+    for language, rules in LANGUAGE_RULES.items():
+        for extension in rules.extensions:
+            assert UNIT_EXTENSIONS[extension] == shared.get(extension, language), extension
