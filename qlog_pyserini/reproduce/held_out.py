@@ -21,7 +21,7 @@ from qlog_pyserini.eval.report import cell, markdown_table
 from qlog_pyserini.eval.significance import compare_scores
 from qlog_pyserini.reproduce.cache import Config, PreparedCorpus
 from qlog_pyserini.reproduce.issues import ANALYZERS, HISTORY_COMMITS, analyzer_folder, sweep_history
-from qlog_pyserini.reproduce.localization import AUTO, CONFIGURATIONS, per_query
+from qlog_pyserini.reproduce.localization import AUTO, CONFIGURATIONS, read_frames
 from qlog_pyserini.reproduce.localization import section as localization_section
 from qlog_pyserini.reproduce.report import footer, mode
 from qlog_pyserini.sweep.instances import LOCALIZED
@@ -64,8 +64,8 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
         return None
     by_analyzer = {a: {s["name"]: cfg.work / analyzer_folder("issue-sweeps", a) / s["name"] for s in sums}
                    for a, sums in swept.items()}
-    body, record = localization_section(by_analyzer, cfg.resamples, sample=SAMPLE)
-    frames = {a: {name: per_query(folder) for name, folder in sweeps.items()} for a, sweeps in by_analyzer.items()}
+    frames = read_frames(by_analyzer)
+    body, record = localization_section(frames, cfg.resamples, sample=SAMPLE)
     languages = {s["name"]: s["group"].removeprefix("history-") for s in swept["default"]}
     table, per_language = language_section(frames, languages, cfg.resamples)
     repositories = markdown_table([[s["repo"], languages[s["name"]], s["revision"], s["instances"]]

@@ -43,7 +43,7 @@ from qlog_pyserini.predict.files import (
     held_out_rules,
 )
 from qlog_pyserini.reproduce.cache import Config, PreparedCorpus, cached, stamp
-from qlog_pyserini.reproduce.localization import CONFIGURATIONS
+from qlog_pyserini.reproduce.localization import CONFIGURATIONS, read_frames
 from qlog_pyserini.reproduce.localization import section as localization_section
 from qlog_pyserini.reproduce.report import footer, mode, shown_path
 from qlog_pyserini.sweep.baselines import DEFAULT_B_GRID, DEFAULT_K1_GRID, TuningGrids
@@ -142,7 +142,7 @@ def _write_localization(swept: Mapping[str, Sequence[dict]], cfg: Config) -> Non
     """results/localization.md and .json: the label-free configuration against the stronger baseline."""
     by_analyzer = {a: {s["name"]: _folder(cfg, analyzer_folder("issue-sweeps", a), s["name"]) for s in sums}
                    for a, sums in swept.items()}
-    body, record = localization_section(by_analyzer, cfg.resamples)
+    body, record = localization_section(read_frames(by_analyzer), cfg.resamples)
     with atomic_output(cfg.out / "localization.md") as f:
         f.write(f"# Issue -> files: the label-free configuration ({mode(cfg)})\n\n" + body + footer(cfg))
     with atomic_output(cfg.out / "localization.json") as f:

@@ -105,13 +105,18 @@ def _label(baseline: str) -> str:
     return {"engine": "engine default (1.2, 0.75)", "bm25_cv": "tuned BM25 (CV)"}.get(baseline, "stronger baseline")
 
 
-def section(by_analyzer: Mapping[str, Mapping[str, str | Path]], resamples: int,
+def read_frames(by_analyzer: Mapping[str, Mapping[str, str | Path]]) -> dict[str, dict[str, pd.DataFrame]]:
+    """``{analyzer: {set name: per-instance table}}`` from ``{analyzer: {set name: sweep folder}}``."""
+    return {a: {name: per_query(folder) for name, folder in sweeps.items()} for a, sweeps in by_analyzer.items()}
+
+
+def section(by_analyzer: Mapping[str, Mapping[str, pd.DataFrame]], resamples: int,
             sample: str | None = None) -> tuple[str, dict]:
-    """``results/localization.md``'s body and JSON from ``{analyzer: {set name: sweep folder}}``; ``sample`` says
-    which data the figures are measured on (by default: the development data, in-sample)."""
+    """``results/localization.md``'s body and JSON from ``{analyzer: {set name: per-instance table}}``
+    (:func:`read_frames`); ``sample`` says which data the figures are measured on (by default: the development
+    data, in-sample)."""
     parts, records = [], []
-    for analyzer, sweeps in by_analyzer.items():
-        frames = {name: per_query(folder) for name, folder in sweeps.items()}
+    for analyzer, frames in by_analyzer.items():
         if not frames:
             continue
         text, record = analyzer_section(analyzer, frames, resamples)
