@@ -31,6 +31,7 @@ import numpy as np
 from qlog_pyserini.eval.report import markdown_table
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
 from qlog_pyserini.instances.git import git_env
+from qlog_pyserini.localize.run import Q_RULES
 from qlog_pyserini.locate.locator import Locator
 from qlog_pyserini.locate.model import AUTO_MODEL, LocateModel
 from qlog_pyserini.system.processes import run
@@ -203,7 +204,7 @@ def model_description(model: LocateModel) -> str:
     """One line naming a locate model's configuration (what its JSON ``model`` gives in full)."""
     how, m = model.how, model.model
     b = "each index's label-free b (BM25-VA, 1 - 1/mavgtf)" if m.b is None else f"b {m.b:g}"
-    q = "the files rule's q" if m.q is None else f"q {m.q:g}"
+    q = f"each index's q by the {Q_RULES[m.q]}" if isinstance(m.q, str) else f"q {m.q:g}"
     return (f"'{model.name}' (units {how.units}, path field weight {how.path_weight:g}, issue evidence "
             f"{'fused by reciprocal rank' if how.evidence else 'off'}; k1 {m.k1:g}, {b}, {q}; Anserini's analyzer)")
 

@@ -10,7 +10,8 @@ The label-free configuration (:data:`AUTO`, ``search --instances --auto``) is fi
   rank, and a query past Lucene's clause limit reduced by
   :func:`~qlog_pyserini.localize.issue_text.reduce_query`'s stated rule;
 - k1 = 0.9 (Pyserini's), b = :func:`~qlog_pyserini.localize.lengths.index_b` of each index (files and units
-  each their own), q = the files rule (:mod:`qlog_pyserini.predict.files`) of each index.
+  each their own), q = the corpus rule (:mod:`qlog_pyserini.predict.rule`: q from the slope of the index's
+  document-frequency distribution, shrunk toward BM25 by its size) of each index.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from qlog_pyserini.localize.ranking import CorpusLocalizer, Localization, Locali
 from qlog_pyserini.localize.symbols import SymbolCache
 from qlog_pyserini.localize.units import units_index
 from qlog_pyserini.lucene.searcher import QLogSearcher
-from qlog_pyserini.predict.files import FilesRule
+from qlog_pyserini.predict.files import AUTO_FILES, FilesRule
+from qlog_pyserini.predict.rule import AUTO as CORPUS_RULE
+from qlog_pyserini.predict.rule import RuleSettings, predict_index
 
 if TYPE_CHECKING:
     from qlog_pyserini.localize.evidence import FileIndex
@@ -42,16 +45,26 @@ EvidenceOf = Callable[[Mapping[str, str], Mapping[str, Iterable[str]]], Mapping[
 @dataclass(frozen=True)
 class LocalizeModel:
     """BM25's k1, b and q-log's q for both indexes of a corpus; ``b=None``: each index's label-free b
-    (:func:`~qlog_pyserini.localize.lengths.index_b`); ``q=None``: the files rule of each index."""
+    (:func:`~qlog_pyserini.localize.lengths.index_b`); ``q`` a number, or a label-free rule applied to each index:
+    ``"auto"`` the corpus rule (with the constants ``q_rule``), ``"auto-files"`` the files rule (:data:`Q_RULES`)."""
 
     k1: float = DEFAULT_K1
     b: float | None = DEFAULT_B
-    q: float | None = 1.0
+    q: float | str = 1.0
+    q_rule: RuleSettings = RuleSettings()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.q, str) and self.q not in Q_RULES:
+            raise QLogError(f"q must be a number or one of {', '.join(Q_RULES)}, got {self.q!r}")
+
+
+#: the label-free q rules a :class:`LocalizeModel` names, each read off every index by :func:`index_q`
+Q_RULES = {CORPUS_RULE: "corpus rule (q from the index's df distribution)", AUTO_FILES: "files rule"}
 
 
 FILES_RULE = FilesRule()
 _SYMBOLS = SymbolCache()  # names kept between corpora: the states of a history share most files
-AUTO = (Localization(units="fuse", path_weight=1.0, evidence=True), LocalizeModel(b=None, q=None))
+AUTO = (Localization(units="fuse", path_weight=1.0, evidence=True), LocalizeModel(b=None, q=CORPUS_RULE))
 
 
 def evidence_available() -> bool:
@@ -95,19 +108,28 @@ def corpus_symbols(instance_set: InstanceSet, key: str, language: str,
     return _SYMBOLS.corpus(((path, file_text(index.doc_text(path))) for path in index.docids.ids), language)
 
 
+def index_q(searcher: QLogSearcher, model: LocalizeModel, rule: FilesRule = FILES_RULE) -> float:
+    """q of the index ``searcher`` reads under ``model``: ``model.q`` itself when a number, else its rule
+    (:data:`Q_RULES`) on the index's statistics (the corpus rule with ``model.q_rule``, the files rule ``rule``)."""
+    if model.q == CORPUS_RULE:
+        return predict_index(searcher.index_dir, searcher.num_docs, model.q_rule).q
+    if model.q == AUTO_FILES:
+        return rule.q_for(searcher.mean_length())
+    return float(model.q)
+
+
 def index_parameters(searcher: QLogSearcher, model: LocalizeModel, rule: FilesRule = FILES_RULE
                      ) -> tuple[float, float]:
-    """(b, q) of the index ``searcher`` reads under ``model``: each label-free one (None) from the index's
-    statistics (:func:`~qlog_pyserini.localize.lengths.index_b`, the files rule), a fixed one as given."""
+    """(b, q) of the index ``searcher`` reads under ``model``: each label-free one from the index's statistics
+    (:func:`~qlog_pyserini.localize.lengths.index_b`, :func:`index_q`), a fixed one as given."""
     b = index_b(searcher) if model.b is None else model.b
-    q = rule.q_for(searcher.mean_length()) if model.q is None else model.q
-    return b, q
+    return b, index_q(searcher, model, rule)
 
 
 def _parameters(index: Path, model: LocalizeModel, rule: FilesRule) -> tuple[float, float]:
     """(b, q) of one index under ``model``, opening it only for what is label-free."""
-    if model.b is not None and model.q is not None:
-        return model.b, model.q
+    if model.b is not None and not isinstance(model.q, str):
+        return model.b, float(model.q)
     with QLogSearcher(index) as s:
         return index_parameters(s, model, rule)
 

@@ -6,8 +6,9 @@ and a :class:`~qlog_pyserini.localize.run.LocalizeModel` (k1, b, q), run through
 :func:`~qlog_pyserini.localize.run.localize_topics` ranks. The default, :data:`AUTO_MODEL`, is the issue -> files
 label-free configuration of ``search --instances --auto`` (:data:`qlog_pyserini.localize.run.AUTO`): the file
 ranking fused by reciprocal rank with its units' ranking, the path field at weight 1, the files the issue's text
-names fused by reciprocal rank, k1 0.9, each index's BM25-VA b (``1 - 1/mavgtf``) and the files rule's q.
-:data:`FILES_RULE_MODEL` is q-log BM25 over whole files alone (b 0.4, the files rule's q).
+names fused by reciprocal rank, k1 0.9, each index's BM25-VA b (``1 - 1/mavgtf``) and its corpus rule's q (from
+the slope of its document-frequency distribution). :data:`FILES_RULE_MODEL` is q-log BM25 over whole files alone
+(b 0.4, the files rule's q).
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from typing import Any, Callable, Mapping
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.formula import DEFAULT_B
 from qlog_pyserini.localize.ranking import RRF_K, Localization, Localizer
-from qlog_pyserini.localize.run import AUTO, FILES_RULE, LocalizeModel, index_parameters, localize_topics
+from qlog_pyserini.localize.run import AUTO, FILES_RULE, Q_RULES, LocalizeModel, index_parameters, localize_topics
 from qlog_pyserini.lucene.searcher import QLogSearcher
-from qlog_pyserini.predict.files import FilesRule
+from qlog_pyserini.predict.files import AUTO_FILES, FilesRule
 
 ANALYZER = "default"
 ISSUE = "issue"  # the one topic's id
@@ -44,7 +45,7 @@ class LocateModel:
         b, q = index_parameters(searcher, self.model, self.rule)
         searcher.set_qlog(q=q, k1=self.model.k1, b=b)
         return {"b": b, "b_source": "label-free (BM25-VA: 1 - 1/mavgtf)" if self.model.b is None else "given",
-                "q": q, "q_source": "files rule" if self.model.q is None else "given",
+                "q": q, "q_source": Q_RULES.get(self.model.q, "given") if isinstance(self.model.q, str) else "given",
                 "mean_length": round(searcher.mean_length(), 1)}
 
     def configure(self, files: QLogSearcher, units: QLogSearcher) -> tuple[Localizer, dict[str, Any]]:
@@ -56,7 +57,7 @@ class LocateModel:
         uses_units = self.how.units != "file"
         if uses_units:
             settings["units_index"] = self._set(units)
-        if self.model.q is None:
+        if self.model.q == AUTO_FILES:
             settings["rule"] = {"q": self.rule.q, "min_length": self.rule.min_length}
         if uses_units or self.how.evidence:
             settings["rrf_k"] = RRF_K
@@ -72,4 +73,4 @@ class LocateModel:
 
 
 AUTO_MODEL = LocateModel()
-FILES_RULE_MODEL = LocateModel(Localization(), LocalizeModel(b=DEFAULT_B, q=None), name="files-rule")
+FILES_RULE_MODEL = LocateModel(Localization(), LocalizeModel(b=DEFAULT_B, q=AUTO_FILES), name="files-rule")

@@ -195,6 +195,27 @@ def predict_with(index_dir: str | os.PathLike, rule: RuleSettings) -> Prediction
                      step=rule.step, h0=rule.h0)
 
 
+def keeps_bm25(docs: int, rule: RuleSettings = RuleSettings()) -> bool:
+    """True when ``rule`` gives q = 1 to every corpus of ``docs`` documents, whatever its feature: the shrinkage
+    keeps less than one rounding step of the largest move (to ``q_min``), so no statistics pass is needed."""
+    if rule.shrink_docs == 0:
+        return False
+    weight = shrink_weight(docs, rule.shrink_docs)
+    return round_toward_one(1.0 - weight * (1.0 - _finite("q_min", rule.q_min)), rule.step) == 1.0
+
+
+def predict_index(index_dir: str | os.PathLike, docs: int, rule: RuleSettings = RuleSettings()) -> Prediction:
+    """:func:`predict_with` for an index of ``docs`` documents, without its statistics pass when
+    :func:`keeps_bm25` already says q = 1 (the feature then has no value: ``h_tok`` is NaN and ``note`` says why)."""
+    if not keeps_bm25(docs, rule):
+        return predict_with(index_dir, rule)
+    c = default_c(rule.variant) if rule.c is None else rule.c
+    return Prediction(q=1.0, h_tok=math.nan, variant=rule.variant, c=float(c), q_min=float(rule.q_min), docs=int(docs),
+                      shrink_docs=rule.shrink_docs, step=float(rule.step),
+                      weight=shrink_weight(docs, rule.shrink_docs), h0=float(rule.h0),
+                      note=f"{docs} documents: the shrinkage toward BM25 keeps q = 1 whatever the feature")
+
+
 def describe(pred: Prediction) -> str:
     """One log line: the feature, its value, the rule and the chosen q."""
     if pred.note:

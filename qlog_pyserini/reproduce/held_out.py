@@ -116,5 +116,6 @@ def lever_section(frames: Mapping[str, Mapping[str, pd.DataFrame]]) -> str:
         for name, frame in sets.items():
             rows.append([analyzer, name, *(cell(float(frame[f"{s}:recip_rank"].mean())) for s, _ in systems)])
     return ("## Each lever, per set (MRR)\n\nEvery configuration the sets were swept with (`search --instances` "
-            "flags joined by +; `fuse+path+evidence+va` is `auto` at q = 1).\n\n"
+            "flags joined by +; `fuse+path+evidence+va` is `auto` at q = 1, and `+auto-files` gives it the files "
+            "rule's q).\n\n"
             + markdown_table(rows, ["analyzer", "set", *(label for _, label in systems)]))

@@ -20,18 +20,23 @@ from qlog_pyserini.eval.report import cell, markdown_table
 from qlog_pyserini.eval.significance import compare_scores, holm
 from qlog_pyserini.sweep.instances import LOCALIZED, measure_name
 
-#: the configurations every set is swept with: each adds one lever to BM25, and ``fuse+path+evidence+va`` is
-#: ``auto`` at q = 1, so ``auto`` against it is what q-log adds beside units, paths, evidence and b
+#: the configurations every set is swept with: each adds one lever to BM25; ``fuse+path+evidence+va`` is ``auto``
+#: at q = 1, so ``auto`` against it is what q-log adds beside units, paths, evidence and b, and ``...+auto-files``
+#: is ``auto`` with the files rule's q instead of the corpus rule's
 CONFIGURATIONS = ("file+path", "fuse", "fuse+path", "file+evidence", "fuse+path+evidence", "fuse+path+evidence+va",
-                  "auto")
+                  "fuse+path+evidence+va+auto-files", "auto")
 BASELINES = ("engine", "bm25_cv")
 MEASURES = ("success.1", "success.3", "success.5", "every.1", "every.3", "every.5", "recip_rank", "ndcg_cut.10",
             "recall_tokens.8192", "recall_tokens.13000", "recall_tokens.27000", "recall_tokens.50000")
 CHOOSER = "recip_rank"
 AUTO = f"{LOCALIZED}auto"
-IN_SAMPLE = ("**In-sample:** the shared sets are the development data every rule here was designed on, and the files "
-             "rule's q was fitted on them; the histories were not part of that fit.")
+IN_SAMPLE = ("**In-sample:** the shared sets and the histories are the development data every rule here was "
+             "designed on (the corpus rule's constants were fitted on function corpora, before; the files rule's on "
+             "the shared sets).")
 Q_ONE = f"{LOCALIZED}fuse+path+evidence+va"
+Q_FILES = f"{LOCALIZED}fuse+path+evidence+va+auto-files"
+#: the rows of :func:`q_section`: ``auto`` and its two variants that differ from it by q alone
+Q_VARIANTS = ((Q_ONE, "auto at q = 1"), (AUTO, "auto (q: the corpus rule)"), (Q_FILES, "auto, q by the files rule"))
 
 
 def per_query(sweep: str | Path) -> pd.DataFrame:
@@ -125,10 +130,53 @@ def section(by_analyzer: Mapping[str, Mapping[str, pd.DataFrame]], resamples: in
     intro = ("## The label-free configuration against the stronger baseline\n\n"
              "`auto` is `search --instances --auto`: units fused with the file ranking by reciprocal rank, the path "
              "field at weight 1, the issue's own paths, modules, frames and identifiers fused by reciprocal rank, "
-             "b from each index's verboseness (BM25-VA at the mean) and q from the files rule; `auto at q = 1` is "
-             "the same with plain BM25's IDF, so the two rows differ by what q-log adds. The baseline of a set is "
+             "b from each index's verboseness (BM25-VA at the mean) and q from each index's corpus rule (the slope "
+             "of its document-frequency distribution, shrunk toward BM25 by its size: `--q auto`); `auto at q = 1` "
+             "is the same with plain BM25's IDF, so the two rows differ by what q-log adds. The baseline of a set is "
              "the stronger (by MRR) of tuned BM25 (CV) and the engine default. " + (sample or IN_SAMPLE)
              + " Hit@k: the first modified file in the top k; Acc@k all: every modified file in the top k (SweRank's "
                "Acc@k).\n\n")
-    return intro + "\n".join(parts), {"analyzers": records}
+    q_text, q_record = q_section(by_analyzer, resamples)
+    return intro + "\n".join(parts) + q_text, {"analyzers": records, "q": q_record}
+
+
+def q_section(by_analyzer: Mapping[str, Mapping[str, pd.DataFrame]], resamples: int) -> tuple[str, dict]:
+    """What q adds beside the other levers, pooled per analyzer: ``auto`` at q = 1, under the corpus rule and
+    under the files rule (p against q = 1), and the q each rule gave the instances' file and units indexes."""
+    table, record = [], {}
+    for analyzer, frames in by_analyzer.items():
+        if not frames:
+            continue
+        pooled = pd.concat(frames.values())
+        record[analyzer] = {}
+        for system, label in Q_VARIANTS:
+            row = {m: float(pooled[f"{system}:{m}"].mean()) for m in ("success.1", "recip_rank")}
+            row["p"] = {m: compare_scores(pooled[f"{Q_ONE}:{m}"], pooled[f"{system}:{m}"], resamples=resamples).p
+                        for m in ("success.1", "recip_rank")}
+            qs = {k: _share_below_one(pooled, f"{system}:{k}") for k in ("q", "unit_q")}
+            record[analyzer][label] = {**row, "share_q_below_1": qs}
+            table.append([analyzer, label, len(pooled), cell(row["success.1"]), cell(row["recip_rank"]),
+                          "" if system == Q_ONE else cell(row["p"]["success.1"], ".4g"),
+                          "" if system == Q_ONE else cell(row["p"]["recip_rank"], ".4g"),
+                          _share_text(qs["q"]), _share_text(qs["unit_q"])])
+    if not table:
+        return "", record
+    headers = ["analyzer", "system", "n", "Hit@1", "MRR", "p Hit@1 vs q = 1", "p MRR vs q = 1",
+               "instances with q < 1: files index", "units index"]
+    return ("\n## What q adds beside units, paths, evidence and b\n\n"
+            "Every set pooled. The three rows differ by q alone; p is the paired randomization test against "
+            "`auto at q = 1`; the last columns give the share of instances whose index the row's rule set below "
+            "q = 1.\n\n" + markdown_table(table, headers)), record
+
+
+def _share_below_one(frame: pd.DataFrame, column: str) -> float | None:
+    """The share of ``frame``'s rows whose ``column`` (a q) is below 1; None when the column is absent."""
+    if column not in frame:
+        return None
+    values = frame[column].dropna()
+    return float((values < 1).mean()) if len(values) else None
+
+
+def _share_text(share: float | None) -> str:
+    return "" if share is None else f"{share:.1%}"
 

@@ -23,7 +23,7 @@ from qlog_pyserini.localize.run import LocalizeModel
 from qlog_pyserini.lucene.batch import BATCH
 from qlog_pyserini.lucene.fields import parse_fields
 from qlog_pyserini.lucene.searcher import check_hits
-from qlog_pyserini.predict.files import AUTO_FILES
+from qlog_pyserini.predict.files import AUTO_FILES, files_rule_for
 from qlog_pyserini.predict.flags import (
     add_auto_arguments,
     add_auto_query_arguments,
@@ -32,7 +32,7 @@ from qlog_pyserini.predict.flags import (
     rule_from_args,
 )
 from qlog_pyserini.predict.query_rule import AUTO_QUERY, is_auto_query
-from qlog_pyserini.predict.rule import AUTO
+from qlog_pyserini.predict.rule import AUTO, RuleSettings
 from qlog_pyserini.search.flags import add_pyserini_arguments, feedback_from_args
 from qlog_pyserini.search.run import SearchJob, run_instance_search, run_search
 from qlog_pyserini.system.outputs import check_output_file
@@ -61,12 +61,12 @@ def build_parser() -> ArgumentParser:
                              "the IDF overflows or stops telling rare terms apart in float arithmetic; a q whose "
                              f"scores on this index exceed {MAX_TERM_SCORE:g} per term is refused too), or 'auto': "
                              "predicted from the "
-                             "index's hapax density with no labels, q = clip(1 - c * h_tok, q_min, 1), "
-                             "logged on stderr (see --auto-*); or 'auto-query': a q per query, the corpus rule's "
+                             "index's df distribution with no labels, q = clip(1 - c * h, q_min, 1) shrunk toward 1 by the index's "
+                             "size, logged on stderr (see --auto-*; with --instances, each index's own); or 'auto-query': a q per query, the corpus rule's "
                              "move scaled by how rare the query's rarest term is (a query of common words gets BM25 "
                              "or close to it), all in one pass (see docs/adaptive-q.md); or 'auto-files' (with "
-                             "--instances, where 'auto' is refused): the files rule, a q from each index's mean file "
-                             "length (see docs/label-free-q.md)")
+                             "--instances): the files rule, a q from each index's mean file length (see "
+                             "docs/label-free-q.md)")
     add_auto_arguments(parser)
     add_auto_query_arguments(parser)
     parser.add_argument("--k1", type=float, default=None,
@@ -107,7 +107,7 @@ def add_localize_arguments(parser: ArgumentParser) -> None:
                             "mean verboseness; qlog_pyserini.localize.lengths); instead of --b")
     local.add_argument("--auto", action="store_true",
                        help="the label-free configuration: --units fuse --path-weight "
-                            f"{PATH_WEIGHT:g} --evidence --b-va and --q auto-files (the files rule), k1 {DEFAULT_K1:g}")
+                            f"{PATH_WEIGHT:g} --evidence --b-va and --q auto (the corpus rule of each index), k1 {DEFAULT_K1:g}")
     return parser
 
 
@@ -115,13 +115,14 @@ def localization_from_args(args: argparse.Namespace) -> tuple[Localization, Loca
     """The issue -> files configuration the flags name, None when none of its flags is given."""
     given = [f for f, v in (("--units", args.units), ("--path-weight", args.path_weight),
                             ("--evidence", args.evidence or None), ("--b-va", args.b_va or None),
-                            ("--auto", args.auto or None)) if v is not None]
+                            ("--auto", args.auto or None), ("--q auto", (args.q == AUTO and args.instances is not None) or None)) if v is not None]
     if not given:
         return None
     if args.instances is None:
         raise QLogError(f"{given[0]} applies to --instances only")
     if args.auto:
-        if len(given) > 1 or args.q is not None or args.k1 is not None or args.b is not None:
+        if len(given) > 1 or args.q is not None or args.k1 is not None or args.b is not None \
+                or rule_from_args(args) != RuleSettings():
             raise QLogError("--auto chooses units, path weight, evidence, k1, b and q itself; give none of them")
         return LABEL_FREE
     if args.b_va and args.b is not None:
@@ -129,21 +130,20 @@ def localization_from_args(args: argparse.Namespace) -> tuple[Localization, Loca
     how = Localization(units=args.units or "file", path_weight=args.path_weight or 0.0, evidence=args.evidence)
     if args.q is not None and is_auto_query(args.q):
         raise QLogError("--q auto-query does not combine with --units, --path-weight, --evidence or --b-va")
-    try:  # --q auto-files: the files rule on each index, as without these flags
-        q = None if args.q == AUTO_FILES else check_q(1.0 if args.q is None else args.q)
+    try:  # --q auto, --q auto-files: the corpus rule or the files rule on each index
+        q = args.q if args.q in (AUTO, AUTO_FILES) else check_q(1.0 if args.q is None else args.q)
     except ValueError as e:
         raise QLogError(str(e)) from None
+    if q == AUTO_FILES:
+        files_rule_for(rule_from_args(args))  # the --auto-* constants are the corpus rule's: refused here
     return how, LocalizeModel(k1=DEFAULT_K1 if args.k1 is None else args.k1,
-                              b=None if args.b_va else DEFAULT_B if args.b is None else args.b, q=q)
+                              b=None if args.b_va else DEFAULT_B if args.b is None else args.b, q=q,
+                              q_rule=rule_from_args(args))
 
 
 def check_label_free_name(q: float | str | None, on_instances: bool) -> None:
-    """One name, one rule: ``--q auto`` is the corpus rule (one index), ``--q auto-files`` the files rule (an
-    instance set); each is refused where the other applies, naming it."""
-    if on_instances and q == AUTO:
-        raise QLogError("--q auto is the corpus rule of one index; on an instance set give --q auto-files (the files "
-                        "rule: a q from each index's mean file length) or --auto (the label-free issue -> files "
-                        "configuration)")
+    """``--q auto`` is the corpus rule (of one index, or of each index of an instance set), ``--q auto-files`` the
+    files rule of an instance set; refused on one index, naming ``--q auto``."""
     if not on_instances and q == AUTO_FILES:
         raise QLogError("--q auto-files is the files rule of an instance set (--instances); on one index the "
                         "label-free q is --q auto")

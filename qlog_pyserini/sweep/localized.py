@@ -2,7 +2,8 @@
 
 Each configuration is named as ``search --instances`` spells its flags, parts joined by ``+``: a units mode
 (``file``, ``max``, ``sum2``, ``fuse``), then any of ``path`` (``--path-weight 1``), ``evidence``, ``va``
-(``--b-va``); ``auto`` is ``search --instances --auto``. Every configuration but ``auto`` is searched at BM25
+(``--b-va``), ``auto-files`` (``--q auto-files``: the files rule's q on each index); ``auto`` is
+``search --instances --auto``. Every configuration but ``auto`` and those with ``auto-files`` is searched at BM25
 (k1 0.9, b 0.4 or VA, q 1), so its row says what the configuration adds to BM25; ``auto`` chooses everything
 without labels. Each instance is measured as the grid's points are (trec_eval's measures in process,
 Recall@K-tokens over the same token counts).
@@ -25,10 +26,13 @@ from qlog_pyserini.localize.paths import PATH_WEIGHT
 from qlog_pyserini.localize.ranking import UNIT_MODES, Localization
 from qlog_pyserini.localize.run import AUTO, EvidenceOf, LocalizeModel, localize_corpus
 from qlog_pyserini.lucene.searcher import QLogSearcher
+from qlog_pyserini.predict.files import AUTO_FILES
 
+#: the parameters each instance was searched with, kept beside its measures (``unit_*``: the units index's)
+PARAMETERS = ("b", "q", "unit_b", "unit_q")
 #: what ``--localize all`` sweeps (``evidence`` forms join when the issue-text evidence is available)
 ALL = ("max", "sum2", "fuse", "file+path", "fuse+path", "file+va", "fuse+path+va", "auto")
-_FLAGS = ("path", "evidence", "va")
+_FLAGS = ("path", "evidence", "va", AUTO_FILES)
 
 
 def parse_configuration(name: str) -> tuple[Localization, LocalizeModel]:
@@ -40,7 +44,8 @@ def parse_configuration(name: str) -> tuple[Localization, LocalizeModel]:
         raise QLogError(f"--localize {name!r}: a units mode ({', '.join(UNIT_MODES)}) then any of "
                         f"+{', +'.join(_FLAGS)}, or 'auto'")
     how = Localization(units, PATH_WEIGHT if "path" in flags else 0.0, "evidence" in flags)
-    return how, LocalizeModel(b=None if "va" in flags else LocalizeModel().b)
+    return how, LocalizeModel(b=None if "va" in flags else LocalizeModel().b,
+                              q=AUTO_FILES if AUTO_FILES in flags else LocalizeModel().q)
 
 
 def parse_configurations(names: Sequence[str], evidence: bool) -> list[str]:
@@ -61,7 +66,8 @@ def measure_configurations(instance_set: InstanceSet, indexes: Mapping[str, Path
                            measures: Sequence[str], metrics: Sequence[str], budgets: Sequence[int],
                            recall_column: str, recall_all_column: str, hits: int = 1000,
                            evidence_of: EvidenceOf | None = None) -> dict[str, pd.DataFrame]:
-    """``{name: per-instance measures}`` (rows = instance ids in set order, columns = ``measures``)."""
+    """``{name: per-instance measures}`` (rows = instance ids in set order, columns = ``measures``, then the
+    :data:`PARAMETERS` its corpus was searched with)."""
     order = [i.instance_id for i in instance_set.instances]
     frames: dict[str, list[pd.DataFrame]] = {n: [] for n in names}
     for key, members in instance_set.by_corpus().items():
@@ -69,9 +75,10 @@ def measure_configurations(instance_set: InstanceSet, indexes: Mapping[str, Path
         with QLogSearcher(indexes[key]) as files:
             for name in names:
                 how, model = parse_configuration(name)
-                runs, _ = localize_corpus(instance_set, members, indexes[key], how, model, hits, evidence_of)
-                frames[name].append(measure_runs(runs, qrels, files, metrics, budgets, recall_column, recall_all_column))
-    return {n: pd.concat(f).reindex(order)[list(measures)] for n, f in frames.items()}
+                runs, used = localize_corpus(instance_set, members, indexes[key], how, model, hits, evidence_of)
+                table = measure_runs(runs, qrels, files, metrics, budgets, recall_column, recall_all_column)
+                frames[name].append(table.assign(**{p: used.get(p, np.nan) for p in PARAMETERS}))
+    return {n: pd.concat(f).reindex(order)[[*measures, *PARAMETERS]] for n, f in frames.items()}
 
 
 def measure_runs(runs: Mapping[str, list], qrels: Mapping[str, Mapping[str, int]], files: QLogSearcher,

@@ -14,6 +14,7 @@ from qlog_pyserini.formats.instances import corpus_path, read_instances
 from qlog_pyserini.jvm.bridge import jclass
 from qlog_pyserini.lucene.fields import batch_search_fields, index_fields
 from qlog_pyserini.lucene.searcher import QLogSearcher
+from qlog_pyserini.predict.rule import predict_q
 
 pytestmark = pytest.mark.jvm
 
@@ -191,10 +192,27 @@ def test_search_instances_units_path_and_label_free_b(code_set, tmp_path):
     b = 1 - len(ratios) / sum(ratios)
     va, fixed = search("va.txt", "--b-va"), search("b.txt", "--b", repr(b))
     assert {q: va[q] for q in members} == {q: fixed[q] for q in members} and 0.3 < b < 0.95
+    # --auto is its flags spelled out, q the corpus rule of each index (--q auto on an instance set)
+    spelled = ("--units", "fuse", "--path-weight", "1", "--evidence", "--b-va", "--q", "auto")
+    assert search("auto.txt", "--auto") == search("spelled.txt", *spelled)
+    # the rule's constants reach every index: the paper's rule moves these small ones, each to its own predict_q
+    paper = {"variant": "hapax-per-token", "c": 7.28, "q_min": 0.05, "shrink_docs": 0, "step": 0}
+    moved = search("moved.txt", "--q", "auto", *(x for k, v in paper.items() for x in (f"--auto-{k.replace('_', '-')}",
+                                                                                       str(v))))
+    qs = {}
+    for instance in instances:
+        qs.setdefault(instance.corpus, predict_q(indexes / instance.corpus, **paper).q)
+    assert any(q < 1 for q in qs.values()), qs
+    for corpus, q in qs.items():
+        at_q = search(f"q-{corpus}.txt", "--q", repr(q))
+        assert {i.instance_id: moved[i.instance_id] for i in instances if i.corpus == corpus} == \
+            {i.instance_id: at_q[i.instance_id] for i in instances if i.corpus == corpus}
     failed = run_verb("search", "--topics", code_set / "topics.tsv", "--index", indexes / key, "--output",
                       tmp_path / "x.txt", "--units", "max")
     assert failed.returncode == 2 and "applies to --instances only" in failed.stderr
-    for flags, match in ((("--auto", "--q", "0.5"), "--auto chooses"), (("--b-va", "--b", "0.3"), "--b-va and --b"),
+    for flags, match in ((("--auto", "--q", "0.5"), "--auto chooses"), (("--auto", "--auto-c", "3"), "--auto chooses"),
+                         (("--units", "fuse", "--q", "auto-files", "--auto-c", "3"), "--auto-* options set the corpus"),
+                         (("--b-va", "--b", "0.3"), "--b-va and --b"),
                          (("--units", "fuse", "--q", "auto-query"), "auto-query does not combine")):
         failed = run_verb("search", "--instances", code_set, "--index", indexes, "--output", tmp_path / "y.txt", *flags)
         assert failed.returncode == 2 and match in failed.stderr, failed.stderr

@@ -21,9 +21,12 @@ from qlog_pyserini.predict.rule import (
     PAPER_C,
     PAPER_Q_MIN,
     Prediction,
+    RuleSettings,
     auto_q,
     describe,
+    keeps_bm25,
     predict_from_stats,
+    predict_index,
     predict_q,
     q_from_h,
     round_toward_one,
@@ -165,6 +168,28 @@ def test_predict_q_on_an_index(tiny_index):
     assert predict_q(tiny_index, c=0.0, variant="hapax-per-token").q == 1.0
     d = predict_q(tiny_index)  # a handful of documents: too few for the df slope, so BM25
     assert d.docs == stats["documents"] and d.variant == DEFAULT_VARIANT and d.q == 1.0 and d.note
+
+
+@pytest.mark.parametrize("rule", [RuleSettings(), RuleSettings(q_min=0.3, shrink_docs=2000, step=0.1),
+                                  RuleSettings(step=0.0), RuleSettings(shrink_docs=0)])
+def test_keeps_bm25_is_the_largest_corpus_no_feature_can_move(rule):
+    # the rule itself at the strongest feature (q0 = q_min) is the reference: keeps_bm25 must agree at every size
+    strongest = 10.0 / (DEFAULT_C if rule.c is None else rule.c)
+    sizes = range(1, 20_000, 7)
+    agrees = [keeps_bm25(n, rule) == (auto_q(strongest, n, q_min=rule.q_min, shrink_docs=rule.shrink_docs,
+                                             step=rule.step) == 1.0) for n in sizes]
+    assert all(agrees)
+    kept = [n for n in sizes if keeps_bm25(n, rule)]
+    assert (kept == [] if rule.shrink_docs == 0 or rule.step == 0 else kept == list(sizes)[:len(kept)] and kept)
+
+
+def test_predict_index_skips_the_statistics_only_where_the_answer_is_bm25(tiny_index, stdlib_index):
+    docs = corpus_stats(tiny_index)["documents"]
+    skipped = predict_index(tiny_index, docs)
+    assert skipped.q == 1.0 and skipped.note and "whatever the feature" in describe(skipped)
+    assert predict_index(tiny_index, docs, RuleSettings(shrink_docs=0)) == predict_q(tiny_index, shrink_docs=0)
+    # a count the shrinkage cannot keep at 1 is read from the index, as predict_q reads it
+    assert not keeps_bm25(10**6) and predict_index(stdlib_index, 10**6) == predict_q(stdlib_index)
 
 
 def cli(verb: str, *args: str) -> subprocess.CompletedProcess:

@@ -1,5 +1,6 @@
-"""One name, one label-free rule: ``--q auto`` is the corpus rule (one index), ``--q auto-files`` the files rule (an
-instance set); each is refused, in one line naming the other, where it does not apply, before anything is read."""
+"""One name, one label-free rule: ``--q auto`` is the corpus rule (of one index, or of each index of an instance set:
+tests/instances/test_index_sets.py), ``--q auto-files`` the files rule (an instance set); where a name does not apply
+it is refused, in one line naming the other, before anything is read."""
 
 from __future__ import annotations
 
@@ -8,9 +9,6 @@ from conftest import run_verb
 
 
 @pytest.mark.parametrize("verb, args, message", [
-    ("search", ("--instances", "SET", "--index", "IDX", "--q", "auto"),
-     "error: --q auto is the corpus rule of one index; on an instance set give --q auto-files (the files rule: a q "
-     "from each index's mean file length) or --auto (the label-free issue -> files configuration)"),
     ("search", ("--topics", "T", "--index", "IDX", "--q", "auto-files"),
      "error: --q auto-files is the files rule of an instance set (--instances); on one index the label-free q is "
      "--q auto"),
