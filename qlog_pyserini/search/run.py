@@ -270,8 +270,8 @@ def _localized_search(job: SearchJob, instance_set: InstanceSet, indexes: Mappin
                       model: LocalizeModel) -> Path:
     """:func:`run_instance_search` under a units / path / evidence / label-free b configuration."""
     if job.similarity != "qlog" or job.fields or job.feedback is not None or job.auto_query is not None:
-        raise QLogError("--units, --path-weight, --evidence, --b-va and --auto search with (q-log) BM25 alone: "
-                        "no --similarity, --fields, --rm3, --rocchio or --q auto-query")
+        raise QLogError("--units, --path-weight, --evidence, --b-va, --auto and --q auto on an instance set search "
+                        "with (q-log) BM25 alone: no --similarity, --fields, --rm3, --rocchio or --q auto-query")
     tag = check_id(job.run_tag or f"localize-{how.name()}", "run tag")
     evidence_of = issue_evidence() if how.evidence else None
     lines, bs, qs = 0, [], []
