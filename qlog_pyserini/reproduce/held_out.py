@@ -1,9 +1,11 @@
 """The ``held-out`` stage: the label-free configuration on repositories no rule was designed on
 (``results/held-out.md``).
 
-The issue's own held-out sets (Python, Go, Rust, C++) are not on this machine. :data:`REPOSITORIES` names two
-public repositories for each of those languages, picked by name before any was read and none of them in the
-development data (results/selection-ledger.md registers them). Each becomes a history set exactly as the issues
+The issue's own held-out sets (Python, Go, Rust, C++) are not on this machine. Each round of :data:`ROUNDS` names
+two public repositories for each of those languages, picked by name before any was read and none of them in the
+development data or an earlier round (results/selection-ledger.md registers each round before it ran); a round
+whose sets a later change to ``auto`` was decided after is development data from then on, and its file says so.
+Each repository becomes a history set exactly as the issues
 stage makes its pinned histories (:func:`qlog_pyserini.reproduce.issues.sweep_history`: the newest commits that
 modify a source file, the commit's message as the query), swept under both analyzers; the file reports ``auto``
 against each set's stronger baseline, as results/localization.md does, and per language against tuned BM25 (CV)
@@ -13,6 +15,7 @@ and the engine default separately, the comparison the issue's held-out target na
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import pandas as pd
@@ -28,7 +31,6 @@ from qlog_pyserini.sweep.instances import LOCALIZED
 from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info
 
-FILES = ("held-out.md", "held-out.json")
 # (<org>__<repo> under Config.repos, never fetched here; the revision whose history is read), by language
 REPOSITORIES = {
     "python": (("pallets__click", "2c8cd3ac958a7eb316d67f2d316c27086c4c0369"),
@@ -44,18 +46,58 @@ REPOSITORIES = {
 SYSTEMS = (("bm25", "BM25"), ("engine", "engine default (1.2, 0.75)"), ("bm25_cv", "tuned BM25 (CV)"),
            (AUTO, "auto"))
 HEADLINE = (("success.1", "Hit@1"), ("recip_rank", "MRR"))
-SAMPLE = ("**Held out, then seen once:** these repositories were picked by name before any was read and first "
+SAMPLE = ("**Held out, then seen:** these repositories were picked by name before any was read and first "
           "measured with `auto` as it was fixed on the development data (commit 798c1e9; that file is "
-          "results/held-out.md at commit d5e7021). One change followed, registered in results/selection-ledger.md "
-          "before it was measured: units cut by tree-sitter in C, C++, Rust and TypeScript. It was decided after "
-          "that first measurement, so these sets count as seen from then on.")
+          "results/held-out.md at commit d5e7021). Two changes followed, each registered in "
+          "results/selection-ledger.md before it was measured: units cut by tree-sitter in C, C++, Rust and "
+          "TypeScript, then q from each index's df distribution (the corpus rule) in place of the files rule. Both "
+          "were decided after that first measurement, so these sets count as seen from then on.")
+# the second round: picked and registered (results/selection-ledger.md) before any was fetched
+REPOSITORIES_2 = {
+    "python": (("Textualize__rich", "42899d8a0a96b121a514516f4be9db44ff7aeaf3"),
+               ("marshmallow-code__marshmallow", "341b927f219205704728c05cd61f04d7e9727523")),
+    "go": (("spf13__viper", "528f7416c4b56a4948673984b190bf8713f0c3c4"),
+           ("labstack__echo", "05489dc1730161df26b72d1ae2a3ba6fb8178fc7")),
+    "rust": (("sharkdp__bat", "2ba8db9c14e5794572f5ea338c2b90404c9769cb"),
+             ("tokio-rs__axum", "3d78036dcac289d6c1d54934708acb6a5bd73686")),
+    "cpp": (("catchorg__Catch2", "a6ee7e20cd4011129816df7992c1a9db2ef4b58f"),
+            ("CLIUtils__CLI11", "c1cfe00d2f3d862aecfe6e69ec810414d5f4c906")),
+}
+SAMPLE_2 = ("**Held out:** these repositories were picked by name and registered in results/selection-ledger.md "
+            "before any was fetched or read, and are measured with `auto` as it stood when they were added to this "
+            "stage (q from each index's df distribution included); nothing in `auto` has been changed since.")
+
+
+@dataclass(frozen=True)
+class Round:
+    """One held-out round: its repositories by language, what its figures are (``sample``), its two files."""
+
+    name: str
+    title: str
+    repositories: Mapping[str, tuple[tuple[str, str], ...]]
+    sample: str
+    files: tuple[str, str]
+
+
+ROUNDS = (Round("held-out", "Issue -> files on held-out repositories", REPOSITORIES, SAMPLE,
+                ("held-out.md", "held-out.json")),
+          Round("held-out round 2", "Issue -> files on held-out repositories, round 2", REPOSITORIES_2, SAMPLE_2,
+                ("held-out-2.md", "held-out-2.json")))
+FILES = tuple(f for r in ROUNDS for f in r.files)
 
 
 def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
-    present = [(language, repo, revision) for language, entries in REPOSITORIES.items()
+    """Every round whose repositories (any of them) are under ``cfg.repos``; a round with none is skipped."""
+    for held in ROUNDS:
+        run_round(cfg, held)
+    return None
+
+
+def run_round(cfg: Config, held: Round) -> None:
+    present = [(language, repo, revision) for language, entries in held.repositories.items()
                for repo, revision in entries if (cfg.repos / repo).is_dir()]
     if not present:
-        info(f"held-out: none of the held-out repositories is under {cfg.repos}; skipped")
+        info(f"{held.name}: none of its repositories is under {cfg.repos}; skipped")
         return None
     swept = {analyzer: [s for s in (sweep_history(language, repo, revision, cfg, analyzer)
                                     for language, repo, revision in present) if s is not None]
@@ -65,19 +107,20 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     by_analyzer = {a: {s["name"]: cfg.work / analyzer_folder("issue-sweeps", a) / s["name"] for s in sums}
                    for a, sums in swept.items()}
     frames = read_frames(by_analyzer)
-    body, record = localization_section(frames, cfg.resamples, sample=SAMPLE)
+    body, record = localization_section(frames, cfg.resamples, sample=held.sample)
     languages = {s["name"]: s["group"].removeprefix("history-") for s in swept["default"]}
     table, per_language = language_section(frames, languages, cfg.resamples)
     repositories = markdown_table([[s["repo"], languages[s["name"]], s["revision"], s["instances"]]
                                    for s in swept["default"]], ["repository", "language", "revision", "instances"])
-    text = (f"# Issue -> files on held-out repositories ({mode(cfg)})\n\n"
+    text = (f"# {held.title} ({mode(cfg)})\n\n"
             f"Each set: the newest commits (at most {HISTORY_COMMITS}) of a repository's history that modify a "
             "source file of its language (query: the commit's message; answers: the source files it modifies; "
             "corpus: the parent's tree), read at the revision shown.\n\n" + repositories + "\n" + table + "\n" + body
             + "\n" + lever_section(frames))
-    with atomic_output(cfg.out / "held-out.md") as f:
+    markdown, record_file = held.files
+    with atomic_output(cfg.out / markdown) as f:
         f.write(text + footer(cfg))
-    with atomic_output(cfg.out / "held-out.json") as f:
+    with atomic_output(cfg.out / record_file) as f:
         json.dump({**record, "languages": per_language}, f, indent=1)
     return None
 

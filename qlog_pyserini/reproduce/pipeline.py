@@ -93,7 +93,7 @@ STAGES: dict[str, Stage] = {
     "issues": Stage("issue -> files on the Multi-SWE-bench sets of --shared/issues and pinned histories in --repos",
                     issues.FILES, issues.run),
     "held-out": Stage("the label-free issue -> files configuration on repositories no rule was designed on "
-                      "(two each in Python, Go, Rust and C++, in --repos)", held_out.FILES, held_out.run),
+                      "(rounds of two each in Python, Go, Rust and C++, in --repos)", held_out.FILES, held_out.run),
     "issue-timing": Stage("prepare and index of every shared issue set, cold (scripts/time_issue_sets.py)",
                           issue_timing.FILES, issue_timing.run),
     "libraries": Stage("q-log through bm25s and rank_bm25: latency, the rescale's cost, NDCG@10 beside Lucene "

@@ -37,8 +37,12 @@ def test_held_out_stage_reports_each_language_from_its_sets_sweeps(tmp_path, mon
     repos = tmp_path / "repos"
     heads = {name: _repository(repos, name, topics)
              for name, topics in (("demo__one", TOPICS[:4]), ("demo__two", TOPICS[2:]))}
-    monkeypatch.setattr(held_out, "REPOSITORIES", {"python": tuple(heads.items()),
-                                                   "go": (("demo__absent", heads["demo__one"]),)})
+    first = held_out.Round("held-out", "Held out", {"python": tuple(heads.items()),
+                                                    "go": (("demo__absent", heads["demo__one"]),)},
+                           held_out.SAMPLE, ("held-out.md", "held-out.json"))
+    second = held_out.Round("held-out round 2", "Held out again", {"python": (("demo__one", heads["demo__one"]),)},
+                            held_out.SAMPLE_2, ("held-out-2.md", "held-out-2.json"))
+    monkeypatch.setattr(held_out, "ROUNDS", (first, second))
     cfg = Config(quick=True, work=tmp_path / "work", out=tmp_path / "out", cache=tmp_path / "cache",
                  shared=tmp_path / "none", languages=(), queries=1, max_docs=None, grid=[0.5, 1.0],
                  forms=("lucene",), scaling=(), ablation=(), threads=1, resamples=200, go_target=0,
@@ -51,7 +55,12 @@ def test_held_out_stage_reports_each_language_from_its_sets_sweeps(tmp_path, mon
     # the absent repository is passed over; both present ones are read at their pinned revision
     for name, head in heads.items():
         assert has_cells(md, name.replace("__", "/"), "python", head, "4")
-    assert "**Held out, then seen once:**" in md and "In-sample" not in md
+    assert "**Held out, then seen:**" in md and "In-sample" not in md
+    # each round writes its own files, from its own repositories, saying what its figures are
+    second_md = (tmp_path / "out" / "held-out-2.md").read_text()
+    assert second_md.startswith("# Held out again") and held_out.SAMPLE_2 in second_md
+    assert has_cells(second_md, "demo/one", "python", heads["demo__one"], "4") and "demo/two" not in second_md
+    assert json.loads((tmp_path / "out" / "held-out-2.json").read_text())["languages"][0]["instances"] == 4
     for entry in record["languages"]:
         assert entry["language"] == "python" and entry["instances"] == 8
         kind = "issue-sweeps" + ("" if entry["analyzer"] == "default" else "-identifier")
@@ -82,13 +91,17 @@ def test_held_out_stage_skips_without_its_repositories(tmp_path):
 def test_no_held_out_repository_is_development_data():
     from qlog_pyserini.reproduce.issues import HISTORY_REPOSITORIES
 
-    held = {repo.lower() for entries in held_out.REPOSITORIES.values() for repo, _ in entries}
+    rounds = [{repo.lower() for entries in r.repositories.values() for repo, _ in entries} for r in held_out.ROUNDS]
+    held = set().union(*rounds)
     developed = {repo.lower() for entries in HISTORY_REPOSITORIES.values() for repo, _ in entries}
-    assert len(held) == 8 and held.isdisjoint(developed)
-    # two a language, in the languages of the issue's own held-out sets, each pinned at a full commit
-    assert {language: len(entries) for language, entries in held_out.REPOSITORIES.items()} == {
-        "python": 2, "go": 2, "rust": 2, "cpp": 2}
-    assert all(len(sha) == 40 for entries in held_out.REPOSITORIES.values() for _, sha in entries)
+    # no repository in two rounds, none a development history
+    assert [len(r) for r in rounds] == [8, 8] and len(held) == 16 and held.isdisjoint(developed)
+    for r in held_out.ROUNDS:
+        # two a language, in the languages of the issue's own held-out sets, each pinned at a full commit
+        assert {language: len(entries) for language, entries in r.repositories.items()} == {
+            "python": 2, "go": 2, "rust": 2, "cpp": 2}
+        assert all(len(sha) == 40 for entries in r.repositories.values() for _, sha in entries)
+    assert held_out.FILES == ("held-out.md", "held-out.json", "held-out-2.md", "held-out-2.json")
     if (SHARED_DATA / "issues").is_dir():  # nor a repository of the shared Multi-SWE-bench sets
         names = {p.name.removesuffix("_dataset.jsonl").lower()
                  for p in (SHARED_DATA / "issues").glob("*/*_dataset.jsonl")}
