@@ -174,8 +174,9 @@ def _q_grid(text: str, on_instances: bool = False) -> tuple[tuple[float, ...], b
     tokens = grid_items(text)
     own, other = (is_auto_files, is_auto) if on_instances else (is_auto, is_auto_files)
     if any(other(t) for t in tokens):
-        raise QLogError("'auto' in the grid is the corpus rule of one index; on an instance set the files rule is "
-                        "'auto-files' (or --q auto-files)" if on_instances else
+        raise QLogError("'auto' in the grid is the corpus rule of one index; on an instance set the grid's label-free "
+                        "q is the files rule, 'auto-files' (or --q auto-files), and the corpus rule on each index is "
+                        "--localize auto's" if on_instances else
                         "'auto-files' in the grid is the files rule of an instance set (--instances); on one index "
                         "the label-free q is 'auto'")
     numbers = [t for t in tokens if not own(t)]

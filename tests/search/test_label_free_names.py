@@ -13,8 +13,8 @@ from conftest import run_verb
      "error: --q auto-files is the files rule of an instance set (--instances); on one index the label-free q is "
      "--q auto"),
     ("sweep", ("--instances", "SET", "--index", "IDX", "--q-grid", "0.5,auto"),
-     "error: 'auto' in the grid is the corpus rule of one index; on an instance set the files rule is 'auto-files' "
-     "(or --q auto-files)"),
+     "error: 'auto' in the grid is the corpus rule of one index; on an instance set the grid's label-free q is the "
+     "files rule, 'auto-files' (or --q auto-files), and the corpus rule on each index is --localize auto's"),
     ("sweep", ("--topics", "T", "--qrels", "Q", "--index", "IDX", "--q-grid", "0.5,auto-files"),
      "error: 'auto-files' in the grid is the files rule of an instance set (--instances); on one index the "
      "label-free q is 'auto'"),
