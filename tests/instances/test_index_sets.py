@@ -213,9 +213,12 @@ def test_search_instances_units_path_and_label_free_b(code_set, tmp_path):
     for flags, match in ((("--auto", "--q", "0.5"), "--auto chooses"), (("--auto", "--auto-c", "3"), "--auto chooses"),
                          (("--units", "fuse", "--q", "auto-files", "--auto-c", "3"), "--auto-* options set the corpus"),
                          (("--b-va", "--b", "0.3"), "--b-va and --b"),
+                         (("--q", "auto", "--rm3"), "--auto and --q auto on an instance set search with (q-log) BM25 "
+                                                    "alone"),
                          (("--units", "fuse", "--q", "auto-query"), "auto-query does not combine")):
         failed = run_verb("search", "--instances", code_set, "--index", indexes, "--output", tmp_path / "y.txt", *flags)
         assert failed.returncode == 2 and match in failed.stderr, failed.stderr
+        assert failed.stderr.count("error:") == 1 and not (tmp_path / "y.txt").exists()
 
 
 def test_sweep_localize_rows(code_set, tmp_path):
