@@ -28,7 +28,11 @@ with (``home/u/proj/src/x.py`` -> ``src/x.py``). A match on the file name alone,
 directories, is basename evidence (the directories the reporter saw are not the repository's); for a frame it
 is none (a library's ``index.js`` is not the project's). A module matches, longest prefix first and at least
 two names long, the files whose path without extension ends with those names, or whose directory does when
-the file is a package's own (``__init__.py``, ``index.js``/``.ts``, ``mod.rs``). A path that matches no file at all
+the file is a package's own (``__init__.py``, ``index.js``/``.ts``, ``mod.rs``); when that prefix lands on a package's
+own file and names are left after it, the next name is a member the package exports, and the module matches the files
+under the package's folder that define it or are named after it, where there are any (``astropy.io.fits.Card`` ->
+``astropy/io/fits/card.py``, ``sklearn.linear_model.LogisticRegression`` -> the file defining it, not the
+``__init__.py`` that re-exports it). A path that matches no file at all
 is read as a module by its suffix (``dist/plugin/foo.js`` -> ``src/plugin/foo/index.js``: a built or installed copy
 names its source). Identifiers match stems, a package's own file also its directory's name (``foo`` ->
 ``plugin/foo/index.js``), case-blind and with ``_``/``-`` ignored (``JsonReader`` = ``json_reader.py`` =
@@ -114,12 +118,24 @@ class FileIndex:
         return []
 
     def module_matches(self, parts: Sequence[str]) -> list[str]:
-        """The files the longest prefix (two names or more) of a qualified name maps to."""
+        """The files the longest prefix (two names or more) of a qualified name maps to; a prefix that is a package
+        with names left after it maps to the package's files holding the next name (:meth:`package_members`), when
+        there are any."""
         for m in range(len(parts), 1, -1):
             found = self.by_module.get(tuple(parts[:m]))
             if found:
-                return found
+                return (self.package_members(found, parts[m]) if m < len(parts) else []) or found
         return []
+
+    def package_members(self, files: Sequence[str], name: str) -> list[str]:
+        """The files under the folders of the package files among ``files`` that define ``name`` (the symbol table)
+        or whose stem is ``name`` (case-blind, ``_``/``-`` ignored), in the index's order."""
+        folders = tuple(f.rsplit("/", 1)[0] + "/" for f in files
+                        if "/" in f and _stem(f.rsplit("/", 1)[1]) in PACKAGE_FILES)
+        if not folders:
+            return []
+        holders = set(self.definers.get(name, ())) | set(self.by_stem.get(stem_key(name), ()))
+        return [p for p in self.paths if p in holders and p.startswith(folders)]
 
 
 def _split(scores: dict[str, float], files: Sequence[str], weight: float) -> None:

@@ -68,6 +68,32 @@ def test_a_module_longer_than_any_file_matches_by_its_longest_prefix():
     assert ev["astropy/io/fits/connect.py"] == W["module"]
 
 
+def test_a_name_a_package_exports_matches_the_package_files_that_hold_it():
+    repo = ["astropy/io/fits/__init__.py", "astropy/io/fits/card.py", "astropy/io/fits/hdu/__init__.py",
+            "astropy/io/fits/hdu/base.py", "astropy/table/table.py", "sklearn/linear_model/__init__.py",
+            "sklearn/linear_model/_logistic.py", "sklearn/linear_model/_ridge.py", "sklearn/svm/_classes.py"]
+    symbols = {"sklearn/linear_model/_logistic.py": {"LogisticRegression", "LogisticRegressionCV"},
+               "sklearn/linear_model/_ridge.py": {"Ridge"}, "sklearn/svm/_classes.py": {"LogisticRegression"},
+               "astropy/io/fits/hdu/base.py": {"ExtensionHDU", "setval"}, "astropy/io/fits/__init__.py": {"setval"}}
+    # named after the member (the stem), or defining it (the symbol table, only under the package's own folder)
+    assert _evidence("`astropy.io.fits.Card` rounds floats", repo) == {"astropy/io/fits/card.py": W["module"]}
+    ev = _evidence("`sklearn.linear_model.LogisticRegressionCV` ignores refit", repo, symbols)
+    # the package file keeps what its folder's name, `linear_model`, says as an identifier: no more
+    assert ev == {"sklearn/linear_model/_logistic.py": W["module"] + W["defines"],
+                  "sklearn/linear_model/__init__.py": W["stem"]}
+    ev = _evidence("`sklearn.linear_model.LogisticRegression` warns", repo, symbols)
+    assert ev["sklearn/linear_model/_logistic.py"] == W["module"] + W["defines"] / 2
+    assert ev["sklearn/linear_model/__init__.py"] == W["stem"] and ev["sklearn/svm/_classes.py"] == W["defines"] / 2
+    # a member of a subpackage, and one the package file defines itself beside another of its files
+    assert _evidence("`astropy.io.fits.ExtensionHDU` breaks", repo, symbols)["astropy/io/fits/hdu/base.py"] == \
+        W["module"] + W["defines"]
+    assert _evidence("`astropy.io.fits.setval` is read late", repo, symbols) == \
+        {"astropy/io/fits/__init__.py": W["module"] / 2, "astropy/io/fits/hdu/base.py": W["module"] / 2}
+    # a member no file of the package holds leaves the package's own file; the package alone names it
+    assert _evidence("`astropy.io.fits.nothing_here` fails", repo) == {"astropy/io/fits/__init__.py": W["module"]}
+    assert _evidence("import of astropy.io.fits fails", repo) == {"astropy/io/fits/__init__.py": W["module"]}
+
+
 def test_identifiers_match_stems_case_blind_and_definers_from_the_symbol_table():
     symbols = {"lib/core/Axios.js": {"request", "getUri"}, "lib/helpers/utils.js": {"getUri"}}
     ev = _evidence("`getUri` breaks, see `Axios`", JS_REPO, symbols)
