@@ -32,7 +32,9 @@ the file is a package's own (``__init__.py``, ``index.js``/``.ts``, ``mod.rs``);
 own file and names are left after it, the next name is a member the package exports, and the module matches the files
 under the package's folder that define it or are named after it, where there are any (``astropy.io.fits.Card`` ->
 ``astropy/io/fits/card.py``, ``sklearn.linear_model.LogisticRegression`` -> the file defining it, not the
-``__init__.py`` that re-exports it). A path that matches no file at all
+``__init__.py`` that re-exports it). A file name that matches no file and holds dots is read as a dotted module
+(``django.db.models.sql`` -> ``django/db/models/sql/__init__.py``: its last name only looks like an extension). A path
+that matches no file at all
 is read as a module by its suffix (``dist/plugin/foo.js`` -> ``src/plugin/foo/index.js``: a built or installed copy
 names its source). Identifiers match stems, a package's own file also its directory's name (``foo`` ->
 ``plugin/foo/index.js``), case-blind and with ``_``/``-`` ignored (``JsonReader`` = ``json_reader.py`` =
@@ -164,6 +166,9 @@ def _named_file_evidence(scores: dict[str, float], mention: Mention, index: File
     # A built or installed file (dist/plugin/foo.js) names its source by the module convention (plugin/foo/index.js).
     *dirs, name = mention.parts
     files = index.module_suffix_matches((*dirs, _stem(name)))
+    if not files and mention.kind == "basename" and name.count(".") >= 1:
+        # a dotted module whose last name reads like an extension (django.db.models.sql, sphinx.builders.html)
+        files = index.module_matches(name.split("."))
     if files:
         _split(scores, files, WEIGHTS["module"].value)
 

@@ -51,8 +51,8 @@ SAMPLE = ("**Held out, then seen:** these repositories were picked by name befor
           "results/held-out.md at commit d5e7021). Two changes followed, each registered in "
           "results/selection-ledger.md before it was measured: units cut by tree-sitter in C, C++, Rust and "
           "TypeScript, then q from each index's df distribution (the corpus rule) in place of the files rule. Both "
-          "were decided after that first measurement, so these sets count as seen from then on. A third (a name a "
-          "package exports matched to the files that hold it) changes the evidence of no instance here.")
+          "were decided after that first measurement, so these sets count as seen from then on. A third (two readings "
+          "of dotted names in the issue's text) changes the evidence of no instance here.")
 # the second round: picked and registered (results/selection-ledger.md) before any was fetched
 REPOSITORIES_2 = {
     "python": (("Textualize__rich", "42899d8a0a96b121a514516f4be9db44ff7aeaf3"),
@@ -67,8 +67,8 @@ REPOSITORIES_2 = {
 SAMPLE_2 = ("**Held out:** these repositories were picked by name and registered in results/selection-ledger.md "
             "before any was fetched or read, and are measured with `auto` as it stood when they were added to this "
             "stage (q from each index's df distribution included). One change followed, decided without reading "
-            "these sets and registered in the ledger: a name a package exports matched to the files that hold it; "
-            "it changes the evidence of no instance here, so every figure is as first measured.")
+            "these sets and registered in the ledger: two readings of dotted names in the issue's text; it changes "
+            "the evidence of no instance here, so every figure is as first measured.")
 
 
 @dataclass(frozen=True)

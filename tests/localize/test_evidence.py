@@ -94,6 +94,17 @@ def test_a_name_a_package_exports_matches_the_package_files_that_hold_it():
     assert _evidence("import of astropy.io.fits fails", repo) == {"astropy/io/fits/__init__.py": W["module"]}
 
 
+def test_a_dotted_module_that_ends_like_a_file_extension_is_read_as_the_module():
+    repo = ["django/conf/__init__.py", "django/db/models/sql/__init__.py", "django/db/models/sql/query.py",
+            "sphinx/builders/html/__init__.py", "docs/settings.conf"]
+    ev = _evidence("from django.conf import settings fails, and so does django.db.models.sql", repo)
+    assert ev == {"django/conf/__init__.py": W["module"], "django/db/models/sql/__init__.py": W["module"]}
+    assert _evidence("`sphinx.builders.html` drops the footer", repo) == {"sphinx/builders/html/__init__.py": W["module"]}
+    # a real file of that name is still the file; a name that is neither stays unmatched
+    assert _evidence("settings.conf is ignored", repo) == {"docs/settings.conf": W["basename"]}
+    assert _evidence("nginx.conf is ignored", repo) == {}
+
+
 def test_identifiers_match_stems_case_blind_and_definers_from_the_symbol_table():
     symbols = {"lib/core/Axios.js": {"request", "getUri"}, "lib/helpers/utils.js": {"getUri"}}
     ev = _evidence("`getUri` breaks, see `Axios`", JS_REPO, symbols)
