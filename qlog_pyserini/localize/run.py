@@ -42,27 +42,28 @@ if TYPE_CHECKING:
 EvidenceOf = Callable[[Mapping[str, str], Mapping[str, Iterable[str]]], Mapping[str, Mapping[str, float]]]
 
 
+#: the label-free q rules a :class:`LocalizeModel` names, each read off every index by :func:`index_q`
+Q_RULES = {CORPUS_RULE: "corpus rule (q from the index's df distribution)", AUTO_FILES: "files rule"}
+
+
 @dataclass(frozen=True)
 class LocalizeModel:
     """BM25's k1, b and q-log's q for both indexes of a corpus; ``b=None``: each index's label-free b
-    (:func:`~qlog_pyserini.localize.lengths.index_b`); ``q`` a number, or a label-free rule applied to each index:
-    ``"auto"`` the corpus rule (with the constants ``q_rule``), ``"auto-files"`` the files rule (:data:`Q_RULES`)."""
+    (:func:`~qlog_pyserini.localize.lengths.index_b`); ``q`` a number, or a label-free rule applied to each index
+    (:data:`Q_RULES`): ``"auto"`` the corpus rule with the constants ``corpus_rule``, ``"auto-files"`` the files
+    rule ``files_rule``."""
 
     k1: float = DEFAULT_K1
     b: float | None = DEFAULT_B
     q: float | str = 1.0
-    q_rule: RuleSettings = RuleSettings()
+    corpus_rule: RuleSettings = RuleSettings()
+    files_rule: FilesRule = FilesRule()
 
     def __post_init__(self) -> None:
         if isinstance(self.q, str) and self.q not in Q_RULES:
             raise QLogError(f"q must be a number or one of {', '.join(Q_RULES)}, got {self.q!r}")
 
 
-#: the label-free q rules a :class:`LocalizeModel` names, each read off every index by :func:`index_q`
-Q_RULES = {CORPUS_RULE: "corpus rule (q from the index's df distribution)", AUTO_FILES: "files rule"}
-
-
-FILES_RULE = FilesRule()
 _SYMBOLS = SymbolCache()  # names kept between corpora: the states of a history share most files
 AUTO = (Localization(units="fuse", path_weight=1.0, evidence=True), LocalizeModel(b=None, q=CORPUS_RULE))
 
@@ -108,30 +109,29 @@ def corpus_symbols(instance_set: InstanceSet, key: str, language: str,
     return _SYMBOLS.corpus(((path, file_text(index.doc_text(path))) for path in index.docids.ids), language)
 
 
-def index_q(searcher: QLogSearcher, model: LocalizeModel, rule: FilesRule = FILES_RULE) -> float:
+def index_q(searcher: QLogSearcher, model: LocalizeModel) -> float:
     """q of the index ``searcher`` reads under ``model``: ``model.q`` itself when a number, else its rule
-    (:data:`Q_RULES`) on the index's statistics (the corpus rule with ``model.q_rule``, the files rule ``rule``)."""
+    (:data:`Q_RULES`) on the index's statistics."""
     if model.q == CORPUS_RULE:
-        return predict_index(searcher.index_dir, searcher.num_docs, model.q_rule).q
+        return predict_index(searcher.index_dir, searcher.num_docs, model.corpus_rule).q
     if model.q == AUTO_FILES:
-        return rule.q_for(searcher.mean_length())
+        return model.files_rule.q_for(searcher.mean_length())
     return float(model.q)
 
 
-def index_parameters(searcher: QLogSearcher, model: LocalizeModel, rule: FilesRule = FILES_RULE
-                     ) -> tuple[float, float]:
+def index_parameters(searcher: QLogSearcher, model: LocalizeModel) -> tuple[float, float]:
     """(b, q) of the index ``searcher`` reads under ``model``: each label-free one from the index's statistics
     (:func:`~qlog_pyserini.localize.lengths.index_b`, :func:`index_q`), a fixed one as given."""
     b = index_b(searcher) if model.b is None else model.b
-    return b, index_q(searcher, model, rule)
+    return b, index_q(searcher, model)
 
 
-def _parameters(index: Path, model: LocalizeModel, rule: FilesRule) -> tuple[float, float]:
+def _parameters(index: Path, model: LocalizeModel) -> tuple[float, float]:
     """(b, q) of one index under ``model``, opening it only for what is label-free."""
     if model.b is not None and not isinstance(model.q, str):
         return model.b, float(model.q)
     with QLogSearcher(index) as s:
-        return index_parameters(s, model, rule)
+        return index_parameters(s, model)
 
 
 def localize_topics(loc: Localizer, topics: Mapping[str, str], hits: int,
@@ -160,16 +160,16 @@ def _evidence(of: EvidenceOf, instance_set: InstanceSet, member: Instance, loc: 
 
 def localize_corpus(instance_set: InstanceSet, members: Sequence[Instance], files_index: Path,
                     how: Localization, model: LocalizeModel, hits: int = 1000,
-                    evidence_of: EvidenceOf | None = None, rule: FilesRule = FILES_RULE,
+                    evidence_of: EvidenceOf | None = None,
                     idf_form: str = "lucene") -> tuple[dict[str, list[Hit]], dict[str, float]]:
     """The file rankings of one corpus's instances, and the parameters used (``b``, ``q``, and ``unit_b``,
     ``unit_q`` with units)."""
     units = units_index(files_index.parent, files_index.name)
-    b, q = _parameters(files_index, model, rule)
+    b, q = _parameters(files_index, model)
     used = {"b": b, "q": q}
     unit_b = unit_q = None
     if how.units != "file" and units.is_dir():
-        unit_b, unit_q = _parameters(units, model, rule)
+        unit_b, unit_q = _parameters(units, model)
         used.update(unit_b=unit_b, unit_q=unit_q)
     topics = {i.instance_id: instance_set.topics[i.instance_id] for i in members}
     with CorpusLocalizer(files_index, units, how, model.k1, b, q, unit_b, unit_q, idf_form) as loc:

@@ -13,15 +13,15 @@ the slope of its document-frequency distribution). :data:`FILES_RULE_MODEL` is q
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.formula import DEFAULT_B
 from qlog_pyserini.localize.ranking import RRF_K, Localization, Localizer
-from qlog_pyserini.localize.run import AUTO, FILES_RULE, Q_RULES, LocalizeModel, index_parameters, localize_topics
+from qlog_pyserini.localize.run import AUTO, Q_RULES, LocalizeModel, index_parameters, localize_topics
 from qlog_pyserini.lucene.searcher import QLogSearcher
-from qlog_pyserini.predict.files import AUTO_FILES, FilesRule
+from qlog_pyserini.predict.files import AUTO_FILES
 
 ANALYZER = "default"
 ISSUE = "issue"  # the one topic's id
@@ -33,7 +33,6 @@ class LocateModel:
 
     how: Localization = AUTO[0]
     model: LocalizeModel = AUTO[1]
-    rule: FilesRule = field(default_factory=lambda: FILES_RULE)
     analyzer: str = ANALYZER
     name: str = "auto"
 
@@ -42,7 +41,7 @@ class LocateModel:
         return self.model.k1
 
     def _set(self, searcher: QLogSearcher) -> dict[str, Any]:
-        b, q = index_parameters(searcher, self.model, self.rule)
+        b, q = index_parameters(searcher, self.model)
         searcher.set_qlog(q=q, k1=self.model.k1, b=b)
         return {"b": b, "b_source": "label-free (BM25-VA: 1 - 1/mavgtf)" if self.model.b is None else "given",
                 "q": q, "q_source": Q_RULES.get(self.model.q, "given") if isinstance(self.model.q, str) else "given",
@@ -58,7 +57,7 @@ class LocateModel:
         if uses_units:
             settings["units_index"] = self._set(units)
         if self.model.q == AUTO_FILES:
-            settings["rule"] = {"q": self.rule.q, "min_length": self.rule.min_length}
+            settings["rule"] = {"q": self.model.files_rule.q, "min_length": self.model.files_rule.min_length}
         if uses_units or self.how.evidence:
             settings["rrf_k"] = RRF_K
         return Localizer(files, units if uses_units else None, self.how), settings

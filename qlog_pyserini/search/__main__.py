@@ -61,8 +61,9 @@ def build_parser() -> ArgumentParser:
                              "the IDF overflows or stops telling rare terms apart in float arithmetic; a q whose "
                              f"scores on this index exceed {MAX_TERM_SCORE:g} per term is refused too), or 'auto': "
                              "predicted from the "
-                             "index's df distribution with no labels, q = clip(1 - c * h, q_min, 1) shrunk toward 1 by the index's "
-                             "size, logged on stderr (see --auto-*; with --instances, each index's own); or 'auto-query': a q per query, the corpus rule's "
+                             "index's df distribution with no labels, q = clip(1 - c * h, q_min, 1) shrunk toward "
+                             "1 by the index's size, logged on stderr (see --auto-*; with --instances, each index's "
+                             "own); or 'auto-query': a q per query, the corpus rule's "
                              "move scaled by how rare the query's rarest term is (a query of common words gets BM25 "
                              "or close to it), all in one pass (see docs/adaptive-q.md); or 'auto-files' (with "
                              "--instances): the files rule, a q from each index's mean file length (see "
@@ -107,7 +108,8 @@ def add_localize_arguments(parser: ArgumentParser) -> None:
                             "mean verboseness; qlog_pyserini.localize.lengths); instead of --b")
     local.add_argument("--auto", action="store_true",
                        help="the label-free configuration: --units fuse --path-weight "
-                            f"{PATH_WEIGHT:g} --evidence --b-va and --q auto (the corpus rule of each index), k1 {DEFAULT_K1:g}")
+                            f"{PATH_WEIGHT:g} --evidence --b-va and --q auto (the corpus rule of each index), "
+                            f"k1 {DEFAULT_K1:g}")
     return parser
 
 
@@ -115,14 +117,16 @@ def localization_from_args(args: argparse.Namespace) -> tuple[Localization, Loca
     """The issue -> files configuration the flags name, None when none of its flags is given."""
     given = [f for f, v in (("--units", args.units), ("--path-weight", args.path_weight),
                             ("--evidence", args.evidence or None), ("--b-va", args.b_va or None),
-                            ("--auto", args.auto or None), ("--q auto", (args.q == AUTO and args.instances is not None) or None)) if v is not None]
+                            ("--auto", args.auto or None),
+                            ("--q auto", (args.q == AUTO and args.instances is not None) or None)) if v is not None]
     if not given:
         return None
     if args.instances is None:
         raise QLogError(f"{given[0]} applies to --instances only")
+    corpus_rule = rule_from_args(args)
     if args.auto:
         if len(given) > 1 or args.q is not None or args.k1 is not None or args.b is not None \
-                or rule_from_args(args) != RuleSettings():
+                or corpus_rule != RuleSettings():
             raise QLogError("--auto chooses units, path weight, evidence, k1, b and q itself; give none of them")
         return LABEL_FREE
     if args.b_va and args.b is not None:
@@ -135,10 +139,10 @@ def localization_from_args(args: argparse.Namespace) -> tuple[Localization, Loca
     except ValueError as e:
         raise QLogError(str(e)) from None
     if q == AUTO_FILES:
-        files_rule_for(rule_from_args(args))  # the --auto-* constants are the corpus rule's: refused here
+        files_rule_for(corpus_rule)  # the --auto-* constants are the corpus rule's: refused here
     return how, LocalizeModel(k1=DEFAULT_K1 if args.k1 is None else args.k1,
                               b=None if args.b_va else DEFAULT_B if args.b is None else args.b, q=q,
-                              q_rule=rule_from_args(args))
+                              corpus_rule=corpus_rule)
 
 
 def check_label_free_name(q: float | str | None, on_instances: bool) -> None:
