@@ -73,19 +73,21 @@ SAMPLE_2 = ("**Held out:** these repositories were picked by name and registered
 
 @dataclass(frozen=True)
 class Round:
-    """One held-out round: its repositories by language, what its figures are (``sample``), its two files."""
+    """One held-out round: the stem of its two files (``<stem>.md``, ``<stem>.json``), its title, its repositories
+    by language and what its figures are (``sample``)."""
 
-    name: str
+    stem: str
     title: str
     repositories: Mapping[str, tuple[tuple[str, str], ...]]
     sample: str
-    files: tuple[str, str]
+
+    @property
+    def files(self) -> tuple[str, str]:
+        return f"{self.stem}.md", f"{self.stem}.json"
 
 
-ROUNDS = (Round("held-out", "Issue -> files on held-out repositories", REPOSITORIES, SAMPLE,
-                ("held-out.md", "held-out.json")),
-          Round("held-out round 2", "Issue -> files on held-out repositories, round 2", REPOSITORIES_2, SAMPLE_2,
-                ("held-out-2.md", "held-out-2.json")))
+ROUNDS = (Round("held-out", "Issue -> files on held-out repositories", REPOSITORIES, SAMPLE),
+          Round("held-out-2", "Issue -> files on held-out repositories, round 2", REPOSITORIES_2, SAMPLE_2))
 FILES = tuple(f for r in ROUNDS for f in r.files)
 
 
@@ -100,7 +102,7 @@ def run_round(cfg: Config, held: Round) -> None:
     present = [(language, repo, revision) for language, entries in held.repositories.items()
                for repo, revision in entries if (cfg.repos / repo).is_dir()]
     if not present:
-        info(f"{held.name}: none of its repositories is under {cfg.repos}; skipped")
+        info(f"{held.stem}: none of its repositories is under {cfg.repos}; skipped")
         return None
     swept = {analyzer: [s for s in (sweep_history(language, repo, revision, cfg, analyzer)
                                     for language, repo, revision in present) if s is not None]

@@ -38,10 +38,9 @@ def test_held_out_stage_reports_each_language_from_its_sets_sweeps(tmp_path, mon
     heads = {name: _repository(repos, name, topics)
              for name, topics in (("demo__one", TOPICS[:4]), ("demo__two", TOPICS[2:]))}
     first = held_out.Round("held-out", "Held out", {"python": tuple(heads.items()),
-                                                    "go": (("demo__absent", heads["demo__one"]),)},
-                           held_out.SAMPLE, ("held-out.md", "held-out.json"))
-    second = held_out.Round("held-out round 2", "Held out again", {"python": (("demo__one", heads["demo__one"]),)},
-                            held_out.SAMPLE_2, ("held-out-2.md", "held-out-2.json"))
+                                                    "go": (("demo__absent", heads["demo__one"]),)}, held_out.SAMPLE)
+    second = held_out.Round("held-out-2", "Held out again", {"python": (("demo__one", heads["demo__one"]),)},
+                            held_out.SAMPLE_2)
     monkeypatch.setattr(held_out, "ROUNDS", (first, second))
     cfg = Config(quick=True, work=tmp_path / "work", out=tmp_path / "out", cache=tmp_path / "cache",
                  shared=tmp_path / "none", languages=(), queries=1, max_docs=None, grid=[0.5, 1.0],
