@@ -155,16 +155,24 @@ def analyzer_folder(kind: str, analyzer: str) -> str:
 
 
 def _sweep_set(folder: Path, cfg: Config, analyzer: str = "default") -> dict:
-    languages = FOLDER_LANGUAGES[folder.name]
-    inputs = sorted(folder.glob("*.jsonl"))
+    return sweep_issue_set(folder.name, sorted(folder.glob("*.jsonl")), "multi-swe-bench", FOLDER_LANGUAGES[folder.name],
+                           cfg, analyzer)
+
+
+def sweep_issue_set(name: str, inputs: Sequence[Path], fmt: str, languages: Sequence[str], cfg: Config,
+                    analyzer: str = "default") -> dict:
+    """The issue files ``inputs`` (``prepare --format fmt``, their repositories under ``Config.repos``) made the set
+    ``name``, indexed under ``analyzer`` and swept with folds dealt by repository; every step cached."""
     set_key = {"inputs": [str(p) for p in inputs], "sizes": [p.stat().st_size for p in inputs],
                "repos": str(cfg.repos), "languages": list(languages), "max_instances": _limit(cfg)}
-    sets = _folder(cfg, "issue-sets", folder.name)
+    if fmt != "multi-swe-bench":
+        set_key["format"] = fmt
+    sets = _folder(cfg, "issue-sets", name)
     if not cached(sets, set_key):
-        prepare_issue_set("multi-swe-bench", [folder], cfg.repos, sets, FileRules(languages),
+        prepare_issue_set(fmt, inputs, cfg.repos, sets, FileRules(tuple(languages)),
                           max_instances=_limit(cfg), skip_missing=True, overwrite=True, command=cfg.command)
         stamp(sets, set_key)
-    return _index_and_sweep(folder.name, set_key, "repository", cfg, analyzer)
+    return _index_and_sweep(name, set_key, "repository", cfg, analyzer)
 
 
 def sweep_history(language: str, repo: str, revision: str, cfg: Config, analyzer: str = "default") -> dict | None:
