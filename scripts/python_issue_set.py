@@ -10,7 +10,7 @@ first, at most ``--per-repo`` of them, written as ``CANDIDATES/<org>__<repo>.jso
 ``build``: ``RAW/<org>__<repo>/<N>.txt`` holds, for each candidate whose issue was found, the issue's title (first
 line) and report without comments (the rest); this writes ``OUT/<org>__<repo>_dataset.jsonl`` in SWE-bench's
 format (``instance_id``, ``repo``, ``base_commit`` = the commit's first parent, ``problem_statement`` = title and
-body, ``patch`` = the commit's diff against that parent), at most ``--per-repo`` instances, newest first, which
+body, ``patch`` = the commit's diff against that parent, ``fix_commit`` = the commit), at most ``--per-repo`` instances, newest first, which
 ``python -m qlog_pyserini.prepare --format swebench`` reads.
 """
 
@@ -76,7 +76,7 @@ def build(repo: Path, name: str, records: list[dict], limit: int) -> list[dict]:
         patch = _git(repo, "diff", "--no-color", "--no-ext-diff", parent, record["commit"])
         instances.append({"instance_id": f"{name.replace('/', '__')}-{record['issue']}", "repo": name,
                           "base_commit": parent, "problem_statement": f"{record['title']}\n{record['body']}",
-                          "patch": patch, "created_at": _git(repo, "log", "-1", "--format=%cI",
+                          "patch": patch, "fix_commit": record["commit"], "created_at": _git(repo, "log", "-1", "--format=%cI",
                                                               record["commit"]).strip()})
         if len(instances) == limit:
             break

@@ -58,7 +58,7 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     text = (f"# Issue -> files on Python issue reports ({mode(cfg)})\n\n"
             f"{summary['instances']} instances from {len(set(repositories.values()))} repositories (query: the "
             "issue's title and report; answers: the non-test source files of the commit that closed it; corpus: "
-            "that commit's parent's tree). The commits each repository's set was read from are in "
+            "that commit's parent's tree). Each instance's issue, base commit and closing commit are in "
             "python-issues.json.\n\n" + body + "\n" + lever_section(by_repository))
     with atomic_output(cfg.out / FILES[0]) as f:
         f.write(text + footer(cfg))
@@ -77,11 +77,12 @@ def split_by_repository(frame: pd.DataFrame, repositories: Mapping[str, str]) ->
 
 
 def _instance_commits(inputs: Sequence[Path]) -> list[dict]:
-    """Each instance's repository, base commit and id (the issue's number): what a reader needs to rebuild it."""
+    """Each instance's id (its issue's number), repository, base commit and the commit that closed the issue: what a
+    reader needs to rebuild it."""
     rows = []
     for path in inputs:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 record = json.loads(line)
-                rows.append({k: record[k] for k in ("instance_id", "repo", "base_commit")})
+                rows.append({k: record.get(k) for k in ("instance_id", "repo", "base_commit", "fix_commit")})
     return rows

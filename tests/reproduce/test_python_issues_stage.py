@@ -92,8 +92,9 @@ def test_python_issues_stage_reports_each_repository_from_the_sweep(issue_files)
     md = (tmp_path / "out" / "python-issues.md").read_text()
     record = json.loads((tmp_path / "out" / "python-issues.json").read_text())
     assert [a["analyzer"] for a in record["analyzers"]] == ["default", "identifier"]
-    assert {r["instance_id"]: r["base_commit"] for r in record["instances"]}["demo__two-4"] == git(
-        repos / "demo__two", "rev-parse", f"{closing['demo__two'][4]}^").strip()
+    [four] = [r for r in record["instances"] if r["instance_id"] == "demo__two-4"]
+    assert four["fix_commit"] == closing["demo__two"][4]
+    assert four["base_commit"] == git(repos / "demo__two", "rev-parse", f"{closing['demo__two'][4]}^").strip()
     # each repository's row is the mean of its own instances in the set's one sweep
     frame = pd.read_csv(tmp_path / "work" / "issue-sweeps" / "python-issues" / "per_query.csv", index_col=0)
     default = record["analyzers"][0]
