@@ -20,7 +20,7 @@ import pandas as pd
 
 from qlog_pyserini.formats.instances import read_instance_set
 from qlog_pyserini.reproduce.cache import Config, PreparedCorpus
-from qlog_pyserini.reproduce.held_out import lever_section
+from qlog_pyserini.reproduce.held_out import language_section, lever_section
 from qlog_pyserini.reproduce.issues import ANALYZERS, analyzer_folder, sweep_issue_set
 from qlog_pyserini.reproduce.localization import read_frames
 from qlog_pyserini.reproduce.localization import section as localization_section
@@ -54,16 +54,18 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     repositories = read_instance_set(cfg.work / "issue-sets" / NAME).repositories()
     by_repository = {a: split_by_repository(f[NAME], repositories) for a, f in frames.items()}
     body, record = localization_section(by_repository, cfg.resamples, sample=SAMPLE)
+    table, per_language = language_section(by_repository, dict.fromkeys(set(repositories.values()), "python"),
+                                           cfg.resamples, pooled="Every repository pooled")
     summary = summaries["default"]
     text = (f"# Issue -> files on Python issue reports ({mode(cfg)})\n\n"
             f"{summary['instances']} instances from {len(set(repositories.values()))} repositories (query: the "
             "issue's title and report; answers: the non-test source files of the commit that closed it; corpus: "
             "that commit's parent's tree). Each instance's issue, base commit and closing commit are in "
-            "python-issues.json.\n\n" + body + "\n" + lever_section(by_repository))
+            "python-issues.json.\n\n" + table + "\n" + body + "\n" + lever_section(by_repository))
     with atomic_output(cfg.out / FILES[0]) as f:
         f.write(text + footer(cfg))
     with atomic_output(cfg.out / FILES[1]) as f:
-        json.dump({**record, "inputs": [p.name for p in inputs],
+        json.dump({**record, "languages": per_language, "inputs": [p.name for p in inputs],
                    "instances": _instance_commits(inputs)}, f, indent=1)
     return None
 

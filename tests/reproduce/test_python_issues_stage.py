@@ -103,6 +103,13 @@ def test_python_issues_stage_reports_each_repository_from_the_sweep(issue_files)
         assert row["instances"] == len(own) == 4
         assert row["recip_rank"][AUTO] == pytest.approx(own[f"{AUTO}:recip_rank"].mean())
     assert default["pooled"]["instances"] == 8
+    # the issue's comparison: every repository pooled, auto against tuned BM25 (CV) and the engine default
+    for entry in record["languages"]:
+        kind = "issue-sweeps" + ("" if entry["analyzer"] == "default" else "-identifier")
+        pooled = pd.read_csv(tmp_path / "work" / kind / "python-issues" / "per_query.csv", index_col=0)
+        assert entry["language"] == "python" and entry["instances"] == 8
+        for system in ("bm25", "engine", "bm25_cv", AUTO):
+            assert entry["recip_rank"]["means"][system] == pytest.approx(pooled[f"{system}:recip_rank"].mean())
     assert {r[0] for r in markdown_rows(md.split("### Analyzer: default")[1].split("###")[0])} >= {
         "demo/one", "demo/two", "pooled"}
     assert python_issues.SAMPLE in md and "In-sample" not in md
