@@ -131,10 +131,10 @@ def run_round(cfg: Config, held: Round) -> None:
 
 
 def language_section(frames: Mapping[str, Mapping[str, pd.DataFrame]], languages: Mapping[str, str],
-                     resamples: int, pooled: str = "Each language's two repositories pooled") -> tuple[str, list[dict]]:
+                     resamples: int, pools: str = "Each language's two repositories pooled") -> tuple[str, list[dict]]:
     """Per analyzer and language (its sets' instances pooled, from ``{analyzer: {set: per-instance table}}``):
     Hit@1 and MRR of BM25, the engine default, tuned BM25 (CV) and ``auto``, with ``auto``'s paired randomization
-    p against tuned BM25 and against the engine; ``pooled`` says which sets a language pools."""
+    p against tuned BM25 and against the engine; ``pools`` says which sets a language pools."""
     rows, records = [], []
     for analyzer, sets in frames.items():
         for language in dict.fromkeys(languages[name] for name in sets):
@@ -150,7 +150,7 @@ def language_section(frames: Mapping[str, Mapping[str, pd.DataFrame]], languages
             records.append(record)
     headers = ["analyzer", "language", "n", "measure", *(label for _, label in SYSTEMS), "p auto vs tuned",
                "p auto vs engine"]
-    return (f"## Per language\n\n{pooled}; p is the two-sided paired randomization "
+    return (f"## Per language\n\n{pools}; p is the two-sided paired randomization "
             "test of `auto` against each baseline (not adjusted).\n\n" + markdown_table(rows, headers)), records
 
 

@@ -55,7 +55,7 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     by_repository = {a: split_by_repository(f[NAME], repositories) for a, f in frames.items()}
     body, record = localization_section(by_repository, cfg.resamples, sample=SAMPLE)
     table, per_language = language_section(by_repository, dict.fromkeys(set(repositories.values()), "python"),
-                                           cfg.resamples, pooled="Every repository pooled")
+                                           cfg.resamples, pools="Every repository pooled")
     summary = summaries["default"]
     text = (f"# Issue -> files on Python issue reports ({mode(cfg)})\n\n"
             f"{summary['instances']} instances from {len(set(repositories.values()))} repositories (query: the "

@@ -104,6 +104,7 @@ def test_python_issues_stage_reports_each_repository_from_the_sweep(issue_files)
         assert row["recip_rank"][AUTO] == pytest.approx(own[f"{AUTO}:recip_rank"].mean())
     assert default["pooled"]["instances"] == 8
     # the issue's comparison: every repository pooled, auto against tuned BM25 (CV) and the engine default
+    assert "## Per language\n\nEvery repository pooled; p is" in md
     for entry in record["languages"]:
         kind = "issue-sweeps" + ("" if entry["analyzer"] == "default" else "-identifier")
         pooled = pd.read_csv(tmp_path / "work" / kind / "python-issues" / "per_query.csv", index_col=0)
