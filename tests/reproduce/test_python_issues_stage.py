@@ -24,7 +24,7 @@ TOPICS = ("parser", "writer", "reader", "loader", "cache")
 
 
 def _repository(root, name: str) -> dict[int, str]:
-    """A repository whose fixes close issues 1-5, one module each, among commits that must not be picked:
+    """A repository of five fixes, each closing an issue in one module, among commits that must not be picked:
     {issue: closing commit}."""
     repo = root / name
     repo.mkdir(parents=True)
