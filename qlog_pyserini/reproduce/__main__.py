@@ -59,8 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", default=str(PROJECT_ROOT / "cache" / "sources"), help="downloaded Debian packages")
     parser.add_argument("--repos", default=str(PROJECT_ROOT / "cache" / "repos"),
                         help="clones or bare mirrors of the issue sets' repositories (<org>__<repo>), read, never fetched")
-    parser.add_argument("--python-issues", default=str(PROJECT_ROOT / "cache" / "python-issues" / "sets"),
-                        help="the Python issue-report set's files (scripts/python_issue_set.py), read in place")
+    parser.add_argument("--issue-reports", default=str(PROJECT_ROOT / "cache" / "issue-reports" / "sets"),
+                        help="the issue-report sets' <language>/ folders (scripts/issue_report_set.py), read in place")
     parser.add_argument("--shared", default=str(PROJECT_ROOT.parent / "shared" / "data"), help="labelled sets folder")
     parser.add_argument("--languages", default=None, help=f"comma-separated subset of {','.join(CODE_LANGUAGES)}")
     parser.add_argument("--queries", type=int, default=None, help="queries per built corpus (default 1000; quick 200)")
@@ -77,8 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if bad:
         raise QLogError(f"unknown language(s) {', '.join(bad)}; choose from {', '.join(CODE_LANGUAGES)}")
     # absolute: the bench and engines stages hand these paths to child processes run from the project root
-    args.work, args.cache, args.shared, args.repos, args.python_issues = (
-        str(Path(p).absolute()) for p in (args.work, args.cache, args.shared, args.repos, args.python_issues))
+    args.work, args.cache, args.shared, args.repos, args.issue_reports = (
+        str(Path(p).absolute()) for p in (args.work, args.cache, args.shared, args.repos, args.issue_reports))
     work = Path(args.work) / ("quick" if quick else "full")
     # Stale cache entries under the work folder are deleted and rebuilt, so it must be new, empty or
     # reproduce's own (safety.check_output_dir: never '.', a parent of it, home, or someone's folder).
@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         threads=args.threads, resamples=args.resamples, go_target=args.go_target,
         subsamples=QUICK_SUBSAMPLES if quick else FULL_SUBSAMPLES, models=QUICK_MODELS if quick else FULL_MODELS,
         tune_bm25=(DEFAULT_K1_GRID, DEFAULT_B_GRID), repos=Path(args.repos),
-        python_issues=Path(args.python_issues),
+        issue_reports=Path(args.issue_reports),
         stages=stages,
         command=command_line("scripts/reproduce", argv))
     tables = reproduce(cfg)

@@ -46,7 +46,7 @@ class Config:
     # lucene form (the evidence tables'); None: not measured
     tune_bm25: tuple[str, str] | None = None
     repos: Path = Path("cache/repos")  # clones or bare mirrors of the issue sets' repositories (never fetched)
-    python_issues: Path = Path("cache/python-issues/sets")  # scripts/python_issue_set.py's SWE-bench-format files
+    issue_reports: Path = Path("cache/issue-reports/sets")  # <language>/ folders of scripts/issue_report_set.py's files
     text: tuple[str, ...] = ("cacm",)  # natural-language corpora, for leave-one-family-out
     stages: tuple[str, ...] = ()  # the stages to run (pipeline.STAGES' names); empty: all of them
     command: str = ""

@@ -40,12 +40,12 @@ from qlog_pyserini.reproduce import (
     engines,
     evidence,
     held_out,
+    issue_reports,
     issue_timing,
     issues,
     libraries,
     locate_bench,
     main_table,
-    python_issues,
     query_cost,
     scaling,
 )
@@ -95,9 +95,9 @@ STAGES: dict[str, Stage] = {
                     issues.FILES, issues.run),
     "held-out": Stage("the label-free issue -> files configuration on repositories no rule was designed on "
                       "(rounds of two each in Python, Go, Rust and C++, in --repos)", held_out.FILES, held_out.run),
-    "python-issues": Stage("the label-free issue -> files configuration on Python issue reports outside SWE-bench "
-                           "(scripts/python_issue_set.py's files, --python-issues)", python_issues.FILES,
-                           python_issues.run),
+    "issue-reports": Stage("the label-free issue -> files configuration on issue reports of repositories outside the "
+                           "benchmarks (scripts/issue_report_set.py's files, --issue-reports)", issue_reports.FILES,
+                           issue_reports.run),
     "issue-timing": Stage("prepare and index of every shared issue set, cold (scripts/time_issue_sets.py)",
                           issue_timing.FILES, issue_timing.run),
     "libraries": Stage("q-log through bm25s and rank_bm25: latency, the rescale's cost, NDCG@10 beside Lucene "

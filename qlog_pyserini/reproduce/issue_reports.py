@@ -1,0 +1,106 @@
+"""The ``issue-reports`` stage: issue reports of repositories outside the benchmarks (``results/issue-reports.md``).
+
+The shared issue sets are Java, JavaScript, TypeScript and C, and our Python, Go, Rust and C++ sets are commit
+messages, so the issue-text rules written for reports (tracebacks, panics, dotted modules, the members a package
+exports) had no measurement in those languages. These sets give them one. Their repositories were named in
+results/selection-ledger.md before any was fetched; ``scripts/issue_report_set.py`` makes, per language, one
+SWE-bench-format file per repository (the issue's title and report as the query, the closing commit's parent as
+the base, the source files it modifies as the answers) into ``Config.issue_reports/<language>/``, which this stage
+reads; the files stay out of the repository, so the stage skips, with one line, where they are absent. Each
+language is one set, swept once per analyzer with folds dealt by repository, and reported per repository, per
+language and pooled as results/localization.md and the held-out rounds report theirs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import pandas as pd
+
+from qlog_pyserini.eval.report import markdown_table
+from qlog_pyserini.formats.instances import read_instance_set
+from qlog_pyserini.reproduce.cache import Config, PreparedCorpus
+from qlog_pyserini.reproduce.held_out import language_section, lever_section
+from qlog_pyserini.reproduce.issues import ANALYZERS, FOLDER_LANGUAGES, analyzer_folder, sweep_issue_set
+from qlog_pyserini.reproduce.localization import per_query
+from qlog_pyserini.reproduce.localization import section as localization_section
+from qlog_pyserini.reproduce.report import footer, mode
+from qlog_pyserini.system.outputs import atomic_output
+from qlog_pyserini.system.progress import info
+
+FILES = ("issue-reports.md", "issue-reports.json")
+PREFIX = "reports-"  # a language's set is reports-<language> under the work folder's issue-sets
+SAMPLE = ("**Development data:** issue reports of repositories outside SWE-bench, Multi-SWE-bench and SWE-bench "
+          "Multilingual, registered in results/selection-ledger.md before they were fetched and measured with "
+          "`auto` as it stood; a change decided after these figures is measured on the second held-out round as "
+          "well. Each row below is one repository of its language's set (tuned BM25's folds are dealt by repository "
+          "within a language).")
+
+
+def language_folders(cfg: Config) -> list[Path]:
+    """The language folders of ``Config.issue_reports`` holding ``*_dataset.jsonl`` files, in name order."""
+    root = cfg.issue_reports
+    if not root.is_dir():
+        return []
+    return [p for p in sorted(root.iterdir())
+            if p.is_dir() and p.name in FOLDER_LANGUAGES and any(p.glob("*_dataset.jsonl"))]
+
+
+def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
+    folders = language_folders(cfg)
+    if not folders:
+        info(f"issue-reports: no <language>/*_dataset.jsonl under {cfg.issue_reports} (scripts/issue_report_set.py "
+             "makes them); skipped")
+        return None
+    frames: dict[str, dict[str, pd.DataFrame]] = {a: {} for a in ANALYZERS}
+    languages: dict[str, str] = {}
+    instances: list[dict] = []
+    for folder in folders:
+        name, inputs = PREFIX + folder.name, sorted(folder.glob("*_dataset.jsonl"))
+        for analyzer in ANALYZERS:
+            sweep_issue_set(name, inputs, "swebench", FOLDER_LANGUAGES[folder.name], cfg, analyzer)
+        repositories = read_instance_set(cfg.work / "issue-sets" / name).repositories()
+        for analyzer in ANALYZERS:
+            frame = per_query(cfg.work / analyzer_folder("issue-sweeps", analyzer) / name)
+            frames[analyzer].update(split_by_repository(frame, repositories))
+        languages.update(dict.fromkeys(repositories.values(), folder.name))
+        instances += _instance_commits(inputs, folder.name)
+    table, per_language = language_section(frames, languages, cfg.resamples,
+                                           pools="Each language's repositories pooled")
+    body, record = localization_section(frames, cfg.resamples, sample=SAMPLE)
+    counts = frames["default"]
+    listing = markdown_table([[repo, languages[repo], len(frame)] for repo, frame in counts.items()],
+                             ["repository", "language", "instances"])
+    text = (f"# Issue -> files on issue reports outside the benchmarks ({mode(cfg)})\n\n"
+            "Each set: a language's issue reports (query: the issue's title and report; answers: the non-test source "
+            "files of the commit that closed it; corpus: that commit's parent's tree). Each instance's issue, base "
+            "commit and closing commit are in issue-reports.json.\n\n" + listing + "\n" + table + "\n" + body + "\n"
+            + lever_section(frames))
+    with atomic_output(cfg.out / FILES[0]) as f:
+        f.write(text + footer(cfg))
+    with atomic_output(cfg.out / FILES[1]) as f:
+        json.dump({**record, "languages": per_language, "instances": instances}, f, indent=1)
+    return None
+
+
+def split_by_repository(frame: pd.DataFrame, repositories: Mapping[str, str]) -> dict[str, pd.DataFrame]:
+    """``frame``'s instances grouped by their repository (``{instance_id: repo}``), repositories in first-seen order."""
+    groups: dict[str, list[str]] = {}
+    for instance in frame.index:
+        groups.setdefault(repositories[instance], []).append(instance)
+    return {repo: frame.loc[ids] for repo, ids in groups.items()}
+
+
+def _instance_commits(inputs: Sequence[Path], language: str) -> list[dict]:
+    """Each instance's id (its issue's number), language, repository, base commit and the commit that closed the
+    issue: what a reader needs to rebuild it."""
+    rows = []
+    for path in inputs:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                rows.append({"instance_id": record["instance_id"], "language": language,
+                             **{k: record.get(k) for k in ("repo", "base_commit", "fix_commit")}})
+    return rows
