@@ -29,9 +29,13 @@ from qlog_pyserini.reproduce.issues import FOLDER_LANGUAGES
 REPOSITORIES = {
     "python": ("psf/black", "pallets/jinja", "pallets/werkzeug", "scrapy/scrapy", "networkx/networkx",
                "python-poetry/poetry", "aio-libs/aiohttp", "ipython/ipython"),
-    "go": ("junegunn/fzf", "stretchr/testify", "jesseduffield/lazygit", "sirupsen/logrus"),
+    # registered: fzf, testify, lazygit, logrus; logrus (3 candidates) and lazygit (4 found) gave fewer than five,
+    # so the reserves gorilla/mux and go-yaml/yaml took their places, in the ledger's order
+    "go": ("junegunn/fzf", "stretchr/testify", "gorilla/mux", "go-yaml/yaml"),
     "rust": ("casey/just", "rust-lang/mdBook", "starship/starship", "eza-community/eza"),
-    "cpp": ("Tencent/rapidjson", "leethomason/tinyxml2", "zeux/pugixml", "taskflow/taskflow"),
+    # registered: rapidjson, tinyxml2, pugixml, taskflow; tinyxml2 and taskflow have no candidate, and of the
+    # reserves ocornut/imgui gave 15 and Neargye/magic_enum 1, so C++ has three repositories
+    "cpp": ("Tencent/rapidjson", "zeux/pugixml", "ocornut/imgui"),
 }
 #: GitHub's closing keywords (docs: "Linking a pull request to an issue"), then the issue's number
 CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b:?\s+#(\d+)", re.I)
