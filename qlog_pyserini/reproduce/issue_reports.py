@@ -54,6 +54,9 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
         info(f"issue-reports: no <language>/*_dataset.jsonl under {cfg.issue_reports} (scripts/issue_report_set.py "
              "makes them); skipped")
         return None
+    if not cfg.repos.is_dir():
+        info(f"issue-reports: no repositories at {cfg.repos} (clones or mirrors of the sets' repositories); skipped")
+        return None
     frames: dict[str, dict[str, pd.DataFrame]] = {a: {} for a in ANALYZERS}
     languages: dict[str, str] = {}
     instances: list[dict] = []

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Sequence
 
 import pandas as pd
@@ -108,7 +109,10 @@ STAGES: dict[str, Stage] = {
                    query_cost.run),
     "engines": Stage("the engine tables: Maven tests, the Tantivy benchmark program", engines.ENGINE_FILES, engines.run),
 }
-RESULT_FILES = (*(name for stage in STAGES.values() for name in stage.files), "provenance.json")
+PROVENANCE = "provenance.json"
+PROVENANCE_ABOUT = ("each stage's last run: its command, date, versions, machine and seconds; every file the stage "
+                    "wrote names the same commit at its foot")
+RESULT_FILES = (*(name for stage in STAGES.values() for name in stage.files), PROVENANCE)
 
 
 def describe(name: str) -> str:
@@ -168,7 +172,32 @@ def _run_stages(cfg: Config) -> dict[str, pd.DataFrame]:
             tables[name] = table
         _timed(cfg, name, started)
     _timed(cfg, "total", started)
-    with atomic_output(cfg.out / "provenance.json") as f:
-        json.dump({**provenance(cfg.command), "stages": list(stages), "timings_seconds": cfg.timings, "grid": cfg.grid},
-                  f, indent=2)
+    write_provenance(cfg, stages)
     return tables
+
+
+def write_provenance(cfg: Config, stages: Sequence[str]) -> None:
+    """``provenance.json``: each stage's last run, this run's for the stages in ``stages`` (with the seconds each
+    took, from ``cfg.timings``) and the file's earlier record for the others, so that remaking one stage leaves the
+    file true of every table."""
+    path = cfg.out / PROVENANCE
+    run = {**provenance(cfg.command), "grid": cfg.grid}
+    records = _stage_records(path)
+    previous = cfg.timings.get("corpora", 0.0)
+    for name in stages:
+        records[name] = {**run, "seconds": round(cfg.timings[name] - previous, 1)}
+        previous = cfg.timings[name]
+    with atomic_output(path) as f:
+        json.dump({"about": PROVENANCE_ABOUT, "stages": {name: records[name] for name in STAGES if name in records}},
+                  f, indent=2)
+
+
+def _stage_records(path: Path) -> dict[str, dict]:
+    """The per-stage records of an earlier ``provenance.json`` (none when it is absent or of another form)."""
+    try:
+        stages = json.loads(path.read_text(encoding="utf-8")).get("stages")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    if not isinstance(stages, dict):
+        return {}
+    return {name: record for name, record in stages.items() if name in STAGES and isinstance(record, dict)}

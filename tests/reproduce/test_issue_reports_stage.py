@@ -137,8 +137,12 @@ def test_issue_reports_stage_reports_each_repository_and_language_from_the_sweep
     assert issue_reports.SAMPLE in md and "In-sample" not in md
 
 
-def test_issue_reports_stage_skips_without_its_files(tmp_path):
-    cfg = Config(quick=True, work=tmp_path / "work", out=tmp_path / "out", cache=tmp_path / "cache",
-                 shared=tmp_path / "none", languages=(), queries=1, max_docs=None, grid=[1.0], forms=("lucene",),
-                 scaling=(), ablation=(), threads=1, resamples=1, go_target=0, issue_reports=tmp_path / "none")
-    assert issue_reports.run(cfg, []) is None and not (tmp_path / "out").exists()
+def test_issue_reports_stage_skips_without_its_files_or_their_repositories(tmp_path):
+    (tmp_path / "sets" / "go").mkdir(parents=True)
+    (tmp_path / "sets" / "go" / "demo__one_dataset.jsonl").write_text("{}\n")
+    for sets, repos in ((tmp_path / "none", tmp_path), (tmp_path / "sets", tmp_path / "none")):
+        cfg = Config(quick=True, work=tmp_path / "work", out=tmp_path / "out", cache=tmp_path / "cache",
+                     shared=tmp_path / "none", languages=(), queries=1, max_docs=None, grid=[1.0], forms=("lucene",),
+                     scaling=(), ablation=(), threads=1, resamples=1, go_target=0, issue_reports=sets, repos=repos)
+        assert issue_reports.run(cfg, []) is None
+        assert not (tmp_path / "out").exists() and not (tmp_path / "work").exists()
