@@ -1,6 +1,6 @@
 """How often an issue's own mentions, alone, put a file its fix edits first (a development measurement).
 
-For each multi-swe-bench record: the repository's files at the base commit (``git ls-tree`` of the mirror), the
+For each multi-swe-bench (or SWE-bench) record: the repository's files at the base commit (``git ls-tree`` of the mirror), the
 issue's mentions (:func:`qlog_pyserini.localize.issue_text.parse_issue`) and their file evidence
 (:func:`qlog_pyserini.localize.evidence.file_evidence`). Printed per input file and pooled: coverage (share of
 instances with any evidence), Hit@1 (the top evidence file is a modified file; ties at the top count the gold
@@ -42,10 +42,10 @@ def top_hit(evidence: dict[str, float], gold: set[str]) -> float:
     return sum(p in gold for p in tied) / len(tied)
 
 
-def open_mirrors(files: Sequence[str], repos: Path) -> dict[str, GitRepository]:
+def open_mirrors(files: Sequence[str], repos: Path, fmt: str) -> dict[str, GitRepository]:
     """The mirror of every repository the records name, all found before any work (else QLogError)."""
     mirrors = {}
-    for record in read_records("multi-swe-bench", files):
+    for record in read_records(fmt, files):
         if record.repo not in mirrors:
             found = find_repository(repos, *record.repo.split("/"))
             if found is None:
@@ -55,12 +55,12 @@ def open_mirrors(files: Sequence[str], repos: Path) -> dict[str, GitRepository]:
 
 
 def measure(files: Sequence[str], mirrors: dict[str, GitRepository], kinds: Sequence[str],
-            rules: FileRules | None) -> list[tuple[str, int, int, float, int, int]]:
+            rules: FileRules | None, fmt: str = "multi-swe-bench") -> list[tuple[str, int, int, float, int, int]]:
     rows = []
     for file in files:
         n = covered = any_gold = long_queries = 0
         hits = 0.0
-        for record in read_records("multi-swe-bench", [file]):
+        for record in read_records(fmt, [file]):
             repo = mirrors[record.repo]
             paths = tree_files(repo, record.base_commit, rules)
             gold = set(modified_files(list(record.changes))) & set(paths)
@@ -83,7 +83,8 @@ def measure(files: Sequence[str], mirrors: dict[str, GitRepository], kinds: Sequ
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("inputs", nargs="+", help="multi-swe-bench .jsonl files")
+    parser.add_argument("inputs", nargs="+", help="multi-swe-bench (or, with --format, swebench) .jsonl files")
+    parser.add_argument("--format", default="multi-swe-bench", choices=("multi-swe-bench", "swebench"))
     parser.add_argument("--repos", required=True, type=Path, help="folder of bare mirrors (org__name)")
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"mention kinds used (default all: {','.join(KINDS)})")
     parser.add_argument("--language", nargs="+", help="rank only the documents these languages' file rules keep "
@@ -94,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if unknown:
         raise QLogError(f"--kinds {','.join(unknown)}: choose among {','.join(KINDS)}")
     rules = FileRules(check_languages(args.language)) if args.language else None
-    rows = measure(args.inputs, open_mirrors(args.inputs, args.repos), kinds, rules)
+    rows = measure(args.inputs, open_mirrors(args.inputs, args.repos, args.format), kinds, rules, args.format)
     print(f"kinds: {','.join(kinds)}; files: {'documents of ' + ' '.join(args.language) if rules else 'all'}")
     print(f"{'set':40} {'n':>4} {'coverage':>8} {'Hit@1':>6} {'Hit@1|cov':>9} {'gold in ev':>10} {'>1024 cl':>8}")
     total = [0, 0, 0.0, 0, 0]

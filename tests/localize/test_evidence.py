@@ -242,5 +242,13 @@ def test_the_measurement_script_reads_records_and_mirrors(tmp_path):
     pooled = out.stdout.strip().splitlines()[-1].split()
     # two instances, one with evidence, and its top file is the modified one
     assert pooled[:5] == ["pooled", "2", "0.500", "0.500", "1.000"]
+    # the same instances in SWE-bench's format measure the same
+    (tmp_path / "swe.jsonl").write_text("".join(
+        json.dumps({"instance_id": f"acme__tool-{r['number']}", "repo": "acme/tool", "base_commit": base,
+                    "patch": patch, "problem_statement": r["resolved_issues"][0]["title"] + "\n"
+                    + r["resolved_issues"][0]["body"]}) + "\n" for r in records))
+    swe = _script("--repos", "repos", "swe.jsonl", "--language", "python", "--format", "swebench", cwd=tmp_path)
+    assert swe.returncode == 0, swe.stderr
+    assert swe.stdout.strip().splitlines()[-1].split()[:5] == pooled[:5]
     missing = _script("--repos", "nowhere", "set.jsonl", cwd=tmp_path)
     assert missing.returncode == 2 and missing.stderr.startswith("error: --repos 'nowhere' holds no mirror")
