@@ -1,13 +1,14 @@
-"""locate beside bm25s's pure-Python route: speed on one repository, effectiveness on the shared issue sets.
+"""locate beside bm25s's pure-Python route: speed on one repository, effectiveness on the issue sets.
 
     .venv/bin/python scripts/bench_locate.py --repos cache/repos --repo apache__dubbo --rev HEAD \
-        --shared ../shared/data --work work/locate-bench [--max-instances N] [--speed-only] \
-        [--output results/locate-bench.md]
+        --shared ../shared/data --work work/locate-bench [--issue-reports DIR] [--max-instances N] \
+        [--speed-only] [--output results/locate-bench.md]
 
 Speed: a checkout of --rev of the mirror --repos/--repo; cold index, warm queries (the issues of the shared sets),
 the update after one changed file, and bm25s's build and query over the same files, with ratios
-(qlog_pyserini.bench.locate). Effectiveness: Acc@1, Acc@5 and MRR of both routes on every shared set, prepared by
-prepare's rules under --work (kept and reused). Not a test: timings on a shared machine are noisy; the load average
+(qlog_pyserini.bench.locate). Effectiveness: Acc@1, Acc@5 and MRR of both routes on every shared set and, with
+--issue-reports, every language of the issue-report sets (``DIR/<language>/*_dataset.jsonl``, SWE-bench's format:
+scripts/issue_report_set.py), prepared by prepare's rules under --work (kept and reused). Not a test: timings on a shared machine are noisy; the load average
 at the start is printed with them. Writes --output (markdown) and the same figures as JSON beside it.
 """
 
@@ -29,20 +30,29 @@ from qlog_pyserini.system.provenance import command_line, provenance_markdown
 QUERIES = 60
 
 
-def prepare_sets(shared: Path, repos: Path, work: Path, max_instances: int | None) -> list[tuple[str, Path, tuple]]:
+def prepare_sets(shared: Path, repos: Path, work: Path, max_instances: int | None,
+                 issue_reports: Path | None = None) -> list[tuple[str, Path, tuple]]:
+    """(name, prepared set, languages) of every shared set, then of every language of ``issue_reports``."""
     from qlog_pyserini.instances.build import prepare_issue_set
     from qlog_pyserini.instances.rules import FileRules
+    from qlog_pyserini.reproduce.issue_reports import PREFIX
     from qlog_pyserini.reproduce.issues import FOLDER_LANGUAGES
 
+    sources = [("multi-swe-bench", folder.name, folder, sorted(folder.glob("*.jsonl")))
+               for folder in sorted(p for p in (shared / "issues").iterdir() if p.is_dir() and any(p.glob("*.jsonl")))]
+    if issue_reports is not None:
+        sources += [("swebench", PREFIX + folder.name, folder, sorted(folder.glob("*_dataset.jsonl")))
+                    for folder in sorted(p for p in issue_reports.iterdir()
+                                         if p.is_dir() and p.name in FOLDER_LANGUAGES and any(p.glob("*_dataset.jsonl")))]
     sets = []
     (work / "sets").mkdir(parents=True, exist_ok=True)
-    for folder in sorted(p for p in (shared / "issues").iterdir() if p.is_dir() and any(p.glob("*.jsonl"))):
+    for fmt, name, folder, inputs in sources:
         languages = FOLDER_LANGUAGES[folder.name]
-        out = work / "sets" / folder.name
+        out = work / "sets" / name
         if not (out / "instances.jsonl").is_file():
-            prepare_issue_set("multi-swe-bench", [folder], repos, out, FileRules(languages),
+            prepare_issue_set(fmt, inputs, repos, out, FileRules(languages),
                               max_instances=max_instances, skip_missing=True, overwrite=True, progress=False)
-        sets.append((folder.name, out, languages))
+        sets.append((name, out, languages))
     return sets
 
 
@@ -53,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rev", default="HEAD", help="its commit (default %(default)s)")
     parser.add_argument("--shared", required=True, help="the shared data folder (issues/<language>/*.jsonl)")
     parser.add_argument("--work", required=True, help="where the sets are prepared and the indexes built")
+    parser.add_argument("--issue-reports", help="the issue-report sets' folder (<language>/*_dataset.jsonl), measured "
+                        "beside the shared sets")
     parser.add_argument("--max-instances", type=int, help="instances per set (default: all)")
     parser.add_argument("--speed-only", action="store_true", help="skip the effectiveness runs")
     parser.add_argument("--output", default="results/locate-bench.md")
@@ -63,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         raise QLogError(f"--repos {args.repos!r} holds no {args.repo}")
     if not (shared / "issues").is_dir():
         raise QLogError(f"--shared {args.shared!r} holds no issues/ folder")
+    if args.issue_reports is not None and not Path(args.issue_reports).is_dir():
+        raise QLogError(f"--issue-reports {args.issue_reports!r} is not a folder")
     if args.max_instances is not None and args.max_instances < 1:
         raise QLogError(f"--max-instances must be at least 1, got {args.max_instances}")
     output = Path(args.output)
@@ -70,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     from qlog_pyserini.bench import locate as bench
 
     work.mkdir(parents=True, exist_ok=True)
-    sets = prepare_sets(shared, repos, work, args.max_instances)
+    sets = prepare_sets(shared, repos, work, args.max_instances,
+                        Path(args.issue_reports) if args.issue_reports else None)
     queries = bench.issue_queries([folder for _, folder, _ in sets], QUERIES)
     info(f"speed on {args.repo} at {args.rev}: {len(queries)} queries")
     with tempfile.TemporaryDirectory(dir=work, prefix="speed-") as tmp:

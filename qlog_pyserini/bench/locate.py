@@ -210,7 +210,7 @@ def model_description(model: LocateModel) -> str:
 
 
 def effectiveness_markdown(rows: Sequence[Effectiveness]) -> str:
-    lines = ["## Effectiveness on the shared issue sets", "",
+    lines = ["## Effectiveness on the issue sets", "",
              "Acc@1, Acc@5: share of instances with a file the fix modifies first, in the top 5; MRR over the top "
              f"{DEPTH}. locate: its default model, {model_description(AUTO_MODEL)}; bm25s: BM25 (k1 {DEFAULT_K1}, "
              f"b {DEFAULT_B}), English stopwords and stemmer; the same documents.", "",

@@ -3,6 +3,7 @@ their minutes of work, with nothing written."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -59,6 +60,8 @@ def test_issue_sets_timing_script_refuses_bad_input(tmp_path, args, needle):
     (["--repos", "repos", "--repo", "r", "--shared", "nowhere", "--work", "w"], "--shared 'nowhere' holds no issues/"),
     (["--repos", "repos", "--repo", "r", "--shared", "shared", "--work", "w", "--max-instances", "0"],
      "--max-instances must be at least 1"),
+    (["--repos", "repos", "--repo", "r", "--shared", "shared", "--work", "w", "--issue-reports", "nowhere"],
+     "--issue-reports 'nowhere' is not a folder"),
     (["--repos", "repos", "--repo", "r", "--shared", "shared", "--work", "w", "--output", "no/such/dir/out.md"],
      "no/such/dir"),
 ])
@@ -68,3 +71,31 @@ def test_locate_benchmark_refuses_bad_input(tmp_path, args, needle):
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     assert_one_error(_script("bench_locate.py", *args, cwd=tmp_path), needle)
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_locate_benchmark_prepares_the_issue_report_sets_beside_the_shared_ones(tmp_path):
+    """Each language folder of --issue-reports becomes a set of its own, in SWE-bench's format, with that language's
+    file rules: the answers are the source files the fix modifies, its tests left out."""
+    import importlib.util
+
+    from instances.gitrepos import commit, git
+
+    repo = tmp_path / "repos" / "acme__tool"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q")
+    base = commit(repo, "base", {"tool/reader.py": "def read():\n    pass\n", "tests/test_reader.py": "x = 1\n"},
+                  "2024-01-01T00:00:00")
+    commit(repo, "fix", {"tool/reader.py": "def read():\n    return 1\n", "tests/test_reader.py": "x = 2\n"},
+           "2024-01-02T00:00:00")
+    (tmp_path / "reports" / "python").mkdir(parents=True)
+    (tmp_path / "reports" / "python" / "acme__tool_dataset.jsonl").write_text(json.dumps(
+        {"instance_id": "acme__tool-1", "repo": "acme/tool", "base_commit": base,
+         "problem_statement": "read returns nothing", "patch": git(repo, "diff", base, "HEAD")}) + "\n")
+    (tmp_path / "shared" / "issues").mkdir(parents=True)
+    spec = importlib.util.spec_from_file_location("bench_locate", ROOT / "scripts" / "bench_locate.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    sets = script.prepare_sets(tmp_path / "shared", tmp_path / "repos", tmp_path / "work", None, tmp_path / "reports")
+    assert [(name, languages) for name, _, languages in sets] == [("reports-python", ("python",))]
+    [record] = [json.loads(line) for line in (sets[0][1] / "instances.jsonl").read_text().splitlines()]
+    assert record["instance_id"] == "acme__tool-1" and record["answers"] == ["tool/reader.py"]
