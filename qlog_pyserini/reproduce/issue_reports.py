@@ -39,9 +39,8 @@ SAMPLE = ("**Development data:** issue reports of repositories outside SWE-bench
           "within a language).")
 
 
-def language_folders(cfg: Config) -> list[Path]:
-    """The language folders of ``Config.issue_reports`` holding ``*_dataset.jsonl`` files, in name order."""
-    root = cfg.issue_reports
+def language_folders(root: Path) -> list[Path]:
+    """The language folders of ``root`` (``Config.issue_reports``) holding ``*_dataset.jsonl`` files, in name order."""
     if not root.is_dir():
         return []
     return [p for p in sorted(root.iterdir())
@@ -49,7 +48,7 @@ def language_folders(cfg: Config) -> list[Path]:
 
 
 def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
-    folders = language_folders(cfg)
+    folders = language_folders(cfg.issue_reports)
     if not folders:
         info(f"issue-reports: no <language>/*_dataset.jsonl under {cfg.issue_reports} (scripts/issue_report_set.py "
              "makes them); skipped")
