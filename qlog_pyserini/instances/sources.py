@@ -136,6 +136,27 @@ def multi_swe_bench_record(row: Any, where: str) -> IssueRecord:
 _READERS = {"swebench": swebench_record, "multi-swe-bench": multi_swe_bench_record}
 
 
+def record_format(paths: Sequence[str | os.PathLike]) -> str:
+    """The record format of the files ``paths`` name, read off each file's first record: ``multi-swe-bench`` (its
+    ``fix_patch``) or ``swebench`` (its ``patch`` and ``problem_statement``); QLogError when a file is neither or
+    the files disagree."""
+    found: dict[str, Path] = {}
+    for file in input_files(paths):
+        first = next((row for _, row in _objects(file)), None)
+        keys = set(first) if isinstance(first, dict) else set()
+        fmt = ("multi-swe-bench" if "fix_patch" in keys
+               else "swebench" if {"patch", "problem_statement"} <= keys else None)
+        if fmt is None:
+            raise QLogError(f"{file}: its first record is neither SWE-bench's (patch, problem_statement) nor "
+                            "Multi-SWE-bench's (fix_patch)")
+        found.setdefault(fmt, file)
+    if len(found) > 1:
+        raise QLogError("the record files mix formats: " + ", ".join(f"{f} ({p})" for f, p in found.items()))
+    if not found:
+        raise QLogError(f"no records in {', '.join(map(str, paths))}")
+    return next(iter(found))
+
+
 def read_records(fmt: str, paths: Sequence[str | os.PathLike]) -> list[IssueRecord]:
     """Every record of the ``fmt`` files ``paths``, checked (fields, patches, unique instance ids)."""
     if fmt not in _READERS:

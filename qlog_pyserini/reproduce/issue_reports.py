@@ -6,7 +6,7 @@ exports) had no measurement in those languages. These sets give them one. Their 
 results/selection-ledger.md before any was fetched; ``scripts/issue_report_set.py`` makes, per language, one
 SWE-bench-format file per repository (the issue's title and report as the query, the closing commit's parent as
 the base, the source files it modifies as the answers) into ``Config.issue_reports/<language>/``, which this stage
-reads; the files stay out of the repository, so the stage skips, with one line, where they are absent. Each
+reads (Multi-SWE-bench's format is read as well); the files stay out of the repository, so the stage skips, with one line, where they are absent. Each
 language is one set, swept once per analyzer with folds dealt by repository, and reported per repository, per
 language and pooled as results/localization.md and the held-out rounds report theirs.
 """
@@ -21,6 +21,7 @@ import pandas as pd
 
 from qlog_pyserini.eval.report import markdown_table
 from qlog_pyserini.formats.instances import read_instance_set
+from qlog_pyserini.instances.sources import record_format
 from qlog_pyserini.reproduce.cache import Config, PreparedCorpus
 from qlog_pyserini.reproduce.held_out import language_section, lever_section
 from qlog_pyserini.reproduce.issues import ANALYZERS, FOLDER_LANGUAGES, analyzer_folder, sweep_issue_set
@@ -62,7 +63,7 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     for folder in folders:
         name, inputs = PREFIX + folder.name, sorted(folder.glob("*_dataset.jsonl"))
         for analyzer in ANALYZERS:
-            sweep_issue_set(name, inputs, "swebench", FOLDER_LANGUAGES[folder.name], cfg, analyzer)
+            sweep_issue_set(name, inputs, record_format(inputs), FOLDER_LANGUAGES[folder.name], cfg, analyzer)
         repositories = read_instance_set(cfg.work / "issue-sets" / name).repositories()
         for analyzer in ANALYZERS:
             frame = per_query(cfg.work / analyzer_folder("issue-sweeps", analyzer) / name)

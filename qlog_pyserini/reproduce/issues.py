@@ -1,7 +1,8 @@
 """The ``issues`` stage: issue -> files retrieval on every Multi-SWE-bench set of ``--shared/issues``.
 
 Each language folder of ``--shared/issues`` (one ``<org>__<repo>_dataset.jsonl`` per repository) becomes an
-instance set (``prepare --format multi-swe-bench``, its repositories found under ``Config.repos``: clones or bare
+instance set (``prepare --format multi-swe-bench``, or ``swebench`` when the folder's files are SWE-bench's:
+:func:`~qlog_pyserini.instances.sources.record_format`; its repositories found under ``Config.repos``: clones or bare
 mirrors, never fetched here), every corpus is indexed in one JVM (``index --instances``) and the set is swept
 (``sweep --instances``: BM25, the engines' default, tuned BM25, q-log and the joint (b, q) choice, each chosen by
 the same repository-grouped cross-validation, and the label-free q). ``issues.md`` holds each set's tables and
@@ -30,7 +31,7 @@ from qlog_pyserini.formats.instances import REPORT_FILE, corpus_path, read_insta
 from qlog_pyserini.instances.build import prepare_history_set, prepare_issue_set
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.instances.rules import FileRules
-from qlog_pyserini.instances.sources import repo_label
+from qlog_pyserini.instances.sources import record_format, repo_label
 from qlog_pyserini.localize.ranking import LOCALIZE_VERSION
 from qlog_pyserini.predict.files import (
     CAUTION,
@@ -155,8 +156,8 @@ def analyzer_folder(kind: str, analyzer: str) -> str:
 
 
 def _sweep_set(folder: Path, cfg: Config, analyzer: str = "default") -> dict:
-    return sweep_issue_set(folder.name, sorted(folder.glob("*.jsonl")), "multi-swe-bench", FOLDER_LANGUAGES[folder.name],
-                           cfg, analyzer)
+    inputs = sorted(folder.glob("*.jsonl"))
+    return sweep_issue_set(folder.name, inputs, record_format(inputs), FOLDER_LANGUAGES[folder.name], cfg, analyzer)
 
 
 def sweep_issue_set(name: str, inputs: Sequence[Path], fmt: str, languages: Sequence[str], cfg: Config,

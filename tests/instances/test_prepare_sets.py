@@ -220,3 +220,21 @@ def test_git_history_names_a_linked_mirror_by_the_link(small_repo, tmp_path):
                       "--output", plain, "--quiet")
     assert result.returncode == 0, result.stderr
     assert {i.repo for i in read_instances(plain)} == {"local/repo"}
+
+
+def test_record_format_is_read_off_each_file(small_repo, tmp_path):
+    from qlog_pyserini.errors import QLogError
+    from qlog_pyserini.instances.sources import read_records, record_format
+
+    swe = _swebench(small_repo, tmp_path)  # a JSON array
+    multi = tmp_path / "multi.jsonl"
+    multi.write_text(json.dumps({"org": "demo", "repo": "demo", "number": 7, "base": {"sha": small_repo.base},
+                                 "resolved_issues": [], "fix_patch": ""}) + "\n")
+    assert record_format([swe]) == "swebench" and record_format([multi]) == "multi-swe-bench"
+    # what it names is what the reader of that format reads without complaint
+    assert [r.instance_id for r in read_records(record_format([swe]), [swe])] == [f"demo__demo-{i}" for i in (1, 2, 3)]
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"id": 1, "text": "not an issue"}) + "\n")
+    for paths, needle in (([swe, multi], "mix formats"), ([other], "neither SWE-bench's")):
+        with pytest.raises(QLogError, match=needle):
+            record_format(paths)
