@@ -64,12 +64,16 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
         name, inputs = PREFIX + folder.name, sorted(folder.glob("*_dataset.jsonl"))
         for analyzer in ANALYZERS:
             sweep_issue_set(name, inputs, record_format(inputs), FOLDER_LANGUAGES[folder.name], cfg, analyzer)
-        repositories = read_instance_set(cfg.work / "issue-sets" / name).repositories()
+        instance_set = read_instance_set(cfg.work / "issue-sets" / name)
+        repositories = instance_set.repositories()
         for analyzer in ANALYZERS:
             frame = per_query(cfg.work / analyzer_folder("issue-sweeps", analyzer) / name)
             frames[analyzer].update(split_by_repository(frame, repositories))
         languages.update(dict.fromkeys(repositories.values(), folder.name))
-        instances += _instance_commits(inputs, folder.name)
+        fixes = _fix_commits(inputs)
+        instances += [{"instance_id": i.instance_id, "language": folder.name, "repo": i.repo,
+                       "base_commit": i.base_commit, "fix_commit": fixes.get(i.instance_id)}
+                      for i in instance_set.instances]
     table, per_language = language_section(frames, languages, cfg.resamples,
                                            pools="Each language's repositories pooled")
     body, record = localization_section(frames, cfg.resamples, sample=SAMPLE)
@@ -96,14 +100,13 @@ def split_by_repository(frame: pd.DataFrame, repositories: Mapping[str, str]) ->
     return {repo: frame.loc[ids] for repo, ids in groups.items()}
 
 
-def _instance_commits(inputs: Sequence[Path], language: str) -> list[dict]:
-    """Each instance's id (its issue's number), language, repository, base commit and the commit that closed the
-    issue: what a reader needs to rebuild it."""
-    rows = []
+def _fix_commits(inputs: Sequence[Path]) -> dict[str, str]:
+    """``{instance_id: the commit that closed the issue}`` of the records that carry one (scripts/issue_report_set.py
+    writes it beside SWE-bench's fields): with the base commit, what a reader needs to rebuild an instance."""
+    fixes = {}
     for path in inputs:
         for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                record = json.loads(line)
-                rows.append({"instance_id": record["instance_id"], "language": language,
-                             **{k: record.get(k) for k in ("repo", "base_commit", "fix_commit")}})
-    return rows
+            record = json.loads(line) if line.strip() else {}
+            if isinstance(record, dict) and "instance_id" in record and "fix_commit" in record:
+                fixes[record["instance_id"]] = record["fix_commit"]
+    return fixes
