@@ -31,10 +31,15 @@ REPOSITORIES = {
                "python-poetry/poetry", "aio-libs/aiohttp", "ipython/ipython"),
     # registered: fzf, testify, lazygit, logrus; logrus (3 candidates) and lazygit (4 found) gave fewer than five,
     # so the reserves gorilla/mux and go-yaml/yaml took their places, in the ledger's order
-    "go": ("junegunn/fzf", "stretchr/testify", "gorilla/mux", "go-yaml/yaml"),
-    "rust": ("casey/just", "rust-lang/mdBook", "starship/starship", "eza-community/eza"),
+    # the second group (registered later): mapstructure and hcl gave fewer than five candidates, so jwt took their place
+    "go": ("junegunn/fzf", "stretchr/testify", "gorilla/mux", "go-yaml/yaml",
+           "go-playground/validator", "gorilla/websocket", "BurntSushi/toml", "golang-jwt/jwt"),
+    # the second group: zoxide and dust gave fewer than five candidates, so difftastic took their place
+    "rust": ("casey/just", "rust-lang/mdBook", "starship/starship", "eza-community/eza",
+             "dandavison/delta", "XAMPPRocky/tokei", "alacritty/alacritty", "Wilfred/difftastic"),
     # registered: rapidjson, tinyxml2, pugixml, taskflow; tinyxml2 and taskflow have no candidate, and of the
-    # reserves ocornut/imgui gave 15 and Neargye/magic_enum 1, so C++ has three repositories
+    # reserves ocornut/imgui gave 15 and Neargye/magic_enum 1, so C++ has three repositories; the second group's
+    # C++ repositories could not be looked up in full (the search service's budget ran out), so none joined
     "cpp": ("Tencent/rapidjson", "zeux/pugixml", "ocornut/imgui"),
 }
 #: GitHub's closing keywords (docs: "Linking a pull request to an issue"), then the issue's number
@@ -78,11 +83,22 @@ def found_records(raw: Path, candidate_file: Path) -> list[dict]:
     return records
 
 
-def build(repo: Path, name: str, records: list[dict], limit: int) -> list[dict]:
+def _patch(repo: Path, parent: str, commit: str, rules: FileRules) -> str:
+    try:
+        return _git(repo, "diff", "--no-color", "--no-ext-diff", parent, commit)
+    except subprocess.CalledProcessError:
+        # a fetched mirror may lack its largest blobs (vendored or generated files): the diff is then limited to the
+        # language's files, which hold every answer
+        changed = _git(repo, "diff", "--name-only", parent, commit).splitlines()
+        return _git(repo, "diff", "--no-color", "--no-ext-diff", parent, commit, "--",
+                    *(p for p in changed if rules.language_of(p)))
+
+
+def build(repo: Path, name: str, records: list[dict], limit: int, rules: FileRules) -> list[dict]:
     instances = []
     for record in records[:limit]:
         parent = _git(repo, "rev-parse", f"{record['commit']}^").strip()
-        patch = _git(repo, "diff", "--no-color", "--no-ext-diff", parent, record["commit"])
+        patch = _patch(repo, parent, record["commit"], rules)
         instances.append({"instance_id": f"{name.replace('/', '__')}-{record['issue']}", "repo": name,
                           "base_commit": parent, "problem_statement": f"{record['title']}\n{record['body']}",
                           "patch": patch, "fix_commit": record["commit"],
@@ -126,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{name}: no issue texts", file=sys.stderr)
                     continue
                 records = found_records(args.raw / key, args.candidates / f"{key}.jsonl")
-                rows = build(repo, name, records, args.per_repo or 15)
+                rows = build(repo, name, records, args.per_repo or 15, rules)
                 target = out / f"{key}_dataset.jsonl"
             target.write_text("".join(json.dumps(r) + "\n" for r in rows))
             print(f"{name}: {len(rows)}")

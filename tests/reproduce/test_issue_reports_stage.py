@@ -146,3 +146,25 @@ def test_issue_reports_stage_skips_without_its_files_or_their_repositories(tmp_p
                      scaling=(), ablation=(), threads=1, resamples=1, go_target=0, issue_reports=sets, repos=repos)
         assert issue_reports.run(cfg, []) is None
         assert not (tmp_path / "out").exists() and not (tmp_path / "work").exists()
+
+
+def test_a_mirror_lacking_a_blob_gives_the_diff_of_its_language_files(tmp_path):
+    """A fetched mirror may lack its largest blobs: the build still writes the fix, limited to the language's files,
+    which hold every answer."""
+    repos = tmp_path / "repos"
+    repo = repos / "demo__one"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "base", {"pkg/parser.py": "def run():\n    pass\n", "data/big.bin": "old\n"}, "2020-01-01T00:00:00Z")
+    fix = commit(repo, "Fixes #1", {"pkg/parser.py": "def run():\n    return 1\n", "data/big.bin": "new\n"},
+                 "2020-01-02T00:00:00Z")
+    blob = git(repo, "rev-parse", f"{fix}:data/big.bin").strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    _run_script("candidates", "python", "demo/one", "--repos", str(repos), "--out", str(tmp_path / "cand"))
+    (tmp_path / "raw" / "demo__one").mkdir(parents=True)
+    (tmp_path / "raw" / "demo__one" / "1.txt").write_text("run returns nothing\n")
+    _run_script("build", "python", "demo/one", "--repos", str(repos), "--candidates", str(tmp_path / "cand"),
+                "--raw", str(tmp_path / "raw"), "--out", str(tmp_path / "sets"))
+    [record] = [json.loads(line) for line in (tmp_path / "sets" / "python" / "demo__one_dataset.jsonl").read_text()
+                .splitlines()]
+    assert "pkg/parser.py" in record["patch"] and "big.bin" not in record["patch"]
