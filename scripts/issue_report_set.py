@@ -29,17 +29,12 @@ from qlog_pyserini.reproduce.issues import FOLDER_LANGUAGES
 REPOSITORIES = {
     "python": ("psf/black", "pallets/jinja", "pallets/werkzeug", "scrapy/scrapy", "networkx/networkx",
                "python-poetry/poetry", "aio-libs/aiohttp", "ipython/ipython"),
-    # registered: fzf, testify, lazygit, logrus; logrus (3 candidates) and lazygit (4 found) gave fewer than five,
-    # so the reserves gorilla/mux and go-yaml/yaml took their places, in the ledger's order
-    # the second group (registered later): mapstructure and hcl gave fewer than five candidates, so jwt took their place
+    # each language's registered repositories after the ledger's reserve rule (results/selection-ledger.md says
+    # which repository gave fewer than five instances and which reserve took its place)
     "go": ("junegunn/fzf", "stretchr/testify", "gorilla/mux", "go-yaml/yaml",
            "go-playground/validator", "gorilla/websocket", "BurntSushi/toml", "golang-jwt/jwt"),
-    # the second group: zoxide and dust gave fewer than five candidates, so difftastic took their place
     "rust": ("casey/just", "rust-lang/mdBook", "starship/starship", "eza-community/eza",
              "dandavison/delta", "XAMPPRocky/tokei", "alacritty/alacritty", "Wilfred/difftastic"),
-    # registered: rapidjson, tinyxml2, pugixml, taskflow; tinyxml2 and taskflow have no candidate, and of the
-    # reserves ocornut/imgui gave 15 and Neargye/magic_enum 1, so C++ has three repositories; the second group's
-    # C++ repositories could not be looked up in full (the search service's budget ran out), so none joined
     "cpp": ("Tencent/rapidjson", "zeux/pugixml", "ocornut/imgui"),
 }
 #: GitHub's closing keywords (docs: "Linking a pull request to an issue"), then the issue's number

@@ -6,8 +6,8 @@ exports) had no measurement in those languages. These sets give them one. Their 
 results/selection-ledger.md before any was fetched; ``scripts/issue_report_set.py`` makes, per language, one
 SWE-bench-format file per repository (the issue's title and report as the query, the closing commit's parent as
 the base, the source files it modifies as the answers) into ``Config.issue_reports/<language>/``, which this stage
-reads (Multi-SWE-bench's format is read as well); the files stay out of the repository, so the stage skips, with one line, where they are absent. Each
-language is one set, swept once per analyzer with folds dealt by repository, and reported per repository, per
+reads (Multi-SWE-bench's format is read as well); the files stay out of the repository, so the stage skips, with
+one line, where they are absent. Each language is one set, swept once per analyzer with folds dealt by repository, and reported per repository, per
 language and pooled as results/localization.md and the held-out rounds report theirs.
 """
 
