@@ -35,21 +35,22 @@ def prepare_sets(shared: Path, repos: Path, work: Path, max_instances: int | Non
     """(name, prepared set, languages) of every shared set, then of every language of ``issue_reports``."""
     from qlog_pyserini.instances.build import prepare_issue_set
     from qlog_pyserini.instances.rules import FileRules
+    from qlog_pyserini.instances.sources import record_format
     from qlog_pyserini.reproduce.issue_reports import PREFIX, language_folders
     from qlog_pyserini.reproduce.issues import FOLDER_LANGUAGES
 
-    sources = [("multi-swe-bench", folder.name, folder, sorted(folder.glob("*.jsonl")))
+    sources = [(folder.name, folder, sorted(folder.glob("*.jsonl")))
                for folder in sorted(p for p in (shared / "issues").iterdir() if p.is_dir() and any(p.glob("*.jsonl")))]
     if issue_reports is not None:
-        sources += [("swebench", PREFIX + folder.name, folder, sorted(folder.glob("*_dataset.jsonl")))
+        sources += [(PREFIX + folder.name, folder, sorted(folder.glob("*_dataset.jsonl")))
                     for folder in language_folders(issue_reports)]
     sets = []
     (work / "sets").mkdir(parents=True, exist_ok=True)
-    for fmt, name, folder, inputs in sources:
+    for name, folder, inputs in sources:
         languages = FOLDER_LANGUAGES[folder.name]
         out = work / "sets" / name
         if not (out / "instances.jsonl").is_file():
-            prepare_issue_set(fmt, inputs, repos, out, FileRules(languages),
+            prepare_issue_set(record_format(inputs), inputs, repos, out, FileRules(languages),
                               max_instances=max_instances, skip_missing=True, overwrite=True, progress=False)
         sets.append((name, out, languages))
     return sets
