@@ -55,7 +55,7 @@ def open_mirrors(files: Sequence[str], repos: Path, fmt: str) -> dict[str, GitRe
 
 
 def measure(files: Sequence[str], mirrors: dict[str, GitRepository], kinds: Sequence[str],
-            rules: FileRules | None, fmt: str = "multi-swe-bench") -> list[tuple[str, int, int, float, int, int]]:
+            rules: FileRules | None, fmt: str) -> list[tuple[str, int, int, float, int, int]]:
     rows = []
     for file in files:
         n = covered = any_gold = long_queries = 0
