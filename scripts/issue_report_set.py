@@ -35,7 +35,8 @@ REPOSITORIES = {
            "go-playground/validator", "gorilla/websocket", "BurntSushi/toml", "golang-jwt/jwt"),
     "rust": ("casey/just", "rust-lang/mdBook", "starship/starship", "eza-community/eza",
              "dandavison/delta", "XAMPPRocky/tokei", "alacritty/alacritty", "Wilfred/difftastic"),
-    "cpp": ("Tencent/rapidjson", "zeux/pugixml", "ocornut/imgui"),
+    "cpp": ("Tencent/rapidjson", "zeux/pugixml", "ocornut/imgui",
+            "jarro2783/cxxopts", "marzer/tomlplusplus", "google/benchmark", "doctest/doctest"),
 }
 #: GitHub's closing keywords (docs: "Linking a pull request to an issue"), then the issue's number
 CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b:?\s+#(\d+)", re.I)
