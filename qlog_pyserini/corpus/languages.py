@@ -32,6 +32,8 @@ GRAMMAR_PACKAGES = {
 UNIT_GRAMMAR_PACKAGES = {
     "c": "tree-sitter-c", "cpp": "tree-sitter-cpp", "rust": "tree-sitter-rust",
     "typescript": "tree-sitter-typescript", "tsx": "tree-sitter-typescript",
+    "kotlin": "tree-sitter-kotlin", "csharp": "tree-sitter-c-sharp", "swift": "tree-sitter-swift",
+    "scala": "tree-sitter-scala",
 }
 
 
@@ -46,6 +48,7 @@ UNIT_EXTENSIONS = {
     ".rs": "rust",
     ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
     ".tsx": "tsx",
+    ".kt": "kotlin", ".cs": "csharp", ".swift": "swift", ".scala": "scala",
 }
 
 
@@ -74,6 +77,11 @@ _FN_QUERIES = {
     "rust": "(function_item) @fn",
     "typescript": _TS_FUNCTIONS,
     "tsx": _TS_FUNCTIONS,
+    "kotlin": "(function_declaration) @fn (secondary_constructor) @fn",
+    "csharp": """(method_declaration) @fn (constructor_declaration) @fn (destructor_declaration) @fn
+                 (operator_declaration) @fn (conversion_operator_declaration) @fn""",
+    "swift": "(function_declaration) @fn (init_declaration) @fn (deinit_declaration) @fn",
+    "scala": "(function_definition) @fn",
 }
 
 

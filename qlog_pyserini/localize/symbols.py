@@ -2,8 +2,8 @@
 evidence's ``defines`` match reads (:mod:`qlog_pyserini.localize.evidence`).
 
 A definition is found where a line starts one (:data:`DEFINITION_STARTS`: one regular expression a language,
-``def``/``class`` in Python, ``func``/``type ... struct`` in Go, ``fn``/``struct``/``impl`` in Rust, a
-declaration line ending in ``(`` in C-like languages): language-free enough for every language an instance set
+``def``/``class`` in Python, ``func``/``type ... struct`` in Go, ``fn``/``struct``/``impl`` in Rust, their
+keywords in PHP, Ruby, Kotlin, Swift and Scala, a declaration line ending in ``(`` in C-like languages and C#): language-free enough for every language an instance set
 holds, cheap enough for every file of every corpus, and wrong only at the edges: a definition spread over lines
 is missed where its name starts a line (C's GNU style, the return type on the line above), and a docstring's
 example line (``class C:``) defines its name.
@@ -49,6 +49,22 @@ DEFINITION_STARTS: dict[str, re.Pattern[str]] = {
                        r"^[ \t]*impl\b(?:<[^>]*>)?[ \t]+(?P<name2>[A-Za-z_][\w:<>, ]*?)[ \t]*(?:\{|where|$)", re.M),
     "c": re.compile(f"{_TYPES}|{_C_LIKE.replace('(?P<name>', '(?P<name2>')}", re.M),
     "cpp": re.compile(f"{_TYPES}|{_C_LIKE.replace('(?P<name>', '(?P<name2>')}", re.M),
+    "csharp": re.compile(f"{_TYPES}|{_C_LIKE.replace('(?P<name>', '(?P<name2>')}", re.M),
+    "php": re.compile(r"^[ \t]*(?:(?:abstract|final|public|private|protected|static|readonly)[ \t]+)*"
+                      r"(?:function[ \t]+&?[ \t]*(?P<name>[A-Za-z_]\w*)|(?:class|interface|trait|enum)[ \t]+"
+                      r"(?P<name2>[A-Za-z_]\w*))", re.M),
+    "ruby": re.compile(r"^[ \t]*(?:def[ \t]+(?:self\.)?(?P<name>[A-Za-z_]\w*)|(?:class|module)[ \t]+"
+                       r"(?P<name2>[A-Z]\w*(?:::[A-Z]\w*)*))", re.M),
+    "kotlin": re.compile(r"^[ \t]*(?:(?:public|private|protected|internal|open|abstract|override|final|inline|suspend"
+                         r"|operator|infix|data|sealed|enum|annotation|inner|value|companion|tailrec|external|expect"
+                         r"|actual)[ \t]+)*(?:fun[ \t]+(?:<[^>]*>[ \t]*)?(?:[\w<>?, ]+\.)?(?P<name>[A-Za-z_]\w*)[ \t]*\("
+                         r"|(?:class|interface|object|typealias)[ \t]+(?P<name2>[A-Za-z_]\w*))", re.M),
+    "swift": re.compile(r"^[ \t]*(?:(?:public|private|fileprivate|internal|open|static|class|final|override|mutating"
+                        r"|nonmutating|@\w+(?:\([^)]*\))?)[ \t]+)*(?:func[ \t]+(?P<name>[A-Za-z_]\w*)"
+                        r"|(?:class|struct|enum|protocol|extension|actor|typealias)[ \t]+(?P<name2>[A-Za-z_]\w*))", re.M),
+    "scala": re.compile(r"^[ \t]*(?:(?:private|protected|final|sealed|abstract|implicit|lazy|override|case|inline"
+                        r"|transparent|open|@\w+)(?:\[[^\]]*\])?[ \t]+)*(?:def[ \t]+(?P<name>[A-Za-z_]\w*)"
+                        r"|(?:class|trait|object|enum|type)[ \t]+(?P<name2>[A-Za-z_]\w*))", re.M),
 }
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 

@@ -3,8 +3,8 @@
 A localizer ranks units and scores a file by them, so that one long file is not judged as one bag of words.
 :func:`file_units` cuts one file's text into line ranges:
 
-- in a language with a grammar (:data:`qlog_pyserini.corpus.languages.UNIT_EXTENSIONS`: C, C++, Go, Java,
-  JavaScript, PHP, Python, Ruby, Rust, TypeScript), every outermost function or method is a unit (the grammar
+- in a language with a grammar (:data:`qlog_pyserini.corpus.languages.UNIT_EXTENSIONS`: C, C#, C++, Go, Java,
+  JavaScript, Kotlin, PHP, Python, Ruby, Rust, Scala, Swift, TypeScript), every outermost function or method is a unit (the grammar
   tables' function query; a function nested in another stays in its parent's unit), and the lines outside every
   function (imports, fields, class headers, top-level statements) are cut into units of at most :data:`WINDOW`
   lines;

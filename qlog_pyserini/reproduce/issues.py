@@ -55,10 +55,14 @@ from qlog_pyserini.system.outputs import atomic_output
 from qlog_pyserini.system.progress import info
 
 FILES = ("issues.md", "issues.json", "localization.md", "localization.json")
-# The languages each folder's instances are written in (the folders of Multi-SWE-bench's own split): a
-# JavaScript repository's TypeScript sources are part of what an agent may have to edit, and the reverse.
+# The languages each folder's instances are written in: the folders of Multi-SWE-bench's own split, then every
+# other language the file rules know, under its own name (SWE-bench Multilingual's PHP and Ruby, ...). A JavaScript
+# repository's TypeScript sources are part of what an agent may have to edit, and the reverse.
 FOLDER_LANGUAGES = {"java": ("java",), "js": ("javascript", "typescript"), "ts": ("typescript", "javascript"),
-                    "c": ("c",), "cpp": ("cpp", "c"), "go": ("go",), "rust": ("rust",), "python": ("python",)}
+                    "c": ("c",), "cpp": ("cpp", "c"), "go": ("go",), "rust": ("rust",), "python": ("python",),
+                    "javascript": ("javascript", "typescript"), "typescript": ("typescript", "javascript"),
+                    "php": ("php",), "ruby": ("ruby",), "kotlin": ("kotlin", "java"), "csharp": ("csharp",),
+                    "swift": ("swift",), "scala": ("scala", "java")}
 QUICK_INSTANCES = 6  # per set with --quick
 # Public repositories (<org>__<repo> under Config.repos, never fetched here) and the commit whose history is read.
 HISTORY_REPOSITORIES = {

@@ -269,3 +269,75 @@ def test_clause_count_bounds_what_lucene_analyzers_make(analyzer):
         assert len(set(analyze(text, analyzer))) <= clause_count(text)
     reduced = reduce_query(_long_issue(), 300)
     assert len(set(analyze(reduced, analyzer))) <= 300
+
+
+RUBY_ISSUE = """Crash when the config has no `logger`
+
+```
+/app/lib/acme/config/loader.rb:41:in `fetch_logger': undefined method `level' for nil (NoMethodError)
+\tfrom /app/lib/acme/config/loader.rb:12:in `block in load'
+\tfrom /usr/local/bundle/gems/zeitwerk-2.6.0/lib/zeitwerk/kernel.rb:38:in `require'
+\tfrom /app/lib/acme/cli.rb:7:in 'Acme::CLI#run'
+```
+"""
+
+PHP_ISSUE = """Uncaught error in the router
+
+```
+PHP Fatal error:  Uncaught TypeError: count(): Argument #1 must be of type array in /var/www/src/Routing/Router.php:118
+Stack trace:
+#0 /var/www/src/Http/Kernel.php(64): App\\\\Routing\\\\Router->dispatch(Object(App\\\\Http\\\\Request))
+#1 /var/www/vendor/symfony/http-kernel/HttpKernel.php(44): App\\\\Http\\\\Kernel->handle()
+#2 {main}
+  thrown in /var/www/src/Routing/Router.php on line 118
+```
+"""
+
+DOTNET_ISSUE = """NullReferenceException when the cache is empty
+
+```
+Unhandled exception. System.NullReferenceException: Object reference not set to an instance of an object.
+   at Acme.Caching.MemoryStore.Evict(String key) in C:\\\\build\\\\src\\\\Acme.Caching\\\\MemoryStore.cs:line 88
+   at Acme.App.Program.Main(String[] args) in /home/ci/src/Acme.App/Program.cs:line 12
+```
+"""
+
+SWIFT_ISSUE = "Trap on empty input\n\nFatal error: Index out of range: file Sources/Acme/Parser.swift, line 57\n"
+
+
+def test_ruby_backtrace_starts_at_the_failing_line_and_names_each_method():
+    m = parse_issue(RUBY_ISSUE)
+    # a file is one mention, at the frame nearest the failure
+    assert [(f.text, f.line, f.depth) for f in m.frames] == [
+        ("app/lib/acme/config/loader.rb", 41, 0),
+        ("usr/local/bundle/gems/zeitwerk-2.6.0/lib/zeitwerk/kernel.rb", 38, 2), ("app/lib/acme/cli.rb", 7, 3)]
+    assert {f.trace for f in m.frames} == {0}
+    assert {"fetch_logger", "load", "run"} <= set(_texts(m, "identifier", "frame"))
+
+
+def test_php_error_and_stack_trace_are_one_trace_from_the_error():
+    m = parse_issue(PHP_ISSUE)
+    frames = [(f.text, f.line, f.depth) for f in m.frames]
+    assert frames[:3] == [("var/www/src/Routing/Router.php", 118, 0), ("var/www/src/Http/Kernel.php", 64, 1),
+                          ("var/www/vendor/symfony/http-kernel/HttpKernel.php", 44, 2)]
+    assert {f.trace for f in m.frames} == {0}
+    assert {"dispatch", "handle"} <= set(_texts(m, "identifier", "frame"))
+
+
+def test_dotnet_frames_read_windows_and_posix_paths():
+    m = parse_issue(DOTNET_ISSUE)
+    assert [(f.text, f.line, f.depth) for f in m.frames] == [
+        ("build/src/Acme.Caching/MemoryStore.cs", 88, 0), ("home/ci/src/Acme.App/Program.cs", 12, 1)]
+    assert {"Evict", "Main"} <= set(_texts(m, "identifier", "frame"))
+
+
+def test_swift_trap_names_its_file():
+    m = parse_issue(SWIFT_ISSUE)
+    assert [(f.text, f.line) for f in m.frames] == [("Sources/Acme/Parser.swift", 57)]
+
+
+def test_library_frames_of_gems_and_composer_packages_leave_the_reduced_query():
+    text = RUBY_ISSUE + PHP_ISSUE
+    lines = reduce_query(text, clause_count(text) - 1).split("\n")
+    assert not [line for line in lines if "/gems/" in line or "/vendor/" in line]
+    assert any("loader.rb" in line for line in lines) and any("Kernel.php" in line for line in lines)

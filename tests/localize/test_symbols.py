@@ -50,6 +50,19 @@ def test_every_definition_pythons_parser_finds_is_found_in_the_standard_library(
             "class basic_memory_buffer {\n  ~basic_memory_buffer() {\n", {"fmt", "format_to", "basic_memory_buffer"}),
     ("javascript", "export default async function fetchData(url) {\n}\nconst mergeConfig = (a, b) => {\n};\n"
                    "class Axios {\n  request(config) {\n  }\n}\n", {"fetchData", "mergeConfig", "Axios", "request"}),
+    ("php", "<?php\nnamespace App;\nfinal class Router\n{\n    public static function &dispatch(Request $r): void\n"
+            "    {\n    }\n}\ntrait Loggable {}\nfunction helper() {}\n", {"Router", "dispatch", "Loggable", "helper"}),
+    ("ruby", "module Acme\n  class Config::Loader < Base\n    def self.fetch_logger(x)\n    end\n"
+             "    def valid?\n    end\n  end\nend\n", {"Acme", "Loader", "fetch_logger", "valid"}),
+    ("kotlin", "data class Point(val x: Int)\ninternal suspend fun <T> List<T>.firstOrNone(): T? = null\n"
+               "object Registry {\n    override fun toString(): String = \"r\"\n}\n",
+     {"Point", "firstOrNone", "Registry", "toString"}),
+    ("csharp", "namespace Acme.Caching\n{\n    public sealed class MemoryStore\n    {\n"
+               "        public async Task<string> EvictAsync(string key)\n        {\n", {"Acme", "MemoryStore", "EvictAsync"}),
+    ("swift", "public struct Parser {\n    @discardableResult\n    public mutating func parse(_ s: String) -> Int {\n"
+              "    }\n}\nextension Parser: Codable {}\nclass func make() {}\n", {"Parser", "parse", "make"}),
+    ("scala", "sealed trait Shape\ncase class Circle(r: Double) extends Shape\nobject Codec {\n"
+              "  private[acme] def encode(s: String): String = s\n}\n", {"Shape", "Circle", "Codec", "encode"}),
 ])
 def test_the_definitions_of_each_language(language: str, text: str, names: set[str]) -> None:
     assert defined_names(text, language) == names

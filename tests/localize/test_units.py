@@ -177,3 +177,78 @@ def test_every_source_extension_prepare_indexes_is_cut_by_its_languages_grammar(
     for language, rules in LANGUAGE_RULES.items():
         for extension in rules.extensions:
             assert UNIT_EXTENSIONS[extension] == shared.get(extension, language), extension
+
+
+KOTLIN_SOURCE = """package acme
+
+class Cache(val size: Int) {
+    constructor() : this(16)
+
+    fun get(key: String): String? {
+        fun norm(k: String) = k.lowercase()
+        return map[norm(key)]
+    }
+}
+
+fun main() = println(Cache().size)
+"""
+
+CSHARP_SOURCE = """namespace Acme.Caching
+{
+    public class MemoryStore
+    {
+        public MemoryStore() { }
+        ~MemoryStore() { }
+
+        public string Evict(string key)
+        {
+            return key;
+        }
+
+        public int Count { get { return 0; } }
+        public static MemoryStore operator +(MemoryStore a, MemoryStore b) => a;
+    }
+}
+"""
+
+SWIFT_SOURCE = """import Foundation
+
+final class Parser {
+    init() {}
+    deinit {}
+
+    func parse(_ s: String) -> Int {
+        return s.count
+    }
+}
+
+func helper() -> Int { 1 }
+"""
+
+SCALA_SOURCE = """package acme
+
+object Codec {
+  def encode(s: String): String = {
+    s.reverse
+  }
+  def decode(s: String): String
+}
+
+class Box { def open = 1 }
+"""
+
+
+def test_kotlin_csharp_swift_and_scala_units_are_their_functions():
+    # Kotlin: a secondary constructor, a method with a local function (staying in its unit), a top-level function
+    assert _functions("src/main/kotlin/acme/Cache.kt", KOTLIN_SOURCE) == [(4, 4), (6, 9), (12, 12)]
+    # C#: constructor, destructor, method and operator; a property stays in the lines between them
+    assert _functions("src/Acme.Caching/MemoryStore.cs", CSHARP_SOURCE) == [(5, 5), (6, 6), (8, 11), (14, 14)]
+    # Swift: init, deinit, a method and a top-level function
+    assert _functions("Sources/Acme/Parser.swift", SWIFT_SOURCE) == [(4, 4), (5, 5), (7, 9), (12, 12)]
+    # Scala: a definition with a body; an abstract declaration has none
+    assert _functions("src/main/scala/acme/Codec.scala", SCALA_SOURCE) == [(4, 6), (10, 10)]
+    for path, text in (("a/Cache.kt", KOTLIN_SOURCE), ("a/MemoryStore.cs", CSHARP_SOURCE),
+                       ("a/Parser.swift", SWIFT_SOURCE), ("a/Codec.scala", SCALA_SOURCE)):
+        units = file_units(path, text)
+        covered = sorted(line for u in units for line in range(u.start, u.end + 1))
+        assert covered == list(range(1, text.count("\n") + 1))
