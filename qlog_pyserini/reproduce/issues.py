@@ -168,8 +168,8 @@ def sweep_issue_set(name: str, inputs: Sequence[Path], fmt: str, languages: Sequ
                     analyzer: str = "default") -> dict:
     """The issue files ``inputs`` (``prepare --format fmt``, their repositories under ``Config.repos``) made the set
     ``name``, indexed under ``analyzer`` and swept with folds dealt by repository; every step cached."""
-    set_key = {"inputs": [str(p) for p in inputs], "sizes": [p.stat().st_size for p in inputs],
-               "repos": str(cfg.repos), "languages": list(languages), "max_instances": _limit(cfg)}
+    set_key = _set_key(languages, inputs=[str(p) for p in inputs], sizes=[p.stat().st_size for p in inputs],
+                       repos=str(cfg.repos), max_instances=_limit(cfg))
     if fmt != "multi-swe-bench":
         set_key["format"] = fmt
     sets = _folder(cfg, "issue-sets", name)
@@ -185,8 +185,7 @@ def sweep_history(language: str, repo: str, revision: str, cfg: Config, analyzer
     repository); None, with one line, when the mirror lacks the revision."""
     name, languages = HISTORY_PREFIX + repo, FOLDER_LANGUAGES[language]
     limit = _limit(cfg) or HISTORY_COMMITS
-    set_key = {"repository": str(cfg.repos / repo), "revision": revision, "languages": list(languages),
-               "max_instances": limit}
+    set_key = _set_key(languages, repository=str(cfg.repos / repo), revision=revision, max_instances=limit)
     sets = _folder(cfg, "issue-sets", name)
     if not cached(sets, set_key):
         try:
@@ -200,6 +199,12 @@ def sweep_history(language: str, repo: str, revision: str, cfg: Config, analyzer
     summary = _index_and_sweep(name, set_key, "instance", cfg, analyzer)
     return {**summary, "group": HISTORY_PREFIX + language, "repo": repo_label(cfg.repos / repo),
             "revision": revision}
+
+
+def _set_key(languages: Sequence[str], **inputs) -> dict:
+    """The key of a prepared set: its inputs, its languages and the fingerprint of their file rules, so that a set
+    prepared under other rules (another test folder, another generated-file marker) is prepared again."""
+    return {**inputs, "languages": list(languages), "rules": FileRules(tuple(languages)).fingerprint()}
 
 
 def _limit(cfg: Config) -> int | None:

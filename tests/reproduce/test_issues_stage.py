@@ -108,6 +108,15 @@ def test_issues_stage_prepares_indexes_sweeps_and_records_the_mirror_and_a_pinne
     assert "Multi-SWE-bench instances" not in md and has_cells(md, f"demo/readers @ {head[:8]}", "6", "1.0000")
     issues.run(cfg, [])
     assert sweep.stat().st_mtime_ns == before and history_sweep.stat().st_mtime_ns == history_before  # reused
+    # a change of the file rules (here the bytes read for a generated-file marker) prepares and sweeps both again
+    from qlog_pyserini.instances import rules
+
+    stamp = tmp_path / "work" / "issue-sets" / "java" / ".qlog-reproduce.json"
+    old_rules = json.loads(stamp.read_text())["rules"]
+    monkeypatch.setattr(rules, "GENERATED_PROBE", rules.GENERATED_PROBE // 2)
+    issues.run(cfg, [])
+    assert json.loads(stamp.read_text())["rules"] != old_rules
+    assert sweep.stat().st_mtime_ns != before and history_sweep.stat().st_mtime_ns != history_before
 
 
 def test_issues_stage_skips_without_sets_or_repositories(tmp_path):
