@@ -8,7 +8,8 @@ Speed: a checkout of --rev of the mirror --repos/--repo; cold index, warm querie
 the update after one changed file, and bm25s's build and query over the same files, with ratios
 (qlog_pyserini.bench.locate). Effectiveness: Acc@1, Acc@5 and MRR of both routes on every shared set and, with
 --issue-reports, every language of the issue-report sets (``DIR/<language>/*_dataset.jsonl``, SWE-bench's format:
-scripts/issue_report_set.py), prepared by prepare's rules under --work (kept and reused). Not a test: timings on a shared machine are noisy; the load average
+scripts/issue_report_set.py), prepared by prepare's rules under --work (kept, and reused while their inputs and
+file rules are unchanged). Not a test: timings on a shared machine are noisy; the load average
 at the start is printed with them. Writes --output (markdown) and the same figures as JSON beside it.
 """
 
@@ -36,8 +37,9 @@ def prepare_sets(shared: Path, repos: Path, work: Path, max_instances: int | Non
     from qlog_pyserini.instances.build import prepare_issue_set
     from qlog_pyserini.instances.rules import FileRules
     from qlog_pyserini.instances.sources import record_format
+    from qlog_pyserini.reproduce.cache import cached, stamp
     from qlog_pyserini.reproduce.issue_reports import PREFIX, language_folders
-    from qlog_pyserini.reproduce.issues import FOLDER_LANGUAGES
+    from qlog_pyserini.reproduce.issues import FOLDER_LANGUAGES, prepared_set_key
 
     sources = [(folder.name, folder, sorted(folder.glob("*.jsonl")))
                for folder in sorted(p for p in (shared / "issues").iterdir() if p.is_dir() and any(p.glob("*.jsonl")))]
@@ -49,9 +51,12 @@ def prepare_sets(shared: Path, repos: Path, work: Path, max_instances: int | Non
     for name, folder, inputs in sources:
         languages = FOLDER_LANGUAGES[folder.name]
         out = work / "sets" / name
-        if not (out / "instances.jsonl").is_file():
+        key = prepared_set_key(languages, inputs=[str(p) for p in inputs], sizes=[p.stat().st_size for p in inputs],
+                               repos=str(repos), max_instances=max_instances)
+        if not cached(out, key):
             prepare_issue_set(record_format(inputs), inputs, repos, out, FileRules(languages),
                               max_instances=max_instances, skip_missing=True, overwrite=True, progress=False)
+            stamp(out, key)
         sets.append((name, out, languages))
     return sets
 

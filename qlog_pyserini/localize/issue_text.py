@@ -83,15 +83,17 @@ _FRAMES = (
                               r"(?:error|warning|note|runtime error)\b")),
     # Ruby's backtrace (the failure's own line, then "from" lines; RSpec prefixes "# "): path:line:in `method'
     ("ruby", re.compile(r"^\s*(?:from\s+|#\s+)?(?P<path>[^\s:'\"`]+\.(?:rb|rake|erb)):(?P<line>\d+):in\s+[`']"
-                        r"(?:(?:block|rescue|ensure)(?: \(\d+ levels\))? in )?(?P<func>[^'`\s]+)'")),
+                        r"(?:(?:block|rescue|ensure)(?: \(\d+ levels\))? in )?(?:<[^'`]*>|(?P<func>[^'`]+))'")),
     # PHP's "Stack trace:" frames (#0 path(line): Class->method()), and its errors' "in path:line" or
     # "in path on line N", which name the frame where the failure surfaced
     ("php", re.compile(r"^\s*#\d+ (?P<path>[^\s()]+\.php)\((?P<line>\d+)\): (?P<func>[\w\\]+(?:(?:->|::)\w+)?)")),
-    ("php-error", re.compile(r"\bin (?P<path>[^\s:()]+\.php)(?::| on line )(?P<line>\d+)")),
+    ("php-error", re.compile(r"\bin (?P<path>(?:[A-Za-z]:)?[^\s:()]+\.php)(?::| on line )(?P<line>\d+)")),
     # .NET's "at Namespace.Type.Method(args) in path:line N" (the path a Windows one as often as not)
-    ("dotnet", re.compile(r"^\s*at (?P<func>[^\s(]+)\(.*?\) in (?P<path>.+?\.(?:cs|fs|vb)):line (?P<line>\d+)")),
-    # Swift's runtime traps: "Fatal error: ...: file Path/Name.swift, line N"
-    ("swift", re.compile(r"\bfile (?P<path>[^\s,]+\.swift), line (?P<line>\d+)")),
+    ("dotnet", re.compile(r"^\s*at (?P<func>[^\s(]+)\([^)]*\) in (?P<path>(?:[A-Za-z]:)?[^:]+?\.(?:cs|fs|vb))"
+                          r":line (?P<line>\d+)")),
+    # Swift's runtime traps: "Path/Name.swift:N: Fatal error: ..." and, before Swift 5.9, "...: file Path, line N"
+    ("swift", re.compile(r"^\s*(?P<path>[^\s:]+\.swift):(?P<line>\d+): Fatal error\b")),
+    ("swift-file", re.compile(r"\bfile (?P<path>[^\s,]+\.swift), line (?P<line>\d+)")),
 )
 # Lines that keep a trace going without naming a file (Rust's numbered frames, Java's "... 12 more",
 # Go's function lines) and lines that start a new trace (a chained exception, another goroutine).
@@ -102,7 +104,7 @@ _TRACE_START = re.compile(r"^\s*(?:Traceback \(most recent call last\)|Caused by
                           r"|The above exception was|goroutine \d+ \[|Exception in thread"
                           r"|==\d+==\s*ERROR|\S+: runtime error:)")
 # Syntaxes whose frames may follow one another in one trace; any other change of syntax starts a new trace.
-_STYLE_FAMILY = {"rust-panic": "at", "php-error": "php"}
+_STYLE_FAMILY = {"rust-panic": "at", "php-error": "php", "swift-file": "swift"}
 _GO_FUNC = re.compile(r"^\s*(?P<func>[\w./*()$-]+)\([^()]*\)\s*$")
 _RUST_FUNC = re.compile(r"^\s*\d+:\s+(?:0x[0-9a-f]+ - )?(?P<func>\S+)")
 _MAX_TRACE_GAP = 3  # non-frame lines allowed inside one trace (Python's source line, Go's function line)
@@ -362,7 +364,7 @@ MAX_CLAUSES = 1024
 _LIBRARY_FRAME = re.compile(
     r"site-packages|dist-packages|node_modules|/usr/(?:local/)?lib/|/lib/python\d|\.cargo/registry|/rustc/"
     r"|/go/pkg/mod/|/usr/local/go/src/|<frozen |node:internal|lib(?:c|stdc\+\+|pthread)\.so"
-    r"|/gems/|/lib/ruby/\d|[\\/]vendor[\\/]\S+\.php\b"
+    r"|/gems/|/lib/ruby/\d|[\\/]vendor[\\/]\S{0,512}?\.php\b"
     r"|^\s*at (?:[\w.-]+/)?(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|org\.junit|junit|org\.gradle"
     r"|org\.apache\.maven|org\.springframework)\.")
 # Log noise: timestamps, dates, clock times, hex addresses, hashes and UUIDs, process ids, long numbers.

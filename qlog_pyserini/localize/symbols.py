@@ -36,6 +36,11 @@ _JS = (r"^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:async[ \t]+)?(?:function\*
        r"^[ \t]+(?:(?:public|private|protected|static|async|readonly|get|set)[ \t]+)*(?!(?:if|for|while|switch|return|catch)\b)"
        r"(?P<name3>[A-Za-z_$][\w$]*)[ \t]*\([^)]*\)[ \t]*(?::[^={]*)?\{[ \t]*$")
 
+# C#'s members as C's declarations, besides expression-bodied ones (`int Area(int w) => w * w;`), and never a call
+# that awaits or yields (`await LoadAsync(`)
+_CSHARP_MEMBER = (_C_LIKE.replace("(?P<name>", "(?P<name2>").replace("|do)\\b)", "|do|await|yield)\\b)")
+                  .replace("[ \\t]*\\([^;]*$", "[ \\t]*\\((?:[^;]*$|[^;]*\\)[ \\t]*=>)"))
+
 #: The line a definition starts on, per language (the name is the group ``name``, ``name2`` or ``name3``).
 DEFINITION_STARTS: dict[str, re.Pattern[str]] = {
     "python": re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(?P<name>[A-Za-z_]\w*)", re.M),
@@ -49,7 +54,7 @@ DEFINITION_STARTS: dict[str, re.Pattern[str]] = {
                        r"^[ \t]*impl\b(?:<[^>]*>)?[ \t]+(?P<name2>[A-Za-z_][\w:<>, ]*?)[ \t]*(?:\{|where|$)", re.M),
     "c": re.compile(f"{_TYPES}|{_C_LIKE.replace('(?P<name>', '(?P<name2>')}", re.M),
     "cpp": re.compile(f"{_TYPES}|{_C_LIKE.replace('(?P<name>', '(?P<name2>')}", re.M),
-    "csharp": re.compile(f"{_TYPES}|{_C_LIKE.replace('(?P<name>', '(?P<name2>')}", re.M),
+    "csharp": re.compile(f"{_TYPES}|{_CSHARP_MEMBER}", re.M),
     "php": re.compile(r"^[ \t]*(?:(?:abstract|final|public|private|protected|static|readonly)[ \t]+)*"
                       r"(?:function[ \t]+&?[ \t]*(?P<name>[A-Za-z_]\w*)|(?:class|interface|trait|enum)[ \t]+"
                       r"(?P<name2>[A-Za-z_]\w*))", re.M),
@@ -57,7 +62,7 @@ DEFINITION_STARTS: dict[str, re.Pattern[str]] = {
                        r"(?P<name2>[A-Z]\w*(?:::[A-Z]\w*)*))", re.M),
     "kotlin": re.compile(r"^[ \t]*(?:(?:public|private|protected|internal|open|abstract|override|final|inline|suspend"
                          r"|operator|infix|data|sealed|enum|annotation|inner|value|companion|tailrec|external|expect"
-                         r"|actual)[ \t]+)*(?:fun[ \t]+(?:<[^>]*>[ \t]*)?(?:[\w<>?, ]+\.)?(?P<name>[A-Za-z_]\w*)[ \t]*\("
+                         r"|actual)[ \t]+)*(?:fun[ \t]+(?:<(?:[^<>]|<[^<>]*>)*>[ \t]*)?(?:[\w<>?, ]+\.)?(?P<name>[A-Za-z_]\w*)[ \t]*\("
                          r"|(?:class|interface|object|typealias)[ \t]+(?P<name2>[A-Za-z_]\w*))", re.M),
     "swift": re.compile(r"^[ \t]*(?:(?:public|private|fileprivate|internal|open|static|class|final|override|mutating"
                         r"|nonmutating|@\w+(?:\([^)]*\))?)[ \t]+)*(?:func[ \t]+(?P<name>[A-Za-z_]\w*)"

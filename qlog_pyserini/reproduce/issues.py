@@ -168,7 +168,7 @@ def sweep_issue_set(name: str, inputs: Sequence[Path], fmt: str, languages: Sequ
                     analyzer: str = "default") -> dict:
     """The issue files ``inputs`` (``prepare --format fmt``, their repositories under ``Config.repos``) made the set
     ``name``, indexed under ``analyzer`` and swept with folds dealt by repository; every step cached."""
-    set_key = _set_key(languages, inputs=[str(p) for p in inputs], sizes=[p.stat().st_size for p in inputs],
+    set_key = prepared_set_key(languages, inputs=[str(p) for p in inputs], sizes=[p.stat().st_size for p in inputs],
                        repos=str(cfg.repos), max_instances=_limit(cfg))
     if fmt != "multi-swe-bench":
         set_key["format"] = fmt
@@ -185,7 +185,7 @@ def sweep_history(language: str, repo: str, revision: str, cfg: Config, analyzer
     repository); None, with one line, when the mirror lacks the revision."""
     name, languages = HISTORY_PREFIX + repo, FOLDER_LANGUAGES[language]
     limit = _limit(cfg) or HISTORY_COMMITS
-    set_key = _set_key(languages, repository=str(cfg.repos / repo), revision=revision, max_instances=limit)
+    set_key = prepared_set_key(languages, repository=str(cfg.repos / repo), revision=revision, max_instances=limit)
     sets = _folder(cfg, "issue-sets", name)
     if not cached(sets, set_key):
         try:
@@ -201,8 +201,8 @@ def sweep_history(language: str, repo: str, revision: str, cfg: Config, analyzer
             "revision": revision}
 
 
-def _set_key(languages: Sequence[str], **inputs) -> dict:
-    """The key of a prepared set: its inputs, its languages and the fingerprint of their file rules, so that a set
+def prepared_set_key(languages: Sequence[str], **inputs) -> dict:
+    """The cache key of a prepared instance set (here and in scripts/bench_locate.py): its inputs, its languages and the fingerprint of their file rules, so that a set
     prepared under other rules (another test folder, another generated-file marker) is prepared again."""
     return {**inputs, "languages": list(languages), "rules": FileRules(tuple(languages)).fingerprint()}
 

@@ -73,7 +73,7 @@ def test_locate_benchmark_refuses_bad_input(tmp_path, args, needle):
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
 
 
-def test_locate_benchmark_prepares_the_issue_report_sets_beside_the_shared_ones(tmp_path):
+def test_locate_benchmark_prepares_the_issue_report_sets_beside_the_shared_ones(tmp_path, monkeypatch):
     """Each language folder of --issue-reports becomes a set of its own, in SWE-bench's format, with that language's
     file rules: the answers are the source files the fix modifies, its tests left out."""
     import importlib.util
@@ -99,3 +99,12 @@ def test_locate_benchmark_prepares_the_issue_report_sets_beside_the_shared_ones(
     assert [(name, languages) for name, _, languages in sets] == [("reports-python", ("python",))]
     [record] = [json.loads(line) for line in (sets[0][1] / "instances.jsonl").read_text().splitlines()]
     assert record["instance_id"] == "acme__tool-1" and record["answers"] == ["tool/reader.py"]
+    # kept while its inputs and rules are unchanged; prepared again when the file rules change
+    made = (sets[0][1] / "instances.jsonl").stat().st_mtime_ns
+    script.prepare_sets(tmp_path / "shared", tmp_path / "repos", tmp_path / "work", None, tmp_path / "reports")
+    assert (sets[0][1] / "instances.jsonl").stat().st_mtime_ns == made
+    from qlog_pyserini.instances import rules
+
+    monkeypatch.setattr(rules, "GENERATED_PROBE", rules.GENERATED_PROBE // 2)
+    script.prepare_sets(tmp_path / "shared", tmp_path / "repos", tmp_path / "work", None, tmp_path / "reports")
+    assert (sets[0][1] / "instances.jsonl").stat().st_mtime_ns != made

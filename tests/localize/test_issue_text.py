@@ -341,3 +341,13 @@ def test_library_frames_of_gems_and_composer_packages_leave_the_reduced_query():
     lines = reduce_query(text, clause_count(text) - 1).split("\n")
     assert not [line for line in lines if "/gems/" in line or "/vendor/" in line]
     assert any("loader.rb" in line for line in lines) and any("Kernel.php" in line for line in lines)
+
+
+def test_frames_of_ruby_top_levels_new_swift_traps_and_windows_php_paths():
+    m = parse_issue("Crash\n```\nfrom /app/spec/foo_spec.rb:3:in `block (2 levels) in <top (required)>'\n"
+                    "/app/lib/a.rb:9:in `<main>'\n```\n\nSources/App/Foo.swift:12: Fatal error: Index out of range\n\n"
+                    "PHP Warning: Undefined index in C:\\xampp\\htdocs\\app\\Form.php:5\n")
+    assert [(f.text, f.line) for f in m.frames] == [("app/spec/foo_spec.rb", 3), ("app/lib/a.rb", 9),
+                                                    ("Sources/App/Foo.swift", 12), ("xampp/htdocs/app/Form.php", 5)]
+    # a pseudo-method such as <main> or <top (required)> names no function
+    assert not {"main", "top", "required"} & set(_texts(m, "identifier", "frame"))

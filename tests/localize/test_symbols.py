@@ -55,10 +55,13 @@ def test_every_definition_pythons_parser_finds_is_found_in_the_standard_library(
     ("ruby", "module Acme\n  class Config::Loader < Base\n    def self.fetch_logger(x)\n    end\n"
              "    def valid?\n    end\n  end\nend\n", {"Acme", "Loader", "fetch_logger", "valid"}),
     ("kotlin", "data class Point(val x: Int)\ninternal suspend fun <T> List<T>.firstOrNone(): T? = null\n"
+               "fun <T : Comparable<T>> maxOf(a: T, b: T): T = a\n"
                "object Registry {\n    override fun toString(): String = \"r\"\n}\n",
-     {"Point", "firstOrNone", "Registry", "toString"}),
+     {"Point", "firstOrNone", "maxOf", "Registry", "toString"}),
     ("csharp", "namespace Acme.Caching\n{\n    public sealed class MemoryStore\n    {\n"
-               "        public async Task<string> EvictAsync(string key)\n        {\n", {"Acme", "MemoryStore", "EvictAsync"}),
+               "        public async Task<string> EvictAsync(string key)\n        {\n            await LoadAsync(\n"
+               "                key);\n            yield return Create(\n        }\n        public int Area(int w) => w * w;\n",
+     {"Acme", "MemoryStore", "EvictAsync", "Area"}),
     ("swift", "public struct Parser {\n    @discardableResult\n    public mutating func parse(_ s: String) -> Int {\n"
               "    }\n}\nextension Parser: Codable {}\nclass func make() {}\n", {"Parser", "parse", "make"}),
     ("scala", "sealed trait Shape\ncase class Circle(r: Double) extends Shape\nobject Codec {\n"
