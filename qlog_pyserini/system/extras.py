@@ -15,7 +15,9 @@ EXTRA_OF_MODULE: dict[str, str] = {
     "matplotlib": "lucene", "tree_sitter": "lucene", "tree_sitter_go": "lucene", "tree_sitter_java": "lucene",
     "tree_sitter_javascript": "lucene", "tree_sitter_php": "lucene", "tree_sitter_python": "lucene",
     "tree_sitter_ruby": "lucene", "tree_sitter_c": "lucene", "tree_sitter_cpp": "lucene",
-    "tree_sitter_rust": "lucene", "tree_sitter_typescript": "lucene", "mcp": "agent", "bm25s": "bm25s", "rank_bm25": "rank_bm25",
+    "tree_sitter_rust": "lucene", "tree_sitter_typescript": "lucene", "tree_sitter_kotlin": "lucene",
+    "tree_sitter_c_sharp": "lucene", "tree_sitter_swift": "lucene", "tree_sitter_scala": "lucene", "mcp": "agent",
+    "bm25s": "bm25s", "rank_bm25": "rank_bm25",
     "llama_index": "llamaindex", "langchain_community": "langchain", "langchain_core": "langchain",
     "pyterrier": "pyterrier", "ir_datasets": "irds",
 }
