@@ -130,7 +130,7 @@ GENERATED_SAID = re.compile(rb"(?i)<auto-?generated|\bauto-?generated\b|\bautoma
                             rb"|\bgenerated (?:by|from|with|using)\b")
 # C's preprocessor lines start with '#' too, sometimes with a space after it: code, not a comment
 _PREPROCESSOR = re.compile(rb"#\s*(?:include|define|undef|ifdef|ifndef|elif|endif|pragma|error)\b")
-#: what :func:`opening_comment` counts as a comment (part of the rules' fingerprint: a change rebuilds corpora)
+#: what :func:`_opening_comment` counts as a comment (part of the rules' fingerprint: a change rebuilds corpora)
 OPENING_RULES_VERSION = 2
 
 # The reasons a file is not a document, in the order they are checked: the first that matches is reported.
@@ -226,12 +226,12 @@ def content_reason(data: bytes) -> str | None:
     if b"\0" in data[:BINARY_PROBE]:
         return "binary"
     head = data[:GENERATED_PROBE]
-    if GENERATED_MARKER.search(head) or _declared_generated(opening_comment(head)):
+    if GENERATED_MARKER.search(head) or _declared_generated(_opening_comment(head)):
         return "generated-marker"
     return None
 
 
-def opening_comment(head: bytes) -> list[bytes]:
+def _opening_comment(head: bytes) -> list[bytes]:
     """The comment lines that open a file: every line before the first that is neither blank nor a comment
     (``//``, ``#`` then a space but not C's preprocessor, ``/* ... */`` across lines, ``*``), a byte-order mark, a
     first-line shebang, PHP's ``<?php`` and a Python module's docstring (before its comments; not read) aside."""
