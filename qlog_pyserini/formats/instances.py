@@ -6,7 +6,10 @@ An instance set is a folder ``SET`` written by ``prepare --format swebench|multi
   ``base_commit``, ``corpus`` (the key of its corpus: instances whose base trees and file rules agree share
   one), ``answers`` (repository paths of the non-test source files the fix modifies);
 - ``topics.tsv`` (qid = instance id, the issue text on one line) and ``qrels.txt`` (``instance_id 0 path 1``);
-- ``corpora/<key>.jsonl``: one Anserini JsonCollection per corpus (``{"id": path, "contents": path + "\\n" + text}``).
+- ``corpora/<key>.jsonl``: one Anserini JsonCollection per corpus (``{"id": path, "contents": path + "\\n" + text}``);
+- ``corpora/<key>.assembled.json``, when the tree has files left out as generated (an amalgamation...):
+  ``{path: {"starts": [...], "parts": [...], "lines": n} or null}``, which corpus files each was assembled from
+  (:mod:`qlog_pyserini.localize.assembly`).
 
 Its indexes are a folder ``DIR`` with one standard Lucene index per corpus, ``DIR/<key>/`` (written by
 ``index --instances``, or by the ``index`` verb from ``corpora/<key>.jsonl``). ``report.json`` (what ``prepare`` dropped and why) is written beside them. This module is the one reader of the folder.
@@ -27,6 +30,7 @@ from qlog_pyserini.system.outputs import MARKER, WRITE_LOCK
 
 INSTANCES_FILE, TOPICS_FILE, QRELS_FILE = "instances.jsonl", "topics.tsv", "qrels.txt"
 CORPORA_DIR, CORPUS_SUFFIX, REPORT_FILE = "corpora", ".jsonl", "report.json"
+ASSEMBLED_SUFFIX = ".assembled.json"
 #: ``DIR/instances.json``: per corpus key, what ``index --instances`` built ``DIR/<key>/`` from and the files it holds
 INDEX_RECORD = "instances.json"
 FIELDS = ("instance_id", "repo", "language", "base_commit", "corpus", "answers")
@@ -83,6 +87,25 @@ def file_text(contents: str) -> str:
 def corpus_path(instance_set: str | os.PathLike, key: str) -> Path:
     """The corpus file of ``key`` in ``instance_set``."""
     return Path(instance_set) / CORPORA_DIR / f"{key}{CORPUS_SUFFIX}"
+
+
+def assembled_path(instance_set: str | os.PathLike, key: str) -> Path:
+    """The file of ``key`` in ``instance_set`` listing what its generated files were assembled from."""
+    return Path(instance_set) / CORPORA_DIR / f"{key}{ASSEMBLED_SUFFIX}"
+
+
+def read_assembled(instance_set: str | os.PathLike, key: str) -> dict[str, dict | None]:
+    """``{path: assembly record or None}`` of the corpus ``key`` (empty when its tree left no generated file out)."""
+    path = assembled_path(instance_set, key)
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise QLogError(f"cannot read {str(path)!r}: {e}") from e
+    if not isinstance(data, dict):
+        raise QLogError(f"{str(path)!r} is not an object of generated files")
+    return data
 
 
 def read_instances(folder: str | os.PathLike) -> list[Instance]:

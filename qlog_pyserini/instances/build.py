@@ -31,14 +31,16 @@ from qlog_pyserini.formats.instances import (
     QRELS_FILE,
     REPORT_FILE,
     TOPICS_FILE,
+    assembled_path,
     corpus_path,
 )
 from qlog_pyserini.formats.topics import write_topics_tsv
 from qlog_pyserini.formats.trec import LONE_SURROGATE, write_qrels
 from qlog_pyserini.instances.diffs import modified_files
 from qlog_pyserini.instances.git import GitRepository, TreeEntry, find_repository
-from qlog_pyserini.instances.rules import FileRules, content_reason, corpus_key
+from qlog_pyserini.instances.rules import ASSEMBLED_REASONS, ASSEMBLY_MAX_BYTES, FileRules, content_reason, corpus_key
 from qlog_pyserini.instances.sources import IssueRecord, history_record, read_records, repo_label
+from qlog_pyserini.localize.assembly import Assembly, assemble, line_owners
 from qlog_pyserini.system.outputs import atomic_output, check_output_dir, disk_errors, staged_output, write_json
 from qlog_pyserini.system.progress import progress_bar
 from qlog_pyserini.system.provenance import git_commit
@@ -185,9 +187,27 @@ class _SetWriter:
                 docids.append(path)
                 f.write(json.dumps({"id": path, "contents": f"{path}\n{text}"}, ensure_ascii=False) + "\n")
         state.docids = set(docids)
+        assembled = self._assemblies(repo, state, {p: texts[state.entries[p].sha][1] for p in docids})
         self.corpora[state.key] = {"repo": label, "tree": tree, "documents": len(docids),
-                                   "dropped_files": dict(sorted(dropped.items())), "docids": docids}
+                                   "dropped_files": dict(sorted(dropped.items())), "docids": docids,
+                                   **({"assembled": {p: len(a.members()) if a else 0 for p, a in assembled.items()}}
+                                      if assembled else {})}
         return state.docids
+
+    def _assemblies(self, repo: GitRepository, state: _Tree, documents: dict[str, str]) -> dict[str, Assembly | None]:
+        """What each file of ``state`` left out as generated was assembled from (written beside the corpus)."""
+        generated = sorted(p for p, r in state.reasons.items() if r in ASSEMBLED_REASONS)
+        if not generated:
+            return {}
+        readable = [p for p in generated if (state.entries[p].size or 0) <= ASSEMBLY_MAX_BYTES
+                    and state.entries[p].size is not None]
+        owners = line_owners(documents.items())
+        texts = dict(repo.read_objects(list(dict.fromkeys(state.entries[p].sha for p in readable))))
+        assembled = {p: assemble(texts[state.entries[p].sha].decode("utf-8", "replace"), owners)
+                     if p in readable else None for p in generated}
+        write_json(assembled_path(self.staging, state.key),
+                   {p: a.to_json() if a else None for p, a in assembled.items()})
+        return assembled
 
     def _texts(self, repo: GitRepository, shas: Sequence[str]) -> dict[str, tuple[str | None, str]]:
         wanted = [s for s in dict.fromkeys(shas) if s not in self.blobs]
@@ -205,6 +225,7 @@ class _SetWriter:
         """Write instances, topics, qrels and the report into the staging folder (published as ``out``)."""
         for key in [k for k in self.corpora if not self.corpus_users[k]]:
             os.unlink(corpus_path(self.staging, key))  # every instance on it was dropped after reading
+            assembled_path(self.staging, key).unlink(missing_ok=True)
             del self.corpora[key]
         if not self.instances:
             reasons = ", ".join(f"{len(v)} {k}" for k, v in self.dropped.items())

@@ -152,6 +152,10 @@ RULE_ORDER: tuple[tuple[str, str], ...] = (
                          "says the file is generated and not to be edited"),
 )
 REASONS = tuple(name for name, _ in RULE_ORDER)
+#: files left out as generated that a library may have assembled from its sources: issues name them (and their
+#: lines), so the evidence reads which files each was made of (:mod:`qlog_pyserini.localize.assembly`)
+ASSEMBLED_REASONS = ("amalgamation", "too-large", "generated-marker")
+ASSEMBLY_MAX_BYTES = 16 * 1024 * KIB  # a larger file is not read for its parts (a data table, not a library)
 
 
 @dataclass(frozen=True)

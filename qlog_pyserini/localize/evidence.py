@@ -40,6 +40,12 @@ names its source). Identifiers match stems, a package's own file also its direct
 ``plugin/foo/index.js``), case-blind and with ``_``/``-`` ignored (``JsonReader`` = ``json_reader.py`` =
 ``json-reader.ts``), each
 such key once; a frame's function name is matched to the files defining it only (its file is the frame's path).
+
+Files left out of the corpus as generated may be given (``{path: Assembly or None}``, from
+:mod:`qlog_pyserini.localize.assembly`): paths and file names are matched against them as well, since a mention of
+one names it and not a kept file of the same name. A share that lands on one goes to the file its line was copied
+from, or in equal parts to the files it was assembled from when the mention has no line, and nowhere when it was
+assembled from none.
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from qlog_pyserini.errors import QLogError
+from qlog_pyserini.localize.assembly import Assembly
 from qlog_pyserini.localize.issue_text import IssueMentions, Mention
 
 
@@ -81,9 +88,17 @@ def _stem(file_name: str) -> str:
 class FileIndex:
     """A repository's file list indexed for suffix, module and stem look-ups (build once, match many issues)."""
 
-    def __init__(self, paths: Iterable[str], symbols: Mapping[str, Iterable[str]] | None = None) -> None:
+    def __init__(self, paths: Iterable[str], symbols: Mapping[str, Iterable[str]] | None = None,
+                 assembled: Mapping[str, Assembly | None] | None = None) -> None:
         self.paths = tuple(dict.fromkeys(paths))
+        # files left out of the corpus as generated: a mention of one names it, not a kept file of the same name,
+        # and sends its weight to the files it was assembled from (None: to none)
+        self.assembled: Mapping[str, Assembly | None] = assembled or {}
         self.by_suffix: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        for path in self.assembled:
+            parts = tuple(path.split("/"))
+            for k in range(1, len(parts) + 1):
+                self.by_suffix[parts[-k:]].append(path)
         self.by_module: dict[tuple[str, ...], list[str]] = defaultdict(list)
         self.by_stem: dict[str, list[str]] = defaultdict(list)
         for path in self.paths:
@@ -140,10 +155,21 @@ class FileIndex:
         return [p for p in self.paths if p in holders and p.startswith(folders)]
 
 
-def _split(scores: dict[str, float], files: Sequence[str], weight: float) -> None:
+def _split(scores: dict[str, float], files: Sequence[str], weight: float, index: FileIndex | None = None,
+           line: int | None = None) -> None:
     files = list(dict.fromkeys(files))
     for path in files:
-        scores[path] += weight / len(files)
+        share = weight / len(files)
+        if index is None or path not in index.assembled:
+            scores[path] += share
+            continue
+        assembly = index.assembled[path]
+        if assembly is None:
+            continue  # a generated file made of no corpus file: the mention names nothing here
+        part = assembly.part_at(line)
+        members = (part,) if part is not None else assembly.members()
+        for member in members:
+            scores[member] += share / len(members)
 
 
 def _frame_evidence(scores: dict[str, float], frames: Sequence[Mention], index: FileIndex) -> None:
@@ -154,14 +180,14 @@ def _frame_evidence(scores: dict[str, float], frames: Sequence[Mention], index: 
             continue
         i = in_repo[mention.trace]
         in_repo[mention.trace] += 1
-        _split(scores, files, WEIGHTS["frame"].value / (1 + i))
+        _split(scores, files, WEIGHTS["frame"].value / (1 + i), index, mention.line)
 
 
 def _named_file_evidence(scores: dict[str, float], mention: Mention, index: FileIndex) -> None:
     files, k = index.path_matches(mention.parts)
     if files:
         kind = "path" if mention.kind == "path" and k >= 2 else "basename"
-        _split(scores, files, WEIGHTS[kind].value)
+        _split(scores, files, WEIGHTS[kind].value, index, mention.line)
         return
     # A built or installed file (dist/plugin/foo.js) names its source by the module convention (plugin/foo/index.js).
     *dirs, name = mention.parts

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
 from qlog_pyserini.errors import QLogError
-from qlog_pyserini.formats.instances import Instance, InstanceSet, corpus_path, file_text
+from qlog_pyserini.formats.instances import Instance, InstanceSet, corpus_path, file_text, read_assembled
 from qlog_pyserini.formats.trec import Hit
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1
+from qlog_pyserini.localize.assembly import Assembly
 from qlog_pyserini.localize.issue_text import reduce_query
 from qlog_pyserini.localize.lengths import index_b
 from qlog_pyserini.localize.ranking import CorpusLocalizer, Localization, Localizer
@@ -37,9 +38,10 @@ from qlog_pyserini.predict.rule import RuleSettings, predict_index
 if TYPE_CHECKING:
     from qlog_pyserini.localize.evidence import FileIndex
 
-#: ``{qid: issue text}`` and the corpus's files with the names each defines (``{path: names}``, in the index's
-#: order) -> ``{qid: {path: weight}}``
-EvidenceOf = Callable[[Mapping[str, str], Mapping[str, Iterable[str]]], Mapping[str, Mapping[str, float]]]
+#: ``{qid: issue text}``, the corpus's files with the names each defines (``{path: names}``, in the index's
+#: order) and what the files it left out as generated were assembled from -> ``{qid: {path: weight}}``
+EvidenceOf = Callable[[Mapping[str, str], Mapping[str, Iterable[str]], Mapping[str, Assembly | None]],
+                      Mapping[str, Mapping[str, float]]]
 
 
 #: the label-free q rules a :class:`LocalizeModel` names, each read off every index by :func:`index_q`
@@ -92,8 +94,9 @@ def issue_evidence() -> EvidenceOf:
     mentions matched to the corpus's files and the names they define."""
     from qlog_pyserini.localize.evidence import FileIndex
 
-    def evidence_of(topics: Mapping[str, str], files: Mapping[str, Iterable[str]]) -> dict[str, dict[str, float]]:
-        return files_evidence(FileIndex(files, files))(topics)
+    def evidence_of(topics: Mapping[str, str], files: Mapping[str, Iterable[str]],
+                    assembled: Mapping[str, Assembly | None]) -> dict[str, dict[str, float]]:
+        return files_evidence(FileIndex(files, files, assembled))(topics)
 
     return evidence_of
 
@@ -152,10 +155,18 @@ def localize_topics(loc: Localizer, topics: Mapping[str, str], hits: int,
 
 def _evidence(of: EvidenceOf, instance_set: InstanceSet, member: Instance, loc: Localizer
               ) -> Callable[[Mapping[str, str]], Mapping[str, Mapping[str, float]]]:
-    """``of`` over the files of ``loc``'s index and the names they define (read from the set's corpus file)."""
+    """``of`` over the files of ``loc``'s index and the names they define (read from the set's corpus file), and
+    what the files the corpus left out as generated were assembled from."""
     symbols = corpus_symbols(instance_set, member.corpus, member.language, loc.files)
     files = {path: symbols.get(path, ()) for path in loc.files.docids.ids}
-    return lambda topics: of(topics, files)
+    assembled = corpus_assemblies(instance_set, member.corpus)
+    return lambda topics: of(topics, files, assembled)
+
+
+def corpus_assemblies(instance_set: InstanceSet, key: str) -> dict[str, Assembly | None]:
+    """``{path: Assembly or None}`` of the files the corpus ``key`` left out as generated (empty when none)."""
+    return {path: Assembly.from_json(record) if record else None
+            for path, record in read_assembled(instance_set.folder, key).items()}
 
 
 def localize_corpus(instance_set: InstanceSet, members: Sequence[Instance], files_index: Path,

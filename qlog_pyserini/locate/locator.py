@@ -43,8 +43,16 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.eval.budget import code_token_count
 from qlog_pyserini.formats.instances import file_text
 from qlog_pyserini.formats.trec import Hit
-from qlog_pyserini.instances.rules import LANGUAGE_RULES, FileRules, check_languages, content_reason
+from qlog_pyserini.instances.rules import (
+    ASSEMBLED_REASONS,
+    ASSEMBLY_MAX_BYTES,
+    LANGUAGE_RULES,
+    FileRules,
+    check_languages,
+    content_reason,
+)
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends, is_java_exception, java_error, jclass, start_jvm
+from qlog_pyserini.localize.assembly import LazyAssemblies
 from qlog_pyserini.localize.evidence import FileIndex
 from qlog_pyserini.localize.paths import PATH_FIELD, path_document
 from qlog_pyserini.localize.ranking import Localizer
@@ -195,7 +203,8 @@ class Locator:
         self._localizer: Localizer | None = None
         self._files_b = 0.0  # the files index's b, which the packed units are scored with
         # the indexed files and the names they define, matched to mentions; rebuilt when the index changes
-        self._evidence: tuple[int, FileIndex] | None = None
+        self._evidence: tuple[tuple[int, tuple[str, ...]], FileIndex] | None = None
+        self._generated: tuple[str, ...] = ()  # the files left out as generated that may be assemblies
         self._symbols = SymbolTable()
         self._generation = -1
         self._settings: dict[str, Any] = {}
@@ -216,6 +225,7 @@ class Locator:
         candidates = self.source.candidates(self._rules(self.languages or tuple(LANGUAGE_RULES)).wanted)
         languages = self.languages or self._detected(candidates)
         kept, excluded = self._rules(languages).split(candidates)
+        left_out = self._rules(languages).dropped_as(candidates, ASSEMBLED_REASONS)
         fingerprint = self._rules(languages).fingerprint
         manifest = self.cache.load()
         rebuilt = manifest is None or manifest.rules != fingerprint or manifest.languages != languages
@@ -235,6 +245,7 @@ class Locator:
         elif stale:
             self.cache.commit(new)  # versions refreshed (touched or racy files), nothing to index
         self._manifest = new
+        self._generated = tuple(sorted({*left_out, *(p for p, (_, why) in new.skipped.items() if why in ASSEMBLED_REASONS)}))
         skipped = Counter(reason for _, reason in new.skipped.values())
         return IndexReport(len(new.files), len(changed), 0 if rebuilt else len(removed),
                            round(time.monotonic() - started, 3), dict(sorted(skipped.items())),
@@ -360,7 +371,8 @@ class Locator:
         index changes; a changed file's names are read again from the index)."""
         assert self._manifest is not None and self._searcher is not None
         manifest, searcher = self._manifest, self._searcher
-        if self._evidence is None or self._evidence[0] != manifest.generation:
+        state = (manifest.generation, self._generated)
+        if self._evidence is None or self._evidence[0] != state:
             rules = self._rules(manifest.languages).rules
             if self._evidence is None:
                 self._symbols.load(self.cache.load_symbols())
@@ -370,7 +382,11 @@ class Locator:
                 lambda path: language.language if (language := rules.language_of(path)) else None)
             if self._symbols.changed:
                 self.cache.save_symbols(self._symbols.to_json())
-            self._evidence = (manifest.generation, FileIndex(symbols, symbols))
+            indexed = sorted(manifest.files)
+            assembled = LazyAssemblies(
+                self._generated, lambda path: dict(self.source.read([path])).get(path),
+                lambda: ((path, file_text(searcher.doc_text(path))) for path in indexed), ASSEMBLY_MAX_BYTES)
+            self._evidence = (state, FileIndex(symbols, symbols, assembled))
         return files_evidence(self._evidence[1])(topics)
 
     def _ready_localizer(self, report: IndexReport | None) -> tuple[Localizer, IndexReport | None]:

@@ -234,6 +234,10 @@ class KeptFiles:
             self._reasons[key] = self.rules.path_reason(path, "100644", 0)
         return self._reasons[key] is None
 
+    def dropped_as(self, candidates: Sequence[Candidate], reasons: Sequence[str]) -> list[str]:
+        """The paths of the candidates a path rule among ``reasons`` drops (read from :meth:`split`'s answers)."""
+        return [c.path for c in candidates if self._reasons.get((c.path, c.mode, c.size)) in reasons]
+
     def split(self, candidates: Sequence[Candidate]) -> tuple[list[Candidate], Counter[str]]:
         """The candidates the rules keep, and how many each rule dropped."""
         kept, dropped = [], Counter[str]()
