@@ -187,21 +187,22 @@ class _SetWriter:
                 docids.append(path)
                 f.write(json.dumps({"id": path, "contents": f"{path}\n{text}"}, ensure_ascii=False) + "\n")
         state.docids = set(docids)
-        assembled = self._assemblies(repo, state, {p: texts[state.entries[p].sha][1] for p in docids})
+        assembled = self._assemblies(repo, state, ((p, texts[state.entries[p].sha][1]) for p in docids))
         self.corpora[state.key] = {"repo": label, "tree": tree, "documents": len(docids),
                                    "dropped_files": dict(sorted(dropped.items())), "docids": docids,
                                    **({"assembled": {p: len(a.members()) if a else 0 for p, a in assembled.items()}}
                                       if assembled else {})}
         return state.docids
 
-    def _assemblies(self, repo: GitRepository, state: _Tree, documents: dict[str, str]) -> dict[str, Assembly | None]:
-        """What each file of ``state`` left out as generated was assembled from (written beside the corpus)."""
+    def _assemblies(self, repo: GitRepository, state: _Tree,
+                    documents: Iterator[tuple[str, str]]) -> dict[str, Assembly | None]:
+        """What each file of ``state`` left out as generated was assembled from, out of the corpus's ``documents``
+        ``(path, text)`` (written beside the corpus)."""
         generated = sorted(p for p, r in state.reasons.items() if r in ASSEMBLED_REASONS)
         if not generated:
             return {}
-        readable = [p for p in generated if (state.entries[p].size or 0) <= ASSEMBLY_MAX_BYTES
-                    and state.entries[p].size is not None]
-        owners = line_owners(documents.items())
+        readable = [p for p in generated if (size := state.entries[p].size) is not None and size <= ASSEMBLY_MAX_BYTES]
+        owners = line_owners(documents)
         texts = dict(repo.read_objects(list(dict.fromkeys(state.entries[p].sha for p in readable))))
         assembled = {p: assemble(texts[state.entries[p].sha].decode("utf-8", "replace"), owners)
                      if p in readable else None for p in generated}
