@@ -20,8 +20,8 @@ Every rule and constant here was fixed before any figure measured with it (resul
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Mapping
 
 MIN_CHARS = 12  # shorter lines ("return x;", "}", "#endif") recur across files and carry no origin
 MIN_LINES = 5  # a file that shares fewer distinctive lines with the assembly is not one of its parts
