@@ -36,7 +36,9 @@ REPOSITORIES = {
     "rust": ("casey/just", "rust-lang/mdBook", "starship/starship", "eza-community/eza",
              "dandavison/delta", "XAMPPRocky/tokei", "alacritty/alacritty", "Wilfred/difftastic"),
     "cpp": ("Tencent/rapidjson", "zeux/pugixml", "ocornut/imgui",
-            "jarro2783/cxxopts", "marzer/tomlplusplus", "google/benchmark", "doctest/doctest"),
+            "jarro2783/cxxopts", "marzer/tomlplusplus", "google/benchmark", "doctest/doctest",
+            # libraries that ship an amalgamation: the assembled-file rule's out-of-sample check
+            "nlohmann/json", "simdjson/simdjson", "catchorg/Catch2", "skypjack/entt"),
 }
 #: GitHub's closing keywords (docs: "Linking a pull request to an issue"), then the issue's number
 CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b:?\s+#(\d+)", re.I)
