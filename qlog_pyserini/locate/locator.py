@@ -224,8 +224,7 @@ class Locator:
         listed_ns = time.time_ns()
         candidates = self.source.candidates(self._rules(self.languages or tuple(LANGUAGE_RULES)).wanted)
         languages = self.languages or self._detected(candidates)
-        kept, excluded = self._rules(languages).split(candidates)
-        left_out = self._rules(languages).dropped_as(candidates, ASSEMBLED_REASONS)
+        kept, excluded, left_out = self._rules(languages).split(candidates)
         fingerprint = self._rules(languages).fingerprint
         manifest = self.cache.load()
         rebuilt = manifest is None or manifest.rules != fingerprint or manifest.languages != languages
@@ -245,7 +244,9 @@ class Locator:
         elif stale:
             self.cache.commit(new)  # versions refreshed (touched or racy files), nothing to index
         self._manifest = new
-        self._generated = tuple(sorted({*left_out, *(p for p, (_, why) in new.skipped.items() if why in ASSEMBLED_REASONS)}))
+        # the files an issue may name though they are not indexed: by path (amalgamations) or content (markers)
+        self._generated = tuple(sorted({*left_out, *(p for p, (_, why) in new.skipped.items()
+                                                    if why in ASSEMBLED_REASONS)}))
         skipped = Counter(reason for _, reason in new.skipped.values())
         return IndexReport(len(new.files), len(changed), 0 if rebuilt else len(removed),
                            round(time.monotonic() - started, 3), dict(sorted(skipped.items())),
@@ -259,7 +260,7 @@ class Locator:
     def _detected(self, candidates: list[Candidate]) -> tuple[str, ...]:
         generation = self.source.listing_generation
         if self._detection[0] != generation:
-            kept, _ = self._rules(tuple(LANGUAGE_RULES)).split(candidates)
+            kept, _, _ = self._rules(tuple(LANGUAGE_RULES)).split(candidates)
             self._detection = (generation, detect_languages([c.path for c in kept]))
         return self._detection[1]
 

@@ -24,7 +24,7 @@ from typing import Callable, Iterator, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.instances.git import GitRepository, git_env
-from qlog_pyserini.instances.rules import LANGUAGE_RULES, FileRules
+from qlog_pyserini.instances.rules import ASSEMBLED_REASONS, LANGUAGE_RULES, FileRules
 from qlog_pyserini.system.processes import run
 
 #: A file or folder changed this close to a listing may change again within the clock's grain without changing
@@ -234,13 +234,10 @@ class KeptFiles:
             self._reasons[key] = self.rules.path_reason(path, "100644", 0)
         return self._reasons[key] is None
 
-    def dropped_as(self, candidates: Sequence[Candidate], reasons: Sequence[str]) -> list[str]:
-        """The paths of the candidates a path rule among ``reasons`` drops (read from :meth:`split`'s answers)."""
-        return [c.path for c in candidates if self._reasons.get((c.path, c.mode, c.size)) in reasons]
-
-    def split(self, candidates: Sequence[Candidate]) -> tuple[list[Candidate], Counter[str]]:
-        """The candidates the rules keep, and how many each rule dropped."""
-        kept, dropped = [], Counter[str]()
+    def split(self, candidates: Sequence[Candidate]) -> tuple[list[Candidate], Counter[str], list[str]]:
+        """The candidates the rules keep, how many each rule dropped, and the paths dropped as generated
+        (:data:`~qlog_pyserini.instances.rules.ASSEMBLED_REASONS`), which an issue may still name."""
+        kept, dropped, generated = [], Counter[str](), []
         reasons = self._reasons
         for c in candidates:
             key = (c.path, c.mode, c.size)
@@ -252,4 +249,6 @@ class KeptFiles:
                 kept.append(c)
             else:
                 dropped[reason] += 1
-        return kept, dropped
+                if reason in ASSEMBLED_REASONS:
+                    generated.append(c.path)
+        return kept, dropped, generated
