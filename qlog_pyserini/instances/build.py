@@ -40,7 +40,7 @@ from qlog_pyserini.instances.diffs import modified_files
 from qlog_pyserini.instances.git import GitRepository, TreeEntry, find_repository
 from qlog_pyserini.instances.rules import ASSEMBLED_REASONS, ASSEMBLY_MAX_BYTES, FileRules, content_reason, corpus_key
 from qlog_pyserini.instances.sources import IssueRecord, history_record, read_records, repo_label
-from qlog_pyserini.localize.assembly import Assembly, assemble, line_owners
+from qlog_pyserini.localize.assembly import assemble, line_owners
 from qlog_pyserini.system.outputs import atomic_output, check_output_dir, disk_errors, staged_output, write_json
 from qlog_pyserini.system.progress import progress_bar
 from qlog_pyserini.system.provenance import git_commit
@@ -187,20 +187,17 @@ class _SetWriter:
                 docids.append(path)
                 f.write(json.dumps({"id": path, "contents": f"{path}\n{text}"}, ensure_ascii=False) + "\n")
         state.docids = set(docids)
-        assembled = self._assemblies(repo, state, ((p, texts[state.entries[p].sha][1]) for p in docids))
+        self._assemblies(repo, state, ((p, texts[state.entries[p].sha][1]) for p in docids))
         self.corpora[state.key] = {"repo": label, "tree": tree, "documents": len(docids),
-                                   "dropped_files": dict(sorted(dropped.items())), "docids": docids,
-                                   **({"assembled": {p: len(a.members()) if a else 0 for p, a in assembled.items()}}
-                                      if assembled else {})}
+                                   "dropped_files": dict(sorted(dropped.items())), "docids": docids}
         return state.docids
 
-    def _assemblies(self, repo: GitRepository, state: _Tree,
-                    documents: Iterator[tuple[str, str]]) -> dict[str, Assembly | None]:
-        """What each file of ``state`` left out as generated was assembled from, out of the corpus's ``documents``
-        ``(path, text)`` (written beside the corpus)."""
+    def _assemblies(self, repo: GitRepository, state: _Tree, documents: Iterator[tuple[str, str]]) -> None:
+        """Write beside the corpus what each file of ``state`` left out as generated was assembled from, out of the
+        corpus's ``documents`` ``(path, text)``."""
         generated = sorted(p for p, r in state.reasons.items() if r in ASSEMBLED_REASONS)
         if not generated:
-            return {}
+            return
         readable = [p for p in generated if (size := state.entries[p].size) is not None and size <= ASSEMBLY_MAX_BYTES]
         owners = line_owners(documents)
         texts = dict(repo.read_objects(list(dict.fromkeys(state.entries[p].sha for p in readable))))
@@ -208,7 +205,6 @@ class _SetWriter:
                      if p in readable else None for p in generated}
         write_json(assembled_path(self.staging, state.key),
                    {p: a.to_json() if a else None for p, a in assembled.items()})
-        return assembled
 
     def _texts(self, repo: GitRepository, shas: Sequence[str]) -> dict[str, tuple[str | None, str]]:
         wanted = [s for s in dict.fromkeys(shas) if s not in self.blobs]
