@@ -199,10 +199,10 @@ class _SetWriter:
         if not generated:
             return
         readable = [p for p in generated if (size := state.entries[p].size) is not None and size <= ASSEMBLY_MAX_BYTES]
-        owners = line_owners(documents)
-        texts = dict(repo.read_objects(list(dict.fromkeys(state.entries[p].sha for p in readable))))
-        assembled = {p: assemble(texts[state.entries[p].sha].decode("utf-8", "replace"), owners)
-                     if p in readable else None for p in generated}
+        blobs = dict(repo.read_objects(list(dict.fromkeys(state.entries[p].sha for p in readable))))
+        texts = {p: blobs[state.entries[p].sha].decode("utf-8", "replace") for p in readable}
+        owners = line_owners(documents, among=texts.values())
+        assembled = {p: assemble(texts[p], owners) if p in texts else None for p in generated}
         write_json(assembled_path(self.staging, state.key),
                    {p: a.to_json() if a else None for p, a in assembled.items()})
 

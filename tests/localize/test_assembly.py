@@ -134,3 +134,11 @@ def test_lazy_assemblies_read_a_file_only_when_a_mention_lands_on_it() -> None:
     assert reads == [AMALGAMATION, "big.hpp", "gone.hpp"] and documents == [1]
     with pytest.raises(KeyError):
         lazy["src/main.cpp"]
+
+
+def test_owners_read_among_the_assembly_lines_give_the_same_assembly() -> None:
+    text, _ = _assembled(["include/lib/writer.hpp", "include/lib/parser.hpp"])
+    every, among = line_owners(PARTS.items()), line_owners(PARTS.items(), among=[text])
+    assert among and set(among) < set(every)  # the format file's lines are not looked up
+    assert all(every[line] == owner for line, owner in among.items())
+    assert assemble(text, among) == assemble(text, every)
