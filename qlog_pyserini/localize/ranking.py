@@ -13,7 +13,8 @@ The forms, each fixed before anything was measured:
 - ``path_weight`` w > 0: both indexes are searched over ``contents`` (weight 1) and the ``path`` field
   (weight w) as one boosted query (Pyserini's ``fields``);
 - ``evidence``: a ranking of the files the issue names (paths, modules, frames, identifiers; supplied by the
-  caller as ``{qid: {path: weight}}``) fused with the ranking above by reciprocal-rank fusion.
+  caller as ``{qid: {path: weight}}``) fused with the ranking above by reciprocal-rank fusion, each file's
+  evidence vote in proportion to its weight (:func:`evidence_vote`).
 
 Reciprocal-rank fusion (Cormack, Clarke and Buettcher, SIGIR 2009) scores a file sum(1 / (RRF_K + rank)) over
 the rankings that hold it, with their constant ``RRF_K = 60``: it needs no score calibration between BM25 over
@@ -25,9 +26,9 @@ expected contribution of the positions they hold, so a file's name never decides
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
 
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.trec import Hit
@@ -40,7 +41,7 @@ RRF_K = 60  # Cormack, Clarke and Buettcher's constant, fixed in their paper for
 # What a localized ranking is made of (the evidence's weights, matches, symbol table and assembled files; the
 # fusion's rule for ties; the units' grammars): part of the key of a cached sweep, so one measured under another
 # is never reused.
-LOCALIZE_VERSION = 9
+LOCALIZE_VERSION = 10
 UNIT_HITS = 2000  # units read per query: a file's units are about ten times its documents
 
 
@@ -81,37 +82,50 @@ def files_from_units(unit_hits: Sequence[Hit], mode: str) -> list[Hit]:
     return [Hit(p, float(s)) for s, p in ranked]
 
 
-def reciprocal_rank_fusion(rankings: Iterable[Sequence[Hit]], k: int = RRF_K) -> list[Hit]:
+def reciprocal_rank_fusion(rankings: Iterable[Sequence[Hit]], k: int = RRF_K,
+                           votes: Sequence[Callable[[float], float] | None] = ()) -> list[Hit]:
     """Every id of ``rankings`` (each best first, with its score) scored sum(1 / (k + rank)), rank from 1, best
-    first; ties in the output by id.
+    first; ties in the output by id. ``votes[i]``, when given and not None, scales each id's term from ranking i by
+    a function of its score there (:func:`evidence_vote`); a ranking without one gives every id a whole vote.
 
     Ids tied on score in one ranking hold positions a..b in some order that says nothing about them, so each
     gets the mean of 1 / (k + r) over r = a..b, its contribution in expectation under a random order: no id
     gains from its name (a symbol defined in 300 files, say, would otherwise favour the first paths in
     alphabetical order)."""
     scores: dict[str, float] = {}
-    for ranking in rankings:
-        for first, tied in _tie_groups(ranking):
+    for i, ranking in enumerate(rankings):
+        vote = votes[i] if i < len(votes) else None
+        for first, tied, score in _tie_groups(ranking):
             share = sum(1.0 / (k + r) for r in range(first, first + len(tied))) / len(tied)
+            if vote is not None:
+                share *= vote(score)
             for docid in tied:
                 scores[docid] = scores.get(docid, 0.0) + share
     return [Hit(d, s) for d, s in sorted(scores.items(), key=lambda ds: (-ds[1], ds[0]))]
 
 
-def _tie_groups(ranking: Sequence[Hit]) -> Iterator[tuple[int, list[str]]]:
-    """(first rank, ids) of each run of equal scores in ``ranking`` (compared to 12 significant digits, so that a
-    sum of shares computed in another order still ties)."""
+def _tie_groups(ranking: Sequence[Hit]) -> Iterator[tuple[int, list[str], float]]:
+    """(first rank, ids, score) of each run of equal scores in ``ranking`` (compared to 12 significant digits, so
+    that a sum of shares computed in another order still ties)."""
     group: list[str] = []
-    first, key = 1, None
+    first, key = 1, 0.0
     for rank, hit in enumerate(ranking, start=1):
         score = float(f"{hit.score:.12g}")
         if group and score != key:
-            yield first, group
+            yield first, group, key
             group, first = [], rank
         group.append(hit.docid)
         key = score
     if group:
-        yield first, group
+        yield first, group, key
+
+
+def evidence_vote(weight: float) -> float:
+    """The share of a reciprocal-rank vote a file's evidence weight gives it: the weight, at most one. The evidence
+    scale puts 1.0 at a file the reporter named (its path, the first repository frame of a trace), which keeps a
+    whole vote; a file holding part of an ambiguous mention (a name defined in 200 files) holds that part of a vote,
+    where a vote by rank alone would let a sliver of one outweigh the file ranking's gaps near its top."""
+    return min(1.0, weight)
 
 
 def evidence_ranking(weights: Mapping[str, float]) -> list[Hit]:
@@ -130,7 +144,7 @@ def combine(file_hits: Sequence[Hit], unit_hits: Sequence[Hit] | None, mode: str
     else:
         ranked = reciprocal_rank_fusion([file_hits, files_from_units(unit_hits or (), "max")])
     if evidence:
-        ranked = reciprocal_rank_fusion([ranked, evidence_ranking(evidence)])
+        ranked = reciprocal_rank_fusion([ranked, evidence_ranking(evidence)], votes=(None, evidence_vote))
     return ranked
 
 

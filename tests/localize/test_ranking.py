@@ -12,6 +12,7 @@ from qlog_pyserini.localize.ranking import (
     Localization,
     combine,
     evidence_ranking,
+    evidence_vote,
     files_from_units,
     reciprocal_rank_fusion,
 )
@@ -51,6 +52,27 @@ def test_a_tie_in_the_evidence_leaves_the_order_to_the_other_ranking_not_to_file
         fused = combine([Hit(name, 9.0), Hit(other, 8.0)], None, "file", {"a.py": 0.1, "z.py": 0.1})
         assert [h.docid for h in fused] == [name, other]
     assert [h.docid for h in combine(files, None, "file", {"a.py": 0.3, "z.py": 0.1})] == ["a.py", "z.py"]
+
+
+def test_evidence_votes_in_proportion_to_its_weight_at_most_a_whole_vote():
+    files = [Hit("top.c", 9.0), Hit("b.c", 8.0), Hit("c.c", 7.0)]
+    # a sliver of an ambiguous mention (a name defined in 200 files) on b.c and c.c, a whole path on c.c
+    fused = combine(files, None, "file", {"b.c": 0.005, "c.c": 1.7})
+    expected = {"top.c": 1 / (RRF_K + 1),
+                "b.c": 1 / (RRF_K + 2) + 0.005 / (RRF_K + 2),
+                "c.c": 1 / (RRF_K + 3) + 1.0 / (RRF_K + 1)}
+    assert {h.docid: h.score for h in fused} == pytest.approx(expected)
+    # the file ranking's first file stays above the one holding a sliver (a rank-only vote put b.c first)
+    assert [h.docid for h in fused] == ["c.c", "top.c", "b.c"]
+    assert [h.docid for h in reciprocal_rank_fusion([files, [Hit("b.c", 0.005)]])][0] == "b.c"
+    assert (evidence_vote(0.3), evidence_vote(1.0), evidence_vote(2.5)) == (0.3, 1.0, 1.0)
+
+
+def test_a_vote_scales_a_tie_groups_shared_term():
+    fused = reciprocal_rank_fusion([[Hit("a", 0.5), Hit("b", 0.5), Hit("c", 0.25)]], votes=(evidence_vote,))
+    share = (1 / (RRF_K + 1) + 1 / (RRF_K + 2)) / 2
+    assert {h.docid: h.score for h in fused} == pytest.approx({"a": 0.5 * share, "b": 0.5 * share,
+                                                               "c": 0.25 / (RRF_K + 3)})
 
 
 def test_combine_forms():
