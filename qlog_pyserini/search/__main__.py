@@ -102,7 +102,7 @@ def add_localize_arguments(parser: ArgumentParser) -> None:
     local.add_argument("--evidence", action="store_true",
                        help="fuse, by reciprocal rank, the files the issue's text names (paths, modules, traceback "
                             "frames, identifiers matched to file names and to the names each file defines) with the "
-                            "ranking")
+                            "ranking, each file's vote its evidence weight's share of one")
     local.add_argument("--b-va", action="store_true",
                        help="b of each index from its verboseness, label-free: b = 1 - 1/mavgtf (BM25-VA at the "
                             "mean verboseness; qlog_pyserini.localize.lengths); instead of --b")
