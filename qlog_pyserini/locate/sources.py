@@ -174,9 +174,14 @@ class Revision:
         return list(self._entries.values())
 
     def read(self, paths: Sequence[str]) -> Iterator[tuple[str, bytes | None]]:
+        """``(path, content)``, None for a file whose blob the repository lacks (a partial clone, a mirror without
+        its largest files: git lists the file with no size), which ``cat-file`` would refuse to read."""
         by_sha: dict[str, list[str]] = {}
         entries = {c.path: c for c in self.candidates()}
         for path in paths:
+            if entries[path].size is None:
+                yield path, None
+                continue
             by_sha.setdefault(entries[path].version, []).append(path)
         for sha, data in self.repo.read_objects(list(by_sha)):
             for path in by_sha[sha]:

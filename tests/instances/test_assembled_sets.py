@@ -5,6 +5,7 @@ names a line of it finds the source file that line was copied from, in ``search 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,20 @@ def test_locate_reads_the_amalgamation_only_for_an_issue_that_names_it(library, 
             assert loc.locate(past_the_end).files[0].path == "include/lib/parser.hpp"
     finally:
         git(repo, "checkout", "-q", "-")
+
+
+def test_locate_on_a_mirror_lacking_the_amalgamations_blob_ranks_without_it(library, tmp_path: Path) -> None:
+    # a mirror without its largest files lists the amalgamation with no size: an issue naming a line of it has no
+    # source to follow there, so the mention sends nothing, and the ranking is the words' (it once stopped locate)
+    repo, _, line, issue = library
+    base = git(repo, "rev-parse", "HEAD~1").strip()
+    mirror = tmp_path / "mirror.git"
+    subprocess.run(["git", "clone", "-q", "--bare", "--no-hardlinks", str(repo), str(mirror)], check=True)
+    blob = git(repo, "rev-parse", f"{base}:single_include/lib/lib.hpp").strip()
+    (mirror / "objects" / blob[:2] / blob[2:]).unlink()
+    assert "BAD" in git(mirror, "ls-tree", "-l", base, "single_include/lib/lib.hpp")
+    with Locator(mirror, rev=base, cache=tmp_path / "cache") as loc:
+        named = loc.locate(issue)
+        assert named.index.excluded == {"amalgamation": 1}
+        # the words favour the parser; with the blob present the line leads to the writer (the test above)
+        assert named.files[0].path == "include/lib/parser.hpp"
