@@ -14,7 +14,8 @@ The forms, each fixed before anything was measured:
   (weight w) as one boosted query (Pyserini's ``fields``);
 - ``evidence``: a ranking of the files the issue names (paths, modules, frames, identifiers; supplied by the
   caller as ``{qid: {path: weight}}``) fused with the ranking above by reciprocal-rank fusion, each file's
-  evidence vote in proportion to its weight (:func:`evidence_vote`).
+  evidence vote in proportion to its weight (:func:`evidence_vote`; that vote came later than the other forms,
+  registered in results/selection-ledger.md before it was measured).
 
 Reciprocal-rank fusion (Cormack, Clarke and Buettcher, SIGIR 2009) scores a file sum(1 / (RRF_K + rank)) over
 the rankings that hold it, with their constant ``RRF_K = 60``: it needs no score calibration between BM25 over

@@ -115,7 +115,7 @@ def test_locate_reads_the_amalgamation_only_for_an_issue_that_names_it(library, 
 def test_locate_on_a_mirror_lacking_the_amalgamations_blob_ranks_without_it(library, tmp_path: Path) -> None:
     # a mirror without its largest files lists the amalgamation with no size: an issue naming a line of it has no
     # source to follow there, so the mention sends nothing, and the ranking is the words' (it once stopped locate)
-    repo, _, line, issue = library
+    repo, _, _, issue = library
     base = git(repo, "rev-parse", "HEAD~1").strip()
     mirror = tmp_path / "mirror.git"
     subprocess.run(["git", "clone", "-q", "--bare", "--no-hardlinks", str(repo), str(mirror)], check=True)
