@@ -35,8 +35,8 @@ FILES = ("issue-reports.md", "issue-reports.json")
 PREFIX = "reports-"  # a language's set is reports-<language> under the work folder's issue-sets
 SAMPLE = ("**Development data:** issue reports of repositories outside SWE-bench, Multi-SWE-bench and SWE-bench "
           "Multilingual, registered in results/selection-ledger.md before they were fetched and measured with "
-          "`auto` as it stood; a change decided after these figures is measured on the second held-out round as "
-          "well. Each row below is one repository of its language's set (tuned BM25's folds are dealt by repository "
+          "`auto` as it stood; a change decided after these figures is measured on a held-out round registered after "
+          "it as well (the evidence's votes in proportion to its weight, on the third). Each row below is one repository of its language's set (tuned BM25's folds are dealt by repository "
           "within a language).")
 
 
