@@ -4,7 +4,9 @@ An instance set is a folder ``SET`` written by ``prepare --format swebench|multi
 
 - ``instances.jsonl``: one object per instance: ``instance_id``, ``repo`` ("org/repo"), ``language``,
   ``base_commit``, ``corpus`` (the key of its corpus: instances whose base trees and file rules agree share
-  one), ``answers`` (repository paths of the non-test source files the fix modifies);
+  one), ``answers`` (repository paths of the non-test source files the fix modifies) and, optionally,
+  ``activity`` (``{path: commits}``: how many of the base commit's recent commits touched each corpus file,
+  :mod:`qlog_pyserini.localize.activity`; a set prepared without it has none);
 - ``topics.tsv`` (qid = instance id, the issue text on one line) and ``qrels.txt`` (``instance_id 0 path 1``);
 - ``corpora/<key>.jsonl``: one Anserini JsonCollection per corpus (``{"id": path, "contents": path + "\\n" + text}``);
 - ``corpora/<key>.assembled.json``, when the tree has files left out as generated (an amalgamation...):
@@ -19,7 +21,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from qlog_pyserini.errors import QLogError
@@ -46,6 +49,7 @@ class Instance:
     base_commit: str
     corpus: str
     answers: tuple[str, ...]
+    activity: Mapping[str, int] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -173,7 +177,15 @@ def _read_instances(path: Path):
             if not isinstance(answers, list) or not answers:
                 raise QLogError(f"instance {iid!r} has no answers (a non-empty list of paths){where}")
             yield Instance(iid, str(record["repo"]), str(record["language"]), str(record["base_commit"]), corpus,
-                           tuple(check_id(str(a), "answer path", where) for a in answers))
+                           tuple(check_id(str(a), "answer path", where) for a in answers),
+                           _activity(record.get("activity", {}), iid, where))
+
+
+def _activity(value: object, iid: str, where: str) -> dict[str, int]:
+    if not isinstance(value, dict) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
+                                              for n in value.values()):
+        raise QLogError(f"instance {iid!r}: activity is not an object of paths and commit counts{where}")
+    return {str(p): n for p, n in value.items()}
 
 
 def read_index_record(index_dir: str | os.PathLike) -> dict[str, dict]:

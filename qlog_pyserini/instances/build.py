@@ -40,6 +40,7 @@ from qlog_pyserini.instances.diffs import modified_files
 from qlog_pyserini.instances.git import GitRepository, TreeEntry, find_repository
 from qlog_pyserini.instances.rules import ASSEMBLED_REASONS, ASSEMBLY_MAX_BYTES, FileRules, content_reason, corpus_key
 from qlog_pyserini.instances.sources import IssueRecord, history_record, read_records, repo_label
+from qlog_pyserini.localize.activity import ACTIVITY_COMMITS
 from qlog_pyserini.localize.assembly import assemble, line_owners
 from qlog_pyserini.system.outputs import atomic_output, check_output_dir, disk_errors, staged_output, write_json
 from qlog_pyserini.system.progress import progress_bar
@@ -103,6 +104,7 @@ class _SetWriter:
         self.blob_chars = 0
         self.read = 0
         self.repaired: collections.Counter = collections.Counter()
+        self.activities: dict[tuple[str, str], dict[str, int]] = {}
 
     def drop(self, record: IssueRecord, reason: str, **detail: Any) -> None:
         self.dropped[reason].append({"instance_id": record.instance_id, "repo": record.repo, **detail})
@@ -138,8 +140,18 @@ class _SetWriter:
         self.instances.append({
             "instance_id": record.instance_id, "repo": record.repo, "language": self._language(answers),
             "base_commit": record.base_commit, "corpus": state.key, "answers": answers,
-            "tree": tree, "dropped_answers": lost, "query": self._query(record.query)})
+            "tree": tree, "dropped_answers": lost, "query": self._query(record.query),
+            "activity": self._activity(repo, record.base_commit, docids)})
         return True
+
+    def _activity(self, repo: GitRepository, base: str, docids: set[str]) -> dict[str, int]:
+        """``{path: recent commits}`` of the corpus's files at ``base`` (:mod:`qlog_pyserini.localize.activity`),
+        read once per base commit."""
+        key = (str(repo.path), base)
+        if key not in self.activities:
+            counts = repo.activity(base, ACTIVITY_COMMITS)
+            self.activities[key] = {p: n for p, n in sorted(counts.items()) if p in docids}
+        return self.activities[key]
 
     def _query(self, text: str) -> str:
         # A lone surrogate (half of a pair, from a JSON escape) has no UTF-8 form: it becomes U+FFFD, counted.

@@ -8,6 +8,7 @@ bare mirrors read alike.
 
 from __future__ import annotations
 
+import collections
 import os
 import subprocess
 import threading
@@ -191,6 +192,18 @@ class GitRepository:
         if not _missing_object(out):
             self._fail(("log", revision), out)
         return _commits(self._run("log", "--no-merges", "--no-renames", *_LOG_FORMAT, *limit, revision, "--").stdout), False
+
+    def activity(self, revision: str, commits: int) -> collections.Counter[str]:
+        """How many of the ``commits`` newest commits of ``revision``'s first-parent history (``revision``
+        included) change each path, each commit against its first parent, so that a merge counts once, as the
+        change it brought (:mod:`qlog_pyserini.localize.activity`). Renames are not followed: a renamed file's
+        earlier commits count under its old path."""
+        out = self._run("log", "--first-parent", "--diff-merges=first-parent", "--no-renames", "--name-only", "-z",
+                        "--format=%x01", f"--max-count={commits}", revision, "--")
+        counts: collections.Counter[str] = collections.Counter()
+        for record in out.stdout.decode("utf-8", "surrogateescape").split("\x01")[1:]:
+            counts.update({p.lstrip("\n") for p in record.split("\0")} - {""})
+        return counts
 
     def messages(self, shas: Sequence[str]) -> dict[str, str]:
         """The full message of each commit (subject and body), read in one batch."""

@@ -15,7 +15,10 @@ The forms, each fixed before anything was measured:
 - ``evidence``: a ranking of the files the issue names (paths, modules, frames, identifiers; supplied by the
   caller as ``{qid: {path: weight}}``) fused with the ranking above by reciprocal-rank fusion, each file's
   evidence vote in proportion to its weight (:func:`evidence_vote`; that vote came later than the other forms,
-  registered in results/selection-ledger.md before it was measured).
+  registered in results/selection-ledger.md before it was measured);
+- ``history``: the files most changed in the recent history of the base commit
+  (:mod:`qlog_pyserini.localize.activity`; supplied as ``{qid: {path: commits}}``) as one more ranking of the
+  same fusion, with a whole vote (registered in results/selection-ledger.md before it was measured).
 
 Reciprocal-rank fusion (Cormack, Clarke and Buettcher, SIGIR 2009) scores a file sum(1 / (RRF_K + rank)) over
 the rankings that hold it, with their constant ``RRF_K = 60``: it needs no score calibration between BM25 over
@@ -42,7 +45,7 @@ RRF_K = 60  # Cormack, Clarke and Buettcher's constant, fixed in their paper for
 # What a localized ranking is made of (the evidence's weights, matches, symbol table and assembled files; the
 # fusion's rule for ties; the units' grammars): part of the key of a cached sweep, so one measured under another
 # is never reused.
-LOCALIZE_VERSION = 10
+LOCALIZE_VERSION = 11
 UNIT_HITS = 2000  # units read per query: a file's units are about ten times its documents
 
 
@@ -53,6 +56,7 @@ class Localization:
     units: str = "file"
     path_weight: float = 0.0
     evidence: bool = False
+    history: bool = False
 
     def __post_init__(self) -> None:
         if self.units not in UNIT_MODES:
@@ -62,13 +66,13 @@ class Localization:
 
     @property
     def plain(self) -> bool:
-        """True when this is the file index's own ranking (no units, no path field, no evidence)."""
-        return self.units == "file" and self.path_weight == 0 and not self.evidence
+        """True when this is the file index's own ranking (no units, no path field, no evidence, no history)."""
+        return self.units == "file" and self.path_weight == 0 and not self.evidence and not self.history
 
     def name(self) -> str:
-        """A short name: ``file``, ``fuse+path``, ``max+path+evidence``..."""
+        """A short name: ``file``, ``fuse+path``, ``max+path+evidence``, ``fuse+history``..."""
         return "+".join([self.units, *(["path"] if self.path_weight else []),
-                         *(["evidence"] if self.evidence else [])])
+                         *(["evidence"] if self.evidence else []), *(["history"] if self.history else [])])
 
 
 def files_from_units(unit_hits: Sequence[Hit], mode: str) -> list[Hit]:
@@ -129,24 +133,31 @@ def evidence_vote(weight: float) -> float:
     return min(1.0, weight)
 
 
-def evidence_ranking(weights: Mapping[str, float]) -> list[Hit]:
-    """The files evidence names with their weights, heaviest first, ties by path; files of weight 0 or less are
-    left out."""
+def weight_ranking(weights: Mapping[str, float]) -> list[Hit]:
+    """Files ranked by a weight of each (the evidence's, a count of recent commits), heaviest first, ties by path;
+    files of weight 0 or less are left out."""
     return [Hit(p, w) for p, w in sorted(weights.items(), key=lambda pw: (-pw[1], pw[0])) if w > 0]
 
 
 def combine(file_hits: Sequence[Hit], unit_hits: Sequence[Hit] | None, mode: str,
-            evidence: Mapping[str, float] | None = None) -> list[Hit]:
-    """One query's file ranking from its file hits, unit hits (None for ``file``) and evidence weights."""
+            evidence: Mapping[str, float] | None = None, activity: Mapping[str, int] | None = None) -> list[Hit]:
+    """One query's file ranking from its file hits, unit hits (None for ``file``), evidence weights and the files'
+    recent commits (``activity``): the last two, when given, are fused with the ranking in one reciprocal-rank
+    fusion, the evidence's votes in proportion to its weight, the history's whole."""
     if mode == "file":
         ranked = list(file_hits)
     elif mode in ("max", "sum2"):
         ranked = files_from_units(unit_hits or (), mode)
     else:
         ranked = reciprocal_rank_fusion([file_hits, files_from_units(unit_hits or (), "max")])
+    rankings, votes = [ranked], [None]
     if evidence:
-        ranked = reciprocal_rank_fusion([ranked, evidence_ranking(evidence)], votes=(None, evidence_vote))
-    return ranked
+        rankings.append(weight_ranking(evidence))
+        votes.append(evidence_vote)
+    if activity:
+        rankings.append(weight_ranking(activity))
+        votes.append(None)
+    return reciprocal_rank_fusion(rankings, votes=votes) if len(rankings) > 1 else ranked
 
 
 class Localizer:
@@ -175,10 +186,11 @@ class Localizer:
         return searcher.batch_search(texts, qids, k=k)
 
     def search_with_units(self, topics: Mapping[str, str], k: int = 1000,
-                          evidence: Mapping[str, Mapping[str, float]] | None = None
+                          evidence: Mapping[str, Mapping[str, float]] | None = None,
+                          activity: Mapping[str, Mapping[str, int]] | None = None
                           ) -> tuple[dict[str, list[Hit]], Mapping[str, list[Hit]] | None]:
-        """``{qid: top k files}`` for every topic (see :meth:`search`), and the unit hits they were combined from
-        (None without units)."""
+        """``{qid: top k files}`` for every topic (see :meth:`search`; ``activity``, with ``how.history``, is
+        ``{qid: {path: recent commits}}``), and the unit hits they were combined from (None without units)."""
         qids, texts = list(topics), list(topics.values())
         file_hits = self._search(self.files, texts, qids, max(k, 1))
         unit_hits = None if self.units is None or self.how.units == "file" else self._search(self.units, texts, qids,
@@ -186,8 +198,9 @@ class Localizer:
         out = {}
         for qid in qids:
             weights = (evidence or {}).get(qid) if self.how.evidence else None
+            recent = (activity or {}).get(qid) if self.how.history else None
             out[qid] = combine(file_hits.get(qid, []), None if unit_hits is None else unit_hits.get(qid, []),
-                               self.how.units, weights)[:k]
+                               self.how.units, weights, recent)[:k]
         return out, unit_hits
 
     def search(self, topics: Mapping[str, str], k: int = 1000,

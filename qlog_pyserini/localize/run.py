@@ -138,19 +138,21 @@ def _parameters(index: Path, model: LocalizeModel) -> tuple[float, float]:
 
 
 def localize_topics(loc: Localizer, topics: Mapping[str, str], hits: int,
-                    evidence: Callable[[Mapping[str, str]], Mapping[str, Mapping[str, float]]] | None = None
+                    evidence: Callable[[Mapping[str, str]], Mapping[str, Mapping[str, float]]] | None = None,
+                    activity: Mapping[str, Mapping[str, int]] | None = None
                     ) -> tuple[dict[str, list[Hit]], Mapping[str, list[Hit]] | None]:
     """The file rankings of ``topics`` from ``loc`` (its searchers set to their parameters), and the unit hits they
     were combined from. With ``loc.how.evidence``, ``evidence`` weighs the files each issue names, and a query past
     Lucene's clause limit is reduced by :func:`~qlog_pyserini.localize.issue_text.reduce_query`'s stated rule (one
-    that fits is searched as written)."""
+    that fits is searched as written); with ``loc.how.history``, ``activity`` is each issue's ``{path: recent
+    commits}`` (an issue without one is ranked without it)."""
     weights = None
     if loc.how.evidence:
         if evidence is None:
             raise QLogError("localize_topics: the evidence configuration needs the issues' evidence")
         weights = evidence(topics)
         topics = {qid: reduce_query(text) for qid, text in topics.items()}
-    return loc.search_with_units(topics, k=hits, evidence=weights)
+    return loc.search_with_units(topics, k=hits, evidence=weights, activity=activity)
 
 
 def _evidence(of: EvidenceOf, instance_set: InstanceSet, member: Instance, loc: Localizer
@@ -185,7 +187,8 @@ def localize_corpus(instance_set: InstanceSet, members: Sequence[Instance], file
     topics = {i.instance_id: instance_set.topics[i.instance_id] for i in members}
     with CorpusLocalizer(files_index, units, how, model.k1, b, q, unit_b, unit_q, idf_form) as loc:
         evidence = _evidence(evidence_of or issue_evidence(), instance_set, members[0], loc) if how.evidence else None
-        runs, _ = localize_topics(loc, topics, hits, evidence)
+        activity = {i.instance_id: i.activity for i in members} if how.history else None
+        runs, _ = localize_topics(loc, topics, hits, evidence, activity)
         return runs, used
 
 

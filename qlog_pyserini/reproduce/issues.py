@@ -32,6 +32,7 @@ from qlog_pyserini.instances.build import prepare_history_set, prepare_issue_set
 from qlog_pyserini.instances.indexing import index_instance_set
 from qlog_pyserini.instances.rules import FileRules
 from qlog_pyserini.instances.sources import record_format, repo_label
+from qlog_pyserini.localize.activity import ACTIVITY_COMMITS
 from qlog_pyserini.localize.assembly import ASSEMBLY_VERSION
 from qlog_pyserini.localize.ranking import LOCALIZE_VERSION
 from qlog_pyserini.predict.files import (
@@ -204,10 +205,11 @@ def sweep_history(language: str, repo: str, revision: str, cfg: Config, analyzer
 
 def prepared_set_key(languages: Sequence[str], **inputs) -> dict:
     """The cache key of a prepared instance set (here and in scripts/bench_locate.py): its inputs, its languages, the
-    fingerprint of their file rules and the version of the assembled files' reading, so that a set prepared under
-    other rules (another test folder, another generated-file marker) is prepared again."""
+    fingerprint of their file rules, the version of the assembled files' reading and the window of the recent
+    history, so that a set prepared under other rules (another test folder, another generated-file marker) is
+    prepared again."""
     return {**inputs, "languages": list(languages), "rules": FileRules(tuple(languages)).fingerprint(),
-            "assembled": ASSEMBLY_VERSION}
+            "assembled": ASSEMBLY_VERSION, "activity": ACTIVITY_COMMITS}
 
 
 def _limit(cfg: Config) -> int | None:

@@ -22,9 +22,10 @@ from qlog_pyserini.sweep.instances import LOCALIZED, measure_name
 
 #: the configurations every set is swept with: each adds one lever to BM25; ``fuse+path+evidence+va`` is ``auto``
 #: at q = 1, so ``auto`` against it is what q-log adds beside units, paths, evidence and b, and ``...+auto-files``
-#: is ``auto`` with the files rule's q instead of the corpus rule's
+#: is ``auto`` with the files rule's q instead of the corpus rule's; ``auto+history`` is ``auto`` with the recent
+#: history's ranking fused in (``--history``)
 CONFIGURATIONS = ("file+path", "fuse", "fuse+path", "file+evidence", "fuse+path+evidence", "fuse+path+evidence+va",
-                  "fuse+path+evidence+va+auto-files", "auto")
+                  "fuse+path+evidence+va+auto-files", "auto", "auto+history")
 BASELINES = ("engine", "bm25_cv")
 MEASURES = ("success.1", "success.3", "success.5", "every.1", "every.3", "every.5", "recip_rank", "ndcg_cut.10",
             "recall_tokens.8192", "recall_tokens.13000", "recall_tokens.27000", "recall_tokens.50000")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import replace
 from typing import Sequence
 
 from qlog_pyserini.analysis.analyzers import analyzer_from_flags
@@ -16,6 +17,7 @@ from qlog_pyserini.cli.options import add_idf_form_option, add_instances_option,
 from qlog_pyserini.cli.parser import ArgumentParser, run_cli, verb_parser
 from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formula import DEFAULT_B, DEFAULT_K1, MAX_TERM_SCORE, Q_MAX, Q_MIN, check_q
+from qlog_pyserini.localize.activity import ACTIVITY_COMMITS
 from qlog_pyserini.localize.paths import PATH_WEIGHT
 from qlog_pyserini.localize.ranking import RRF_K, UNIT_MODES, Localization
 from qlog_pyserini.localize.run import AUTO as LABEL_FREE
@@ -103,6 +105,10 @@ def add_localize_arguments(parser: ArgumentParser) -> None:
                        help="fuse, by reciprocal rank, the files the issue's text names (paths, modules, traceback "
                             "frames, identifiers matched to file names and to the names each file defines) with the "
                             "ranking, each file's vote its evidence weight's share of one")
+    local.add_argument("--history", action="store_true",
+                       help=f"fuse, by reciprocal rank with a whole vote, the files most changed in the last "
+                            f"{ACTIVITY_COMMITS} commits of each instance's base commit (which prepare records; "
+                            "qlog_pyserini.localize.activity) with the ranking; combines with --auto")
     local.add_argument("--b-va", action="store_true",
                        help="b of each index from its verboseness, label-free: b = 1 - 1/mavgtf (BM25-VA at the "
                             "mean verboseness; qlog_pyserini.localize.lengths); instead of --b")
@@ -117,7 +123,7 @@ def localization_from_args(args: argparse.Namespace) -> tuple[Localization, Loca
     """The issue -> files configuration the flags name, None when none of its flags is given."""
     given = [f for f, v in (("--units", args.units), ("--path-weight", args.path_weight),
                             ("--evidence", args.evidence or None), ("--b-va", args.b_va or None),
-                            ("--auto", args.auto or None),
+                            ("--auto", args.auto or None), ("--history", args.history or None),
                             ("--q auto", (args.q == AUTO and args.instances is not None) or None)) if v is not None]
     if not given:
         return None
@@ -125,13 +131,14 @@ def localization_from_args(args: argparse.Namespace) -> tuple[Localization, Loca
         raise QLogError(f"{given[0]} applies to --instances only")
     corpus_rule = rule_from_args(args)
     if args.auto:
-        if len(given) > 1 or args.q is not None or args.k1 is not None or args.b is not None \
+        if len([f for f in given if f != "--history"]) > 1 or args.q is not None or args.k1 is not None or args.b is not None \
                 or corpus_rule != RuleSettings():
             raise QLogError("--auto chooses units, path weight, evidence, k1, b and q itself; give none of them")
-        return LABEL_FREE
+        return (replace(LABEL_FREE[0], history=True), LABEL_FREE[1]) if args.history else LABEL_FREE
     if args.b_va and args.b is not None:
         raise QLogError("--b-va and --b both set b; give one")
-    how = Localization(units=args.units or "file", path_weight=args.path_weight or 0.0, evidence=args.evidence)
+    how = Localization(units=args.units or "file", path_weight=args.path_weight or 0.0, evidence=args.evidence,
+                       history=args.history)
     if args.q is not None and is_auto_query(args.q):
         raise QLogError("--q auto-query does not combine with --units, --path-weight, --evidence or --b-va")
     try:  # --q auto, --q auto-files: the corpus rule or the files rule on each index

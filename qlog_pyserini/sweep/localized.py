@@ -2,8 +2,8 @@
 
 Each configuration is named as ``search --instances`` spells its flags, parts joined by ``+``: a units mode
 (``file``, ``max``, ``sum2``, ``fuse``), then any of ``path`` (``--path-weight 1``), ``evidence``, ``va``
-(``--b-va``), ``auto-files`` (``--q auto-files``: the files rule's q on each index); ``auto`` is
-``search --instances --auto``. Every configuration but ``auto`` and those with ``auto-files`` is searched at BM25
+(``--b-va``), ``auto-files`` (``--q auto-files``: the files rule's q on each index), ``history``
+(``--history``); ``auto`` is ``search --instances --auto``, and ``auto+history`` the same with ``--history``. Every configuration but ``auto`` and those with ``auto-files`` is searched at BM25
 (k1 0.9, b 0.4 or VA, q 1), so its row says what the configuration adds to BM25; ``auto`` chooses everything
 without labels. Each instance is measured as the grid's points are (trec_eval's measures in process,
 Recall@K-tokens over the same token counts).
@@ -11,6 +11,7 @@ Recall@K-tokens over the same token counts).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -32,18 +33,18 @@ from qlog_pyserini.predict.files import AUTO_FILES
 PARAMETERS = ("b", "q", "unit_b", "unit_q")
 #: what ``--localize all`` sweeps (``evidence`` forms join when the issue-text evidence is available)
 ALL = ("max", "sum2", "fuse", "file+path", "fuse+path", "file+va", "fuse+path+va", "auto")
-_FLAGS = ("path", "evidence", "va", AUTO_FILES)
+_FLAGS = ("path", "evidence", "va", AUTO_FILES, "history")
 
 
 def parse_configuration(name: str) -> tuple[Localization, LocalizeModel]:
     """``fuse+path+va`` -> its :class:`Localization` and :class:`LocalizeModel`; QLogError on a bad name."""
-    if name == "auto":
-        return AUTO
+    if name in ("auto", "auto+history"):
+        return replace(AUTO[0], history=name != "auto"), AUTO[1]
     units, *flags = name.split("+")
     if units not in UNIT_MODES or len(set(flags)) != len(flags) or not set(flags) <= set(_FLAGS):
         raise QLogError(f"--localize {name!r}: a units mode ({', '.join(UNIT_MODES)}) then any of "
-                        f"+{', +'.join(_FLAGS)}, or 'auto'")
-    how = Localization(units, PATH_WEIGHT if "path" in flags else 0.0, "evidence" in flags)
+                        f"+{', +'.join(_FLAGS)}, or 'auto' or 'auto+history'")
+    how = Localization(units, PATH_WEIGHT if "path" in flags else 0.0, "evidence" in flags, "history" in flags)
     return how, LocalizeModel(b=None if "va" in flags else LocalizeModel().b,
                               q=AUTO_FILES if AUTO_FILES in flags else LocalizeModel().q)
 

@@ -11,10 +11,10 @@ from qlog_pyserini.localize.ranking import (
     RRF_K,
     Localization,
     combine,
-    evidence_ranking,
     evidence_vote,
     files_from_units,
     reciprocal_rank_fusion,
+    weight_ranking,
 )
 
 UNITS = [Hit("a.py#1-9", 5.0), Hit("b.py#3-4", 4.0), Hit("b.py#8-9", 3.5), Hit("a.py#10-20", 1.0),
@@ -82,7 +82,7 @@ def test_combine_forms():
     assert [h.docid for h in fused] == ["c.py", "a.py", "b.py"]
     with_evidence = combine(files, None, "file", {"a.py": 2.0, "z.py": 0.0})
     assert [h.docid for h in with_evidence] == ["a.py", "c.py", "b.py"]
-    assert evidence_ranking({"a": 1.0, "b": 3.0, "c": 1.0, "d": 0.0}) == [Hit("b", 3.0), Hit("a", 1.0), Hit("c", 1.0)]
+    assert weight_ranking({"a": 1.0, "b": 3.0, "c": 1.0, "d": 0.0}) == [Hit("b", 3.0), Hit("a", 1.0), Hit("c", 1.0)]
 
 
 def test_localization_names_and_checks():
