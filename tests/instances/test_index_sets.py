@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -219,6 +220,50 @@ def test_search_instances_units_path_and_label_free_b(code_set, tmp_path):
         failed = run_verb("search", "--instances", code_set, "--index", indexes, "--output", tmp_path / "y.txt", *flags)
         assert failed.returncode == 2 and match in failed.stderr, failed.stderr
         assert failed.stderr.count("error:") == 1 and not (tmp_path / "y.txt").exists()
+
+
+def _fused_by_hand(*rankings: list[tuple[str, float]], k: int = 60) -> dict[str, float]:
+    """Reciprocal-rank fusion written out: ids tied on score share the mean of 1 / (k + r) over their positions."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        position = 1
+        for _, group in itertools.groupby(ranking, key=lambda hit: hit[1]):
+            ids = [docid for docid, _ in group]
+            share = sum(1 / (k + r) for r in range(position, position + len(ids))) / len(ids)
+            for docid in ids:
+                scores[docid] = scores.get(docid, 0.0) + share
+            position += len(ids)
+    return scores
+
+
+def test_search_instances_history_fuses_each_base_commits_recent_files(code_set, tmp_path):
+    indexes = tmp_path / "indexes"
+    assert run_verb("index", "--instances", code_set, "--index", indexes, "--quiet").returncode == 0
+
+    def search(name, *flags):
+        result = run_verb("search", "--instances", code_set, "--index", indexes, "--output", tmp_path / name,
+                          "--quiet", *flags)
+        assert result.returncode == 0, result.stderr
+        return _run(tmp_path / name)
+
+    history = search("history.txt", "--history")
+    topics = dict(line.split("\t", 1) for line in (code_set / "topics.tsv").read_text().splitlines())
+    for instance in read_instances(code_set):
+        qid = instance.instance_id
+        recent = sorted(instance.activity.items(), key=lambda pc: (-pc[1], pc[0]))
+        with QLogSearcher(str(indexes / instance.corpus)) as s:  # the file ranking at full precision
+            files = [(h.docid, float(f"{h.score:.12g}")) for h in s.search(topics[qid], k=1000)]
+        want = _fused_by_hand(files, [(p, float(c)) for p, c in recent])
+        got = {docid: float(score) for docid, score in history[qid]}
+        # a run's printed scores step down by 1e-6 through a tie so that trec_eval keeps the order: at most 120 here
+        assert got == pytest.approx({d: want[d] for d in got}, abs=1.5e-4) and len(got) == len(want)
+        assert [d for d, _ in history[qid]] == sorted(want, key=lambda d: (-round(want[d], 12), d))[:len(got)]
+    # the second base commit touched the formula once more: it leads the history's ranking there
+    second = read_instances(code_set)[1]
+    assert max(second.activity, key=second.activity.get) == "qlog_pyserini/formula.py"
+    assert second.activity["qlog_pyserini/formula.py"] == 2 and set(second.activity.values()) == {1, 2}
+    spelled = ("--units", "fuse", "--path-weight", "1", "--evidence", "--b-va", "--q", "auto", "--history")
+    assert search("auto-history.txt", "--auto", "--history") == search("spelled-history.txt", *spelled)
 
 
 def test_sweep_localize_rows(code_set, tmp_path):

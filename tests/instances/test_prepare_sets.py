@@ -11,10 +11,12 @@ import pytest
 from conftest import run_verb
 from instances.gitrepos import BASE_PYTHON_DOCS, commit, git
 
+from qlog_pyserini.errors import QLogError
 from qlog_pyserini.formats.documents import iter_documents
 from qlog_pyserini.formats.instances import corpus_path, read_instances
 from qlog_pyserini.formats.topics import read_topics
 from qlog_pyserini.formats.trec import read_qrels
+from qlog_pyserini.instances.git import GitRepository
 
 
 def _swebench(repo, tmp_path: Path, extra: list[dict] | None = None) -> Path:
@@ -268,3 +270,46 @@ def test_a_history_in_each_further_language_keeps_its_sources(tmp_path, language
     assert instance.answers == (source,)
     row = json.loads((out / "instances.jsonl").read_text().splitlines()[0])
     assert row["dropped_answers"] == {test: "test", generated: "generated-marker"}
+
+
+def test_history_set_records_each_base_commits_recent_activity(small_repo, tmp_path):
+    out = tmp_path / "set"
+    result = run_verb("prepare", "--format", "git-history", "--repo", small_repo.path, "--language", "python",
+                      "--max-file-bytes", "1000", "--output", out, "--quiet")
+    assert result.returncode == 0, result.stderr
+    activity = {i.base_commit: i.activity for i in read_instances(out)}
+    # by hand from the fixture's history: the base commit's first-parent commits, each file of the corpus counted
+    # once per commit that touches it (the test, the README and the vendored file are not corpus files)
+    assert activity == {small_repo.base: {"src/app.py": 1, "src/gone.py": 1, "src/old_name.py": 1, "src/util.py": 1},
+                        small_repo.fix: {"src/added.py": 1, "src/app.py": 2, "src/new_name.py": 1, "src/util.py": 1}}
+
+
+def test_activity_follows_first_parents_and_counts_a_merge_once(tmp_path):
+    repo = tmp_path / "merges"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "start", {"a.py": "a = 1\n", "b.py": "b = 1\n"}, "2020-01-01T00:00:00Z")
+    git(repo, "checkout", "-q", "-b", "feature")
+    commit(repo, "feature step 1", {"a.py": "a = 2\n"}, "2020-01-02T00:00:00Z")
+    commit(repo, "feature step 2", {"a.py": "a = 3\n", "c.py": "c = 1\n"}, "2020-01-03T00:00:00Z")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, "main moves on", {"b.py": "b = 2\n"}, "2020-01-04T00:00:00Z")
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge feature", "feature")
+    with GitRepository(repo) as g:
+        # merge (a.py, c.py against its first parent), main moves on (b.py), start (a.py, b.py); the feature's two
+        # steps are not on the first-parent line
+        assert g.activity("HEAD", 200) == {"a.py": 2, "b.py": 2, "c.py": 1}
+        assert g.activity("HEAD", 2) == {"a.py": 1, "b.py": 1, "c.py": 1}
+        assert g.activity("feature", 200) == {"a.py": 3, "b.py": 1, "c.py": 1}
+
+
+def test_an_instance_activity_that_is_not_counts_is_one_error(small_repo, tmp_path):
+    out = tmp_path / "set"
+    assert run_verb("prepare", "--format", "git-history", "--repo", small_repo.path, "--language", "python",
+                    "--output", out, "--quiet").returncode == 0
+    lines = (out / "instances.jsonl").read_text().splitlines()
+    record = json.loads(lines[0])
+    record["activity"] = {"src/app.py": -1}
+    (out / "instances.jsonl").write_text("\n".join([json.dumps(record), *lines[1:]]) + "\n")
+    with pytest.raises(QLogError, match="activity is not an object of paths and commit counts"):
+        read_instances(out)

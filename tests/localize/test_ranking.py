@@ -85,9 +85,27 @@ def test_combine_forms():
     assert weight_ranking({"a": 1.0, "b": 3.0, "c": 1.0, "d": 0.0}) == [Hit("b", 3.0), Hit("a", 1.0), Hit("c", 1.0)]
 
 
+def test_the_recent_history_is_one_more_ranking_with_a_whole_vote():
+    files = [Hit("a.py", 3.0), Hit("b.py", 2.0), Hit("c.py", 1.0)]
+    # c.py touched by five recent commits, b.py by one, d.py (no word of the issue) by three
+    fused = combine(files, None, "file", None, {"c.py": 5, "b.py": 1, "d.py": 3})
+    expected = {"a.py": 1 / (RRF_K + 1), "b.py": 1 / (RRF_K + 2) + 1 / (RRF_K + 3),
+                "c.py": 1 / (RRF_K + 3) + 1 / (RRF_K + 1), "d.py": 1 / (RRF_K + 2)}
+    assert {h.docid: h.score for h in fused} == pytest.approx(expected)
+    assert [h.docid for h in fused] == ["c.py", "b.py", "a.py", "d.py"]
+    # beside the evidence: one fusion of three rankings, the evidence's vote its weight's share
+    both = combine(files, None, "file", {"a.py": 0.5}, {"c.py": 5, "b.py": 1})
+    assert {h.docid: h.score for h in both} == pytest.approx(
+        {"a.py": 1 / (RRF_K + 1) + 0.5 / (RRF_K + 1), "b.py": 1 / (RRF_K + 2) + 1 / (RRF_K + 2),
+         "c.py": 1 / (RRF_K + 3) + 1 / (RRF_K + 1)})
+    assert combine(files, None, "file", None, {}) == files
+
+
 def test_localization_names_and_checks():
     assert Localization().plain and Localization().name() == "file"
     assert Localization("fuse", 1.0, True).name() == "fuse+path+evidence"
+    assert Localization("fuse", 1.0, True, True).name() == "fuse+path+evidence+history"
+    assert not Localization(history=True).plain
     with pytest.raises(QLogError, match="--units"):
         Localization("best")
     with pytest.raises(QLogError, match="--path-weight"):

@@ -333,3 +333,17 @@ def test_a_corpus_whose_instances_get_no_hit_measures_zero_as_an_unanswered_inst
                       type("T", (), {"doc_text": lambda self, d: "a.py\nx"})(), ISSUE_METRICS, [8192], "rt", "rta")
     assert empty.loc["q1"].to_dict() == beside.loc["q1"].to_dict()
     assert (empty.loc["q1"] == 0).all() and beside.loc["q2", "recip_rank"] == 1.0
+
+
+def test_localize_names_spell_the_history_flag():
+    from qlog_pyserini.errors import QLogError
+    from qlog_pyserini.localize.ranking import Localization
+    from qlog_pyserini.localize.run import AUTO
+    from qlog_pyserini.sweep.localized import parse_configuration
+
+    how, model = parse_configuration("auto+history")
+    assert how.history and how.name() == "fuse+path+evidence+history" and model == AUTO[1]
+    assert not parse_configuration("auto")[0].history
+    assert parse_configuration("fuse+path+history")[0] == Localization("fuse", 1.0, False, True)
+    with pytest.raises(QLogError, match="'auto\\+history'"):
+        parse_configuration("auto+evidence")
