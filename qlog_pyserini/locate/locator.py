@@ -52,6 +52,7 @@ from qlog_pyserini.instances.rules import (
     content_reason,
 )
 from qlog_pyserini.jvm.bridge import detach_when_thread_ends, is_java_exception, java_error, jclass, start_jvm
+from qlog_pyserini.localize.activity import ACTIVITY_COMMITS
 from qlog_pyserini.localize.assembly import LazyAssemblies
 from qlog_pyserini.localize.evidence import FileIndex
 from qlog_pyserini.localize.paths import PATH_FIELD, path_document
@@ -205,6 +206,7 @@ class Locator:
         # the indexed files and the names they define, matched to mentions; rebuilt when the index changes
         self._evidence: tuple[tuple[int, tuple[str, ...]], FileIndex] | None = None
         self._generated: tuple[str, ...] = ()  # the files left out as generated that may be assemblies
+        self._activity: tuple[tuple[str | None, int], dict[str, int]] | None = None  # per (commit, index generation)
         self._symbols = SymbolTable()
         self._generation = -1
         self._settings: dict[str, Any] = {}
@@ -344,7 +346,7 @@ class Locator:
                 return LocateResult((), budget, 0, f"the repository has no {'/'.join(report.languages)} source file "
                                     "to search (after the test, vendored and generated rules)", {}, report)
             localizer, report = self._ready_localizer(report)
-            ranked, unit_hits = self.model.rank(localizer, issue, hits, self._issue_evidence)
+            ranked, unit_hits = self.model.rank(localizer, issue, hits, self._issue_evidence, self._recent)
             files = self._files(localizer.files, issue, ranked, unit_hits, report.languages)
         return _packed(files, budget, self._settings, report)
 
@@ -364,8 +366,18 @@ class Locator:
             if not self._manifest.files:
                 return []
             localizer, _ = self._ready_localizer(None)
-            ranked, _ = self.model.rank(localizer, issue, hits, self._issue_evidence)
+            ranked, _ = self.model.rank(localizer, issue, hits, self._issue_evidence, self._recent)
             return [(hit.docid, hit.score) for hit in ranked]
+
+    def _recent(self) -> Mapping[str, int]:
+        """The indexed files' recent commits at the checked-out commit (:mod:`qlog_pyserini.localize.activity`;
+        none before the first commit), kept until the commit or the index changes."""
+        assert self._manifest is not None
+        state = (self.source.head(), self._manifest.generation)
+        if self._activity is None or self._activity[0] != state:
+            counts = self.source.repo.activity(state[0], ACTIVITY_COMMITS) if state[0] else {}
+            self._activity = (state, {p: n for p, n in counts.items() if p in self._manifest.files})
+        return self._activity[1]
 
     def _issue_evidence(self, topics: Mapping[str, str]) -> Mapping[str, Mapping[str, float]]:
         """The files each issue names, matched to the indexed files and the names they define (kept until the

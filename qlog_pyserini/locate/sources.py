@@ -126,6 +126,11 @@ class WorkTree:
         self._state = self._stat_state(self._watched, listed_ns)
         return self._listing
 
+    def head(self) -> str | None:
+        """The commit checked out (its history is the work tree's: :mod:`qlog_pyserini.localize.activity`), None
+        before the first commit."""
+        return self.repo.head()
+
     def candidates(self, wanted: Callable[[str], bool] | None = None) -> list[Candidate]:
         """The files; only those ``wanted`` by path (all by default) are looked at on disk, the others have size 0
         and no version (for a rule that drops a file by its path alone)."""
@@ -167,6 +172,10 @@ class Revision:
         self.identity = f"rev:{Path(repo.path).resolve()}:{self.commit}"
         self.listing_generation = 1  # a commit's files never change
         self._entries: dict[str, Candidate] | None = None
+
+    def head(self) -> str | None:
+        """The commit whose history is read (:mod:`qlog_pyserini.localize.activity`): this one."""
+        return self.commit
 
     def candidates(self, wanted: Callable[[str], bool] | None = None) -> list[Candidate]:
         if self._entries is None:  # a commit's tree never changes: read once

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -219,3 +220,45 @@ def test_a_sweep_of_an_index_instances_set_reports_the_label_free_configuration(
         assert ("auto" in summary["systems"]) is reported
         if reported:
             assert summary["tables"]["all"][0]["means"]["auto"]["recip_rank"] == pytest.approx(sum(reciprocal) / 2)
+
+
+def test_history_reads_the_checked_out_commits_recent_files_as_prepare_does(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    repo = work / "repos" / "me__busy"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q")
+    commit(repo, "import", FILES, "2020-01-01T00:00:00Z")
+    for i in range(3):  # the storage module is where the work has been
+        commit(repo, f"storage {i}", {"src/storage.py": FILES["src/storage.py"] + f"\n# {i}\n"},
+               f"2020-02-0{i + 1}T00:00:00Z")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    fix = commit(repo, "fix", {"src/render.py": FILES["src/render.py"] + "\n# fixed\n"}, "2020-03-01T00:00:00Z")
+    issue = "the page title is not capitalised when pages are flushed"
+    row = {"instance_id": "me__busy-1", "repo": "me/busy", "base_commit": base, "problem_statement": issue,
+           "patch": git(repo, "diff", base, fix)}
+    (work / "records.jsonl").write_text(json.dumps(row) + "\n")
+    assert run_verb("prepare", "--format", "swebench", "--input", work / "records.jsonl", "--repos", work / "repos",
+                    "--language", "python", "--output", work / "set", "--quiet").returncode == 0
+    assert run_verb("index", "--instances", work / "set", "--index", work / "indexes", "--quiet").returncode == 0
+    instance_set = read_instance_set(work / "set")
+    (key, members), = instance_set.by_corpus().items()
+    assert members[0].activity == {"src/config.py": 1, "src/network.py": 1, "src/render.py": 1, "src/storage.py": 4}
+    how, model = AUTO
+    history = LocateModel(replace(how, history=True), model, name="auto+history")
+    runs, _ = localize_corpus(instance_set, members, work / "indexes" / key, history.how, model, hits=10)
+    with Locator(repo, rev=base, language="python", cache=tmp_path / "cache", model=history) as loc:
+        located = loc.locate(issue, hits=10)
+    assert [f.path for f in located.files] == [h.docid for h in runs[members[0].instance_id]]
+    assert located.model["history"] and located.model["history_commits"] == 200
+    with Locator(repo, rev=base, language="python", cache=tmp_path / "plain") as loc:
+        plain = [p for p, _ in loc.rank(issue, hits=4)]
+    # no word of the issue is in the storage module: only its recent commits bring it in
+    assert "src/storage.py" not in plain and "src/storage.py" in [f.path for f in located.files]
+    # on a work tree the history is the checked-out commit's, read again when the commit moves
+    with Locator(repo, language="python", cache=tmp_path / "tree", model=history) as loc:
+        before = loc.rank(issue, hits=4)
+        for i in range(6):
+            commit(repo, f"render {i}", {"src/render.py": FILES["src/render.py"] + f"\n# r{i}\n"},
+                   f"2020-04-0{i + 1}T00:00:00Z")
+        after = loc.rank(issue, hits=4)
+    assert before != after and after[0][0] == "src/render.py"
