@@ -94,14 +94,14 @@ def test_no_held_out_repository_is_development_data():
     held = set().union(*rounds)
     developed = {repo.lower() for entries in HISTORY_REPOSITORIES.values() for repo, _ in entries}
     # no repository in two rounds, none a development history
-    assert [len(r) for r in rounds] == [8, 8, 8] and len(held) == 24 and held.isdisjoint(developed)
+    assert [len(r) for r in rounds] == [8, 8, 8, 8] and len(held) == 32 and held.isdisjoint(developed)
     for r in held_out.ROUNDS:
         # two a language, in the languages of the issue's own held-out sets, each pinned at a full commit
         assert {language: len(entries) for language, entries in r.repositories.items()} == {
             "python": 2, "go": 2, "rust": 2, "cpp": 2}
         assert all(len(sha) == 40 for entries in r.repositories.values() for _, sha in entries)
     assert held_out.FILES == ("held-out.md", "held-out.json", "held-out-2.md", "held-out-2.json", "held-out-3.md",
-                              "held-out-3.json")
+                              "held-out-3.json", "held-out-4.md", "held-out-4.json")
     if (SHARED_DATA / "issues").is_dir():  # nor a repository of the shared Multi-SWE-bench sets
         names = {p.name.removesuffix("_dataset.jsonl").lower()
                  for p in (SHARED_DATA / "issues").glob("*/*_dataset.jsonl")}
