@@ -111,7 +111,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--localize", nargs="+", default=[], metavar="CONFIG",
                         help="with --instances: issue -> files configurations added as systems, each named by "
                              "search --instances's flags joined by + (a units mode file|max|sum2|fuse, then any of "
-                             "path, evidence, va; e.g. fuse+path+va), 'auto' (search --instances --auto) or 'all' "
+                             "path, evidence, va, auto-files, history; e.g. fuse+path+va), 'auto' (search --instances "
+                             "--auto), 'auto+history' (--auto --history) or 'all' "
                              "(max sum2 fuse file+path fuse+path file+va fuse+path+va auto, and the evidence forms "
                              "when available); each searched at BM25 but auto (qlog_pyserini.sweep.localized); "
                              "auto is added unless --no-auto when every corpus has its units index (index --instances)")
