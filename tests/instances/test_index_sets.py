@@ -6,6 +6,7 @@ import itertools
 import json
 import shutil
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from conftest import ROOT, run_verb
@@ -161,7 +162,8 @@ def _run(path: Path) -> dict[str, list[tuple[str, str]]]:
     return run
 
 
-def test_search_instances_units_path_and_label_free_b(code_set, tmp_path):
+def _indexed_search(code_set: Path, tmp_path: Path) -> tuple[Path, Callable[..., dict]]:
+    """The set indexed by ``index --instances``, and ``search --instances`` over it: (run file name, *flags) -> run."""
     indexes = tmp_path / "indexes"
     assert run_verb("index", "--instances", code_set, "--index", indexes, "--quiet").returncode == 0
 
@@ -171,6 +173,11 @@ def test_search_instances_units_path_and_label_free_b(code_set, tmp_path):
         assert result.returncode == 0, result.stderr
         return _run(tmp_path / name)
 
+    return indexes, search
+
+
+def test_search_instances_units_path_and_label_free_b(code_set, tmp_path):
+    indexes, search = _indexed_search(code_set, tmp_path)
     plain = search("plain.txt")
     assert search("file.txt", "--units", "file") == plain  # the default configuration is today's run
     best = search("max.txt", "--units", "max")
@@ -237,15 +244,7 @@ def _fused_by_hand(*rankings: list[tuple[str, float]], k: int = 60) -> dict[str,
 
 
 def test_search_instances_history_fuses_each_base_commits_recent_files(code_set, tmp_path):
-    indexes = tmp_path / "indexes"
-    assert run_verb("index", "--instances", code_set, "--index", indexes, "--quiet").returncode == 0
-
-    def search(name, *flags):
-        result = run_verb("search", "--instances", code_set, "--index", indexes, "--output", tmp_path / name,
-                          "--quiet", *flags)
-        assert result.returncode == 0, result.stderr
-        return _run(tmp_path / name)
-
+    indexes, search = _indexed_search(code_set, tmp_path)
     history = search("history.txt", "--history")
     topics = dict(line.split("\t", 1) for line in (code_set / "topics.tsv").read_text().splitlines())
     for instance in read_instances(code_set):
