@@ -138,15 +138,19 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     return None
 
 
+def sweep_round(cfg: Config, held: Round, analyzer: str = "default") -> list[dict]:
+    """The summaries of ``held``'s sets under ``analyzer``: each of its repositories under ``cfg.repos`` whose
+    mirror has the pinned revision, made a history set and swept (each step cached)."""
+    return [s for s in (sweep_history(language, repo, revision, cfg, analyzer)
+                        for language, entries in held.repositories.items() for repo, revision in entries
+                        if (cfg.repos / repo).is_dir()) if s is not None]
+
+
 def run_round(cfg: Config, held: Round) -> None:
-    present = [(language, repo, revision) for language, entries in held.repositories.items()
-               for repo, revision in entries if (cfg.repos / repo).is_dir()]
-    if not present:
+    if not any((cfg.repos / repo).is_dir() for entries in held.repositories.values() for repo, _ in entries):
         info(f"{held.stem}: none of its repositories is under {cfg.repos}; skipped")
         return None
-    swept = {analyzer: [s for s in (sweep_history(language, repo, revision, cfg, analyzer)
-                                    for language, repo, revision in present) if s is not None]
-             for analyzer in ANALYZERS}
+    swept = {analyzer: sweep_round(cfg, held, analyzer) for analyzer in ANALYZERS}
     if not swept["default"]:
         return None
     by_analyzer = {a: {s["name"]: cfg.work / analyzer_folder("issue-sweeps", a) / s["name"] for s in sums}

@@ -101,11 +101,8 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     if folders and not cfg.repos.is_dir():
         info(f"issues: no repositories at {cfg.repos} (clones or mirrors of the sets' repositories); skipped")
         return None
-    swept: dict[str, list[dict]] = {}
-    for analyzer in ANALYZERS:  # the sets are prepared once (cached); each analyzer indexes and sweeps its own copy
-        swept[analyzer] = [_sweep_set(folder, cfg, analyzer) for folder in folders] + [
-            s for s in (sweep_history(language, repo, revision, cfg, analyzer)
-                        for language, repo, revision in histories) if s is not None]
+    # the sets are prepared once (cached); each analyzer indexes and sweeps its own copy
+    swept = {analyzer: sweep_sets(cfg, analyzer) for analyzer in ANALYZERS}
     summaries = swept["default"][:len(folders)]
     history = swept["default"][len(folders):]
     if not summaries and not history:
@@ -132,6 +129,14 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
         sets = [{k: s[k] for k in keys if k in s} for s in summaries + history]
         json.dump(sets + [{"label_free": label_free}], f, indent=1)
     return None
+
+
+def sweep_sets(cfg: Config, analyzer: str = "default") -> list[dict]:
+    """The summaries of this stage's sets under ``analyzer``: every shared set of :func:`issue_folders`, then every
+    history of :func:`history_repositories` whose mirror has its revision; each step cached."""
+    return [_sweep_set(folder, cfg, analyzer) for folder in issue_folders(cfg)] + [
+        s for s in (sweep_history(language, repo, revision, cfg, analyzer)
+                    for language, repo, revision in history_repositories(cfg)) if s is not None]
 
 
 def history_repositories(cfg: Config) -> list[tuple[str, str, str]]:

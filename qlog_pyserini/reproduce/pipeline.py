@@ -38,6 +38,7 @@ from qlog_pyserini.jvm.provenance import provenance
 from qlog_pyserini.reproduce import (
     ablation,
     auto_query,
+    decisions,
     engines,
     evidence,
     held_out,
@@ -99,6 +100,8 @@ STAGES: dict[str, Stage] = {
     "issue-reports": Stage("the label-free issue -> files configuration on issue reports of repositories outside the "
                            "benchmarks (scripts/issue_report_set.py's files, --issue-reports)", issue_reports.FILES,
                            issue_reports.run),
+    "decisions": Stage("each registered decision's pooled comparison, remade from the issues and held-out stages' "
+                       "sweeps (results/selection-ledger.md states each rule)", decisions.FILES, decisions.run),
     "issue-timing": Stage("prepare and index of every shared issue set, cold (scripts/time_issue_sets.py)",
                           issue_timing.FILES, issue_timing.run),
     "libraries": Stage("q-log through bm25s and rank_bm25: latency, the rescale's cost, NDCG@10 beside Lucene "
