@@ -31,6 +31,7 @@ from qlog_pyserini.errors import QLogError
 from qlog_pyserini.lucene.searcher import QLogSearcher
 
 SAMPLE = 2000  # documents read for mavgtf
+SEED = 0  # of the sample: the statistics' default
 
 
 def verboseness_b(mavgtf: float) -> float:
@@ -41,25 +42,17 @@ def verboseness_b(mavgtf: float) -> float:
 
 
 def mean_average_tf(searcher: QLogSearcher, field: str = "contents", sample: int = SAMPLE) -> float:
-    """``mavgtf``: the mean over the documents with a non-empty ``field`` of ``L_d / |d|``, read from the
-    stored term vectors (``index`` stores them for every document), over at most ``sample`` documents evenly
-    spaced in the index (a mean of a few thousand values is known to about a percent; a units index holds
-    hundreds of thousands)."""
-    reader = searcher.java.reader
-    vectors = reader.termVectors()
-    total, documents = 0.0, 0
-    step = max(1, -(-reader.maxDoc() // sample))
-    for doc in range(0, reader.maxDoc(), step):
-        terms = vectors.get(doc, field)
-        if terms is None:
-            continue
-        distinct = terms.size()
-        if distinct > 0:
-            total += terms.getSumTotalTermFreq() / distinct
-            documents += 1
-    if documents == 0:
+    """``mavgtf``: the mean of ``L_d / |d|`` over at most ``sample`` live documents with terms in ``field``, read
+    from the stored term vectors (``index`` stores them for every document). The documents are the statistics'
+    seeded sample (:mod:`qlog_pyserini.stats.statistics`: the smallest hashes of their ids), so the value depends
+    on the documents alone, not on the order threads or updates put them in the index; a mean of a few thousand
+    values is known to about a percent, and a units index holds hundreds of thousands."""
+    from qlog_pyserini.jvm.bridge import jclass
+
+    value = jclass("io.qlog.index.CorpusStats").meanVerboseness(searcher.java.reader, field, sample, SEED)
+    if math.isnan(value):
         raise QLogError(f"the index has no term vectors of {field!r}: build it with doc vectors stored")
-    return total / documents
+    return value
 
 
 def index_b(searcher: QLogSearcher) -> float:

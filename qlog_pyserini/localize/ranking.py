@@ -43,9 +43,9 @@ from qlog_pyserini.lucene.searcher import QLogSearcher
 UNIT_MODES = ("file", "max", "sum2", "fuse")
 RRF_K = 60  # Cormack, Clarke and Buettcher's constant, fixed in their paper for every run they fused
 # What a localized ranking is made of (the evidence's weights, matches, symbol table and assembled files; the
-# fusion's rule for ties; the units' grammars): part of the key of a cached sweep, so one measured under another
-# is never reused.
-LOCALIZE_VERSION = 11
+# fusion's rule for ties; the units' grammars; the documents the label-free b is read from): part of the key of a
+# cached sweep, so one measured under another is never reused.
+LOCALIZE_VERSION = 12
 UNIT_HITS = 2000  # units read per query: a file's units are about ten times its documents
 
 

@@ -105,8 +105,12 @@ REPOSITORIES_4 = {
             ("google__googletest", "7260682388d493f155be62c3ce2efc7c7a9a3dcf")),
 }
 SAMPLE_4 = ("**Held out:** these repositories were picked by name and registered in results/selection-ledger.md "
-            "before any was fetched or read, and are measured once with `auto` as the recent-history decision, "
-            "registered beside them and made on the development data before this round ran, left it.")
+            "before any was fetched or read, and first measured once with `auto` as the recent-history decision, "
+            "registered beside them and made on the development data before this round ran, left it (that file is "
+            "results/held-out-4.md at commit e99421d). One change to `auto` followed, decided on no figures: the "
+            "label-free b is read from documents chosen by their ids, not by their place in the index, so one "
+            "corpus gives one b however it was indexed (results/selection-ledger.md). The figures are `auto` as it "
+            "now stands; nothing was decided on this round.")
 
 
 @dataclass(frozen=True)

@@ -140,6 +140,35 @@ public final class CorpusStats {
     }
   }
 
+  /**
+   * The mean, over the seeded sample of {@code n} documents (the sample of the class comment: live documents with
+   * terms in {@code field}, chosen by the hash of their ids), of each document's verboseness in {@code field}: its
+   * length over its distinct terms, read from the stored term vectors. The documents are summed in the sample's key
+   * order, so the value is the same to the last bit however the index was built (threads, segments, updates).
+   *
+   * @return the mean, or NaN when no chosen document has a term vector of {@code field}
+   * @throws IllegalArgumentException if {@code n} is not positive
+   */
+  public static double meanVerboseness(IndexReader reader, String field, int n, long seed) throws IOException {
+    if (n < 1) {
+      throw new IllegalArgumentException("illegal sample size: " + n + ", must be >= 1");
+    }
+    List<Candidate> docs = new ArrayList<>(choose(reader, field, n, seed).docs());
+    docs.sort(ORDER);
+    TermVectors vectors = reader.termVectors();
+    double total = 0;
+    int used = 0;
+    for (Candidate c : docs) {
+      Terms tv = vectors.get(c.doc, field);
+      if (tv == null || tv.size() <= 0) {
+        continue;
+      }
+      total += (double) tv.getSumTotalTermFreq() / tv.size();
+      used++;
+    }
+    return used == 0 ? Double.NaN : total / used;
+  }
+
   /** Counts over one set of (df, cf) pairs: the whole dictionary or a sample. */
   static final class Counts {
     long documents;
