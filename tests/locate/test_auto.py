@@ -87,6 +87,26 @@ def test_the_path_field_and_the_units_are_indexed_and_updated_in_place(tmp_path:
         assert unit is not None and (unit.name, unit.start, unit.end) == ("zebra_stripes", 1, 2)
 
 
+def test_an_updated_index_has_the_b_of_a_fresh_build_of_the_same_files(tmp_path: Path) -> None:
+    # thirty modules, each repeating its words a different number of times; one changes, so its old documents stay
+    # in the index as deletions (too few for the merge policy to rewrite the segment)
+    files = {f"src/m{i:02d}.py": "".join(f"def f{i}_{j}(x):\n    return x\n" * (1 + (i + j) % 3) for j in range(3))
+             for i in range(30)}
+    repo = new_repo(tmp_path / "repo", files)
+    with Locator(repo, cache=tmp_path / "cache") as loc:
+        loc.update()
+        (repo / "src/m07.py").write_text("def seven(x):\n    return x * 7\n")
+        assert loc.update().updated == 1
+        for index in (loc.cache.index_dir, loc.cache.units_dir):
+            with QLogSearcher(index) as s:
+                assert s.java.reader.numDeletedDocs() > 0
+        updated = loc.locate("seven").model
+    with Locator(repo, cache=tmp_path / "fresh") as fresh:
+        built = fresh.locate("seven").model
+    for index in ("files_index", "units_index"):
+        assert updated[index]["b"] == built[index]["b"]
+
+
 def test_the_model_names_the_configuration(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "repo", FILES)
     with Locator(repo, cache=tmp_path / "cache") as loc:
