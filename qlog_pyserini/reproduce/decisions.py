@@ -70,7 +70,7 @@ DECISIONS = (
 
 
 def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
-    frames = {analyzer: group_frames(cfg, analyzer) for analyzer in issues.ANALYZERS}
+    frames = {analyzer: _group_frames(cfg, analyzer) for analyzer in issues.ANALYZERS}
     if not any(frames["default"].values()):
         info(f"decisions: no issue set or history under {cfg.shared / 'issues'} or {cfg.repos}; skipped")
         return None
@@ -92,7 +92,7 @@ def run(cfg: Config, corpora: Sequence[PreparedCorpus]) -> None:
     return None
 
 
-def group_frames(cfg: Config, analyzer: str) -> dict[str, dict[str, pd.DataFrame]]:
+def _group_frames(cfg: Config, analyzer: str) -> dict[str, dict[str, pd.DataFrame]]:
     """``{group: {set name: per-instance table}}`` of :data:`GROUPS` under ``analyzer``; a group whose repositories
     are absent is empty."""
     folder = cfg.work / issues.analyzer_folder("issue-sweeps", analyzer)
@@ -104,7 +104,7 @@ def group_frames(cfg: Config, analyzer: str) -> dict[str, dict[str, pd.DataFrame
     return {group: {name: per_query(folder / name) for name in names[group]} for group in GROUPS}
 
 
-def pooled(frames: Mapping[str, Mapping[str, pd.DataFrame]], groups: Sequence[str]) -> pd.DataFrame:
+def _pooled(frames: Mapping[str, Mapping[str, pd.DataFrame]], groups: Sequence[str]) -> pd.DataFrame:
     """Every instance of the sets of ``groups``, each indexed by its set and instance (ids may repeat across
     sets)."""
     parts = []
@@ -127,7 +127,7 @@ def decision_section(decision: Decision, frames: Mapping[str, Mapping[str, Mappi
     verdict = True
     for pool in decision.pools:
         for analyzer, groups in frames.items():
-            joined = pooled(groups, pool.groups)
+            joined = _pooled(groups, pool.groups)
             if joined.empty:
                 continue
             record = {"pool": pool.label, "analyzer": analyzer, "instances": len(joined), "must": pool.must}
