@@ -80,3 +80,17 @@ def new_repo(root: Path, files: dict[str, str | bytes | None], date: str = "2024
     git(root, "init", "-q")
     commit(root, "base", dict(files), date)
     return root
+
+
+def module_history(root: Path, name: str, topics: tuple[str, ...]) -> str:
+    """``root/name``, a repository whose commits after the first each change one module ``pkg/<topic>.py`` and
+    name its one function in their message; returns the last commit."""
+    repo = root / name
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    files = {f"pkg/{t}.py": f"def run_{t}(value):\n    return value\n" for t in topics}
+    head = commit(repo, "modules", files, "2020-01-01T00:00:00Z")
+    for i, t in enumerate(topics):
+        head = commit(repo, f"run_{t} keeps the value's order", {f"pkg/{t}.py": files[f"pkg/{t}.py"] + f"# {i}\n"},
+                      f"2020-02-0{i + 1}T00:00:00Z")
+    return head

@@ -7,7 +7,7 @@ import json
 
 import pandas as pd
 import pytest
-from instances.gitrepos import commit, git
+from instances.gitrepos import module_history
 from markdown_tables import markdown_rows
 
 from qlog_pyserini.reproduce import decisions, held_out, issues
@@ -65,25 +65,11 @@ def test_a_decision_must_name_swept_configurations():
         decisions.decision_section(wrong, {"default": _frames(([1], [1]), ([1], [1]))}, resamples=10)
 
 
-def _repository(root, name: str, topics: tuple[str, ...]) -> str:
-    """A repository whose commits each change one module and name its function in their message."""
-    repo = root / name
-    repo.mkdir(parents=True)
-    git(repo, "init", "-q", "-b", "main")
-    files = {f"pkg/{t}.py": f"def run_{t}(value):\n    return value\n" for t in topics}
-    head = commit(repo, "modules", files, "2020-01-01T00:00:00Z")
-    for i, t in enumerate(topics):
-        # the last commit touches the first module again: the recent history favours it
-        head = commit(repo, f"run_{t} keeps the value's order", {f"pkg/{t}.py": files[f"pkg/{t}.py"] + f"# {i}\n"},
-                      f"2020-02-0{i + 1}T00:00:00Z")
-    return head
-
-
 @pytest.mark.jvm
 def test_the_stage_pools_the_issues_and_held_out_sweeps(tmp_path, monkeypatch):
     repos = tmp_path / "repos"
-    heads = {"demo__dev": _repository(repos, "demo__dev", ("parser", "writer", "reader")),
-             "demo__held": _repository(repos, "demo__held", ("loader", "cache", "router", "queue"))}
+    heads = {"demo__dev": module_history(repos, "demo__dev", ("parser", "writer", "reader")),
+             "demo__held": module_history(repos, "demo__held", ("loader", "cache", "router", "queue"))}
     monkeypatch.setattr(issues, "HISTORY_REPOSITORIES", {"python": (("demo__dev", heads["demo__dev"]),)})
     monkeypatch.setattr(held_out, "ROUNDS", (
         held_out.Round("held-out", "Held out", {"python": (("demo__held", heads["demo__held"]),)}, held_out.SAMPLE),))

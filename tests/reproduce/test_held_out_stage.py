@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 from conftest import SHARED_DATA
-from instances.gitrepos import commit, git
+from instances.gitrepos import module_history
 from markdown_tables import has_cells, markdown_rows
 
 from qlog_pyserini.reproduce import held_out
@@ -20,22 +20,9 @@ pytestmark = pytest.mark.jvm
 TOPICS = ("parser", "writer", "reader", "loader", "cache", "router")
 
 
-def _repository(root, name: str, topics: tuple[str, ...]) -> str:
-    """A repository whose commits each change one module and name its function in their message."""
-    repo = root / name
-    repo.mkdir(parents=True)
-    git(repo, "init", "-q", "-b", "main")
-    files = {f"pkg/{t}.py": f"def run_{t}(value):\n    return value\n" for t in topics}
-    head = commit(repo, "modules", files, "2020-01-01T00:00:00Z")
-    for i, t in enumerate(topics):
-        head = commit(repo, f"run_{t} keeps the value's order", {f"pkg/{t}.py": files[f"pkg/{t}.py"] + f"# {i}\n"},
-                      f"2020-02-0{i + 1}T00:00:00Z")
-    return head
-
-
 def test_held_out_stage_reports_each_language_from_its_sets_sweeps(tmp_path, monkeypatch):
     repos = tmp_path / "repos"
-    heads = {name: _repository(repos, name, topics)
+    heads = {name: module_history(repos, name, topics)
              for name, topics in (("demo__one", TOPICS[:4]), ("demo__two", TOPICS[2:]))}
     first = held_out.Round("held-out", "Held out", {"python": tuple(heads.items()),
                                                     "go": (("demo__absent", heads["demo__one"]),)}, held_out.SAMPLE)
