@@ -22,7 +22,7 @@ from qlog_pyserini.eval.report import cell, markdown_table
 from qlog_pyserini.eval.significance import compare_scores
 from qlog_pyserini.reproduce import held_out, issues
 from qlog_pyserini.reproduce.cache import Config, PreparedCorpus
-from qlog_pyserini.reproduce.localization import CONFIGURATIONS, per_query
+from qlog_pyserini.reproduce.localization import CONFIGURATIONS, joined, per_query
 from qlog_pyserini.reproduce.report import footer, mode
 from qlog_pyserini.sweep.instances import LOCALIZED
 from qlog_pyserini.system.outputs import atomic_output
@@ -105,15 +105,8 @@ def _group_frames(cfg: Config, analyzer: str) -> dict[str, dict[str, pd.DataFram
 
 
 def _pooled(frames: Mapping[str, Mapping[str, pd.DataFrame]], groups: Sequence[str]) -> pd.DataFrame:
-    """Every instance of the sets of ``groups``, each indexed by its set and instance (ids may repeat across
-    sets)."""
-    parts = []
-    for group in groups:
-        for name, frame in frames[group].items():
-            part = frame.copy()
-            part.index = [f"{name}/{q}" for q in part.index]
-            parts.append(part)
-    return pd.concat(parts) if parts else pd.DataFrame()
+    """Every instance of the sets of ``groups``."""
+    return joined({name: frame for group in groups for name, frame in frames[group].items()})
 
 
 def decision_section(decision: Decision, frames: Mapping[str, Mapping[str, Mapping[str, pd.DataFrame]]],

@@ -65,17 +65,23 @@ def set_rows(frames: Mapping[str, pd.DataFrame], resamples: int) -> list[dict]:
     return rows
 
 
+def joined(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """The sets' per-instance tables as one, each row indexed by its set and instance (ids may repeat across
+    sets); empty without a set."""
+    parts = [frame.set_axis([f"{name}/{q}" for q in frame.index]) for name, frame in frames.items()]
+    return pd.concat(parts) if parts else pd.DataFrame()
+
+
 def pooled_row(frames: Mapping[str, pd.DataFrame], resamples: int) -> dict:
     """Every instance of every set: ``auto`` against each set's own baseline, BM25 and ``auto`` at q = 1."""
-    joined = []
+    parts = {}
     for name, frame in frames.items():
         base = stronger_baseline(frame)
         part = pd.DataFrame({(s, m): frame[f"{s}:{m}"] for s in ("bm25", Q_ONE, AUTO) for m in MEASURES})
         for m in MEASURES:
             part[("baseline", m)] = frame[f"{base}:{m}"]
-        part.index = [f"{name}/{q}" for q in part.index]
-        joined.append(part)
-    pooled = pd.concat(joined)
+        parts[name] = part
+    pooled = joined(parts)
     row = {"set": "pooled", "instances": len(pooled), "baseline": "each set's"}
     for m in MEASURES:
         row[m] = {s: float(pooled[(s, m)].mean()) for s in ("bm25", "baseline", Q_ONE, AUTO)}
